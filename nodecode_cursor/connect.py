@@ -1,0 +1,275 @@
+"""Connect framing over bytes: frames, an incremental decoder, the end-of-stream trailer.
+
+Pure code, no sockets: the transport feeds whatever chunks the network gave it
+and gets back whole frames. A Connect streaming message is one flag byte, a
+four-byte big-endian length and the payload. Flag 0x01 marks a gzip-compressed
+payload, flag 0x02 the end of the stream, whose payload is JSON: ``{}`` on
+success or ``{"error": {...}}``. This module also classifies such an error (and
+a refused unary call's JSON body) into the cell's error types; it leaves the
+HTTP exchange itself to ``transport.py``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import gzip
+import json
+import struct
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import ProtocolError, ProviderError
+from .limits import MAX_FRAME_BYTES
+
+__all__ = [
+    "CONNECT_CODE_STATUS",
+    "ERROR_DETAILS_STATUS",
+    "FLAG_COMPRESSED",
+    "FLAG_END_STREAM",
+    "Frame",
+    "FrameDecoder",
+    "classify_connect_error",
+    "encode_frame",
+    "parse_end_stream",
+    "read_unary_body",
+]
+
+FLAG_COMPRESSED = 0x01
+FLAG_END_STREAM = 0x02
+_HEADER = struct.Struct(">BI")
+
+# aiserver.v1.ErrorDetails.Error codes → HTTP-like status (PROTOCOL.md §9).
+ERROR_DETAILS_STATUS: dict[int, int] = {
+    **dict.fromkeys((1, 2, 3, 11, 12, 18, 38, 42, 65), 401),
+    **dict.fromkeys((4, 23, 46, 47, 48, 49, 54, 58, 64), 403),
+    **dict.fromkeys((5, 6, 33, 39, 61), 404),
+    **dict.fromkeys((7, 8, 9, 10, 14, 22, 28, 34, 35, 41, 44, 45, 50, 51), 429),
+    **dict.fromkeys((20, 43), 413),
+    21: 499,
+    **dict.fromkeys((13, 25, 55, 56, 57, 59, 63), 503),
+}
+
+# The Connect protocol's own code → HTTP status table.
+CONNECT_CODE_STATUS: dict[str, int] = {
+    "canceled": 499,
+    "unknown": 500,
+    "invalid_argument": 400,
+    "deadline_exceeded": 504,
+    "not_found": 404,
+    "already_exists": 409,
+    "permission_denied": 403,
+    "resource_exhausted": 429,
+    "failed_precondition": 400,
+    "aborted": 409,
+    "out_of_range": 400,
+    "unimplemented": 501,
+    "internal": 500,
+    "unavailable": 503,
+    "data_loss": 500,
+    "unauthenticated": 401,
+}
+
+_RETRYABLE_STATUSES = frozenset({429, 503, 504})
+_GENERIC_MESSAGES = frozenset({"", "error", "internal error", "unknown error", "request failed"})
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One decoded Connect frame: its flags and its (decompressed) payload."""
+
+    flags: int
+    payload: bytes
+
+    @property
+    def end_stream(self) -> bool:
+        """Return whether this frame is the end-of-stream trailer."""
+        return bool(self.flags & FLAG_END_STREAM)
+
+
+def encode_frame(payload: bytes, *, flags: int = 0) -> bytes:
+    """Return ``payload`` as one Connect frame with the given flags."""
+    if len(payload) > 0xFFFFFFFF:
+        raise ValueError("a Connect frame holds at most 4 GiB")
+    return _HEADER.pack(flags, len(payload)) + payload
+
+
+class FrameDecoder:
+    """Incremental decoder: feed chunks of any size, get whole frames back.
+
+    A partial frame stays buffered for the next chunk. A declared length above
+    ``max_frame`` is refused before any of it is buffered.
+    """
+
+    __slots__ = ("_buffer", "_max_frame", "_start")
+
+    def __init__(self, *, max_frame: int = MAX_FRAME_BYTES) -> None:
+        self._buffer = bytearray()
+        self._start = 0
+        self._max_frame = max_frame
+
+    @property
+    def pending(self) -> int:
+        """Return how many bytes of an unfinished frame are buffered."""
+        return len(self._buffer) - self._start
+
+    def feed(self, chunk: bytes) -> list[Frame]:
+        """Return every frame completed by ``chunk`` (possibly none)."""
+        return list(self.iter_feed(chunk))
+
+    def iter_feed(self, chunk: bytes) -> Iterator[Frame]:
+        """Yield every frame completed by ``chunk``."""
+        buf = self._buffer
+        buf += chunk
+        start = self._start
+        header = _HEADER.size
+        try:
+            while len(buf) - start >= header:
+                flags, length = _HEADER.unpack_from(buf, start)
+                if length > self._max_frame:
+                    raise ProtocolError(
+                        f"Connect frame declares {length} bytes, above the "
+                        f"{self._max_frame}-byte limit; the stream is corrupt"
+                    )
+                end = start + header + length
+                if len(buf) < end:
+                    break
+                payload = bytes(buf[start + header : end])
+                start = end
+                if flags & FLAG_COMPRESSED:
+                    payload = _gunzip(payload)
+                yield Frame(flags, payload)
+        finally:
+            # Drop consumed bytes in one move, not per frame, to stay linear.
+            if start:
+                del buf[:start]
+            self._start = 0
+
+
+def _gunzip(payload: bytes) -> bytes:
+    try:
+        return gzip.decompress(payload)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ProtocolError(f"a compressed Connect frame did not decompress: {exc}") from None
+
+
+def parse_end_stream(payload: bytes) -> ProviderError | None:
+    """Return None for a successful end of stream, else the classified error."""
+    try:
+        trailer = json.loads(payload.decode("utf-8")) if payload.strip() else {}
+    except (UnicodeDecodeError, ValueError):
+        return ProviderError("Failed to parse Connect end stream", status=502)
+    if not isinstance(trailer, dict):
+        return ProviderError("Failed to parse Connect end stream", status=502)
+    error = trailer.get("error")
+    if error is None:
+        return None
+    if not isinstance(error, dict):
+        return ProviderError("Failed to parse Connect end stream", status=502)
+    return classify_connect_error(error)
+
+
+def classify_connect_error(
+    error: dict[str, Any], *, http_status: int | None = None
+) -> ProviderError:
+    """Return the cell's error for a Connect error object ``{code, message, details}``."""
+    code = str(error.get("code") or "unknown")
+    message = str(error.get("message") or "")
+    details = error.get("details")
+    entries = details if isinstance(details, list) else []
+    for entry in entries:
+        found = _from_error_details(entry)
+        if found is not None:
+            return found
+    status = CONNECT_CODE_STATUS.get(code, http_status or 500)
+    retryable = status in _RETRYABLE_STATUSES
+    if any(_debug_retryable(entry) for entry in entries):
+        status, retryable = 503, True
+    text = f"Connect error {code}: {message}" if message else f"Connect error {code}"
+    if message.strip().lower() in _GENERIC_MESSAGES:
+        summary = _summarise_details(entries)
+        if summary:
+            text = f"{text} ({summary})"
+    return ProviderError(text, status=status, retryable=retryable)
+
+
+def _from_error_details(entry: object) -> ProviderError | None:
+    if not isinstance(entry, dict):
+        return None
+    kind = str(entry.get("type") or "")
+    if not kind.endswith("ErrorDetails"):
+        return None
+    value = entry.get("value")
+    if not isinstance(value, str):
+        return None
+    from ._proto import aiserver_pb2  # deferred: protobuf loads only when an error needs it
+
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4))
+        details = aiserver_pb2.ErrorDetails.FromString(raw)
+    except (binascii.Error, ValueError, Exception):  # protobuf raises DecodeError(Exception)
+        return None
+    code = int(details.error)
+    try:
+        name = aiserver_pb2.ErrorDetails.Error.Name(code).removeprefix("ERROR_")
+    except ValueError:
+        name = f"ERROR_{code}"
+    title = details.details.title
+    detail = details.details.detail
+    retryable = bool(details.details.is_retryable)
+    status = 503 if retryable else ERROR_DETAILS_STATUS.get(code, 400)
+    retryable = retryable or status in _RETRYABLE_STATUSES
+    parts = [f"Cursor {name}"] + [p for p in (title, detail) if p]
+    return ProviderError(": ".join(parts), status=status, retryable=retryable)
+
+
+def _debug_retryable(entry: object) -> bool:
+    if not isinstance(entry, dict):
+        return False
+    debug = entry.get("debug")
+    if not isinstance(debug, dict):
+        return False
+    inner = debug.get("details")
+    return isinstance(inner, dict) and inner.get("isRetryable") is True
+
+
+def _summarise_details(entries: list[Any]) -> str:
+    for entry in entries:
+        if isinstance(entry, dict) and isinstance(entry.get("debug"), dict):
+            debug = entry["debug"]
+            inner = debug.get("details")
+            if isinstance(inner, dict):
+                words = [str(inner.get(k)) for k in ("title", "detail") if inner.get(k)]
+                if words:
+                    return ": ".join(words)
+            if debug.get("error"):
+                return str(debug["error"])
+    return ""
+
+
+def read_unary_body(body: bytes) -> bytes:
+    """Return the message bytes of a unary answer, bare or wrapped in one Connect frame.
+
+    Some servers frame a unary answer. A body is read as framed only when it
+    starts like a frame and the declared length fits inside it; a trailer that
+    follows is stepped over, and an error trailer is raised.
+    """
+    if len(body) >= _HEADER.size:
+        flags, length = _HEADER.unpack_from(body, 0)
+        end = _HEADER.size + length
+        if flags in (0, FLAG_COMPRESSED) and end <= len(body):
+            rest = body[end:]
+            trailer_ok = not rest or (len(rest) >= _HEADER.size and rest[0] & FLAG_END_STREAM != 0)
+            if trailer_ok:
+                decoder = FrameDecoder()
+                frames = decoder.feed(body)
+                if frames and not decoder.pending:
+                    for frame in frames[1:]:
+                        if frame.end_stream:
+                            error = parse_end_stream(frame.payload)
+                            if error is not None:
+                                raise error
+                    return frames[0].payload
+    return body

@@ -1,0 +1,78 @@
+"""The errors the cell raises, as a small hierarchy a host can catch.
+
+Every error carries an HTTP-like ``status``, a one-line ``detail`` fit to show a
+person, and ``retryable``. ``str()`` is that line. No error ever holds a token:
+callers build details from the service's words and our own, never from headers
+or request bodies. Mapping the service's end-of-stream errors onto these classes
+is ``connect.py``'s job.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "CredentialError",
+    "CursorError",
+    "ProtocolError",
+    "ProviderError",
+    "StoreError",
+    "StreamIncomplete",
+]
+
+
+class CursorError(Exception):
+    """The base of every error the cell raises on purpose."""
+
+    status: int = 500
+    retryable: bool = False
+
+    def __init__(self, detail: str, *, status: int | None = None, retryable: bool | None = None):
+        super().__init__(detail)
+        self.detail = detail
+        if status is not None:
+            self.status = status
+        if retryable is not None:
+            self.retryable = retryable
+
+    def __str__(self) -> str:
+        return self.detail
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(status={self.status}, detail={self.detail!r})"
+
+
+class ProviderError(CursorError):
+    """Cursor's service refused or failed the request (the status says how)."""
+
+    status = 502
+
+
+class StreamIncomplete(ProviderError):
+    """The stream ended (or went silent) before the turn was complete; a retry may work."""
+
+    status = 502
+    retryable = True
+
+
+class ProtocolError(ProviderError):
+    """The bytes on the wire broke the Connect or protobuf framing."""
+
+    status = 502
+
+
+class ConfigError(CursorError):
+    """The request cannot be made as asked: unknown model or effort, not signed in."""
+
+    status = 400
+
+
+class CredentialError(CursorError):
+    """The credential was refused or Cursor ended the session; sign in again."""
+
+    status = 401
+
+
+class StoreError(CursorError):
+    """auth.json cannot be read or written safely; the file is left as it was."""
+
+    status = 500

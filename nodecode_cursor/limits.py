@@ -1,0 +1,63 @@
+"""Named constants: timeouts, retry counts, periods and caps, each with its reason.
+
+Everything tunable about the wire lives here so that one file answers "why this
+number". Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import os
+
+# The CLI build whose protocol we mirror. Cursor gates features on this header,
+# and a stale value is the most common breakage, so the environment can override it.
+DEFAULT_CLIENT_VERSION = "cli-2026.09.02-c22c1a3"
+CLIENT_VERSION_ENV = "CURSOR_CLIENT_VERSION"
+
+DEFAULT_BASE_URL = "https://api2.cursor.sh"
+DEFAULT_WEB_URL = "https://cursor.com"
+
+# A Connect frame larger than this is refused: the service never sends one, and
+# trusting a corrupt length would let a bad byte allocate gigabytes.
+MAX_FRAME_BYTES = 64 * 1024 * 1024
+
+# The service keeps a run open only while the client shows life; omp sends one every 5 s.
+HEARTBEAT_SECONDS = 5.0
+
+# One append may carry a large request; give it a base and 1 s per 128 KiB on top.
+APPEND_BASE_TIMEOUT_SECONDS = 60.0
+APPEND_BYTES_PER_EXTRA_SECOND = 128 * 1024
+
+# No bytes from RunSSE for this long ends the round as incomplete.
+DEFAULT_REQUEST_TIMEOUT_SECONDS = 120.0
+
+# Unary calls that a person waits on (roster, profile) must answer quickly.
+ROSTER_TIMEOUT_SECONDS = 5.0
+PROFILE_TIMEOUT_SECONDS = 3.0
+REFRESH_TIMEOUT_SECONDS = 15.0
+
+# Sign-in polling, as Cursor's own CLI paces it.
+POLL_FIRST_DELAY_SECONDS = 1.0
+POLL_BACKOFF = 1.2
+POLL_MAX_DELAY_SECONDS = 10.0
+POLL_MAX_ATTEMPTS = 150
+POLL_MAX_CONSECUTIVE_ERRORS = 3
+
+# A kept token is treated as expiring 5 min before its JWT says, and a round
+# refreshes it when it is due within a minute.
+EXPIRY_MARGIN_SECONDS = 300
+REFRESH_WHEN_DUE_WITHIN_SECONDS = 60
+FALLBACK_TOKEN_LIFETIME_SECONDS = 3600
+
+# Conversations (blob stores, checkpoints) kept in memory; evicted ones rebuild from history.
+MAX_CONVERSATIONS = 128
+
+# The writer table forgets everything past this many rounds rather than grow forever.
+MAX_WRITER_ENTRIES = 4096
+
+# Cursor's OAuth client id for the CLI.
+OAUTH_CLIENT_ID = "KbZUR41cY7W6zRSdpSUJ7I7mLYBKOCmB"
+
+
+def client_version(configured: str | None = None) -> str:
+    """Return the client version header value: env override, then config, then the pin."""
+    return os.environ.get(CLIENT_VERSION_ENV) or configured or DEFAULT_CLIENT_VERSION
