@@ -90,6 +90,11 @@ def import_time(code: str) -> float:
     return best_of(IMPORT_RUNS, run)
 
 
+def line(label: str, seconds: float) -> None:
+    """Print one timing, aligned."""
+    print(f"{label + ':':<48}{seconds * 1e3:9.3f} ms")
+
+
 def main() -> None:
     """Measure and print both ratios and a verdict."""
     routes = cold_resolve()
@@ -98,10 +103,10 @@ def main() -> None:
     warm = best_of(ROUNDS, resolve_all)
     loaded = best_of(ROUNDS, cold_resolve)
     ratio = loaded / baseline
-    print(f"baseline, json.load of models.json + wire.json: {baseline * 1e3:8.3f} ms")
-    print(f"typed rows from both files, cold:               {typed * 1e3:8.3f} ms")
-    print(f"{routes} resolutions, rows already cached:     {warm * 1e3:8.3f} ms")
-    print(f"typed rows + {routes} resolutions, cold:       {loaded * 1e3:8.3f} ms")
+    line("baseline, json.load of models.json + wire.json", baseline)
+    line("typed rows from both files, cold", typed)
+    line(f"{routes} resolutions, rows already cached", warm)
+    line(f"typed rows + {routes} resolutions, cold", loaded)
     print(f"ratio: {ratio:.2f}x the plain json.load ({typed / baseline:.2f}x for the rows alone)")
 
     probe = (
@@ -113,8 +118,8 @@ def main() -> None:
     subprocess.run([sys.executable, "-c", probe], check=True, cwd=REPO)
     bare = import_time("pass")
     package = import_time("import nodecode_cursor")
-    print(f"python -c pass:                                 {bare * 1e3:8.2f} ms")
-    print(f"python -c 'import nodecode_cursor':             {package * 1e3:8.2f} ms")
+    line("python -c pass", bare)
+    line("python -c 'import nodecode_cursor'", package)
     print(f"import ratio: {package / bare:.2f}x; the catalog and httpx stay unloaded at import")
 
     # A round is a network call of hundreds of milliseconds; a few milliseconds
