@@ -1,0 +1,194 @@
+"""The account's own roster of models: ``GetUsableModels``, and the key check built on it.
+
+``fetch_roster`` asks Cursor which models this account may run (an empty
+request, the client headers, short timeouts) and turns the answer into rows
+for ``/models``: each model once, sorted by id, with a display name and a
+context window. It also remembers each model's max-mode marker so the lane can
+route rounds on it (``roster_marker``). ``list_models`` never fails: when the
+live roster cannot be had it lists the bundled rows and says why. ``check_key``
+is the host's key check for a token saved with ``/connect``.
+
+The HTTP exchange is httpx's; the bytes are ``connect.py``'s; the bundled rows
+are ``catalog.py``'s.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from dataclasses import dataclass
+
+from . import limits
+from .errors import ConfigError, CursorError, ProviderError
+
+__all__ = [
+    "GET_USABLE_MODELS_PATH",
+    "Roster",
+    "RosterModel",
+    "check_key",
+    "fetch_roster",
+    "list_models",
+    "parse_roster",
+    "roster_marker",
+]
+
+log = logging.getLogger("nodecode_cursor.listing")
+
+GET_USABLE_MODELS_PATH = "/agent.v1.AgentService/GetUsableModels"
+# A model the roster names without a bundled row gets this window.
+DEFAULT_CONTEXT_WINDOW = 200_000
+LONG_CONTEXT_WINDOW = 1_000_000
+NOT_SIGNED_IN = "not signed in: /cursor login"
+
+_markers: dict[str, bool] = {}
+_markers_lock = threading.Lock()
+
+
+@dataclass(frozen=True, slots=True)
+class RosterModel:
+    """One model the account may run."""
+
+    id: str
+    name: str
+    context_window: int
+    max_mode: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Roster:
+    """What ``/models`` shows: the live roster, or the bundled rows and why there is none."""
+
+    models: tuple[RosterModel, ...]
+    live: bool
+    reason: str | None = None
+
+
+def roster_marker(model_id: str) -> bool | None:
+    """Return the max-mode marker the last roster gave ``model_id``, or None when unknown."""
+    with _markers_lock:
+        return _markers.get(model_id)
+
+
+def parse_roster(body: bytes) -> tuple[RosterModel, ...]:
+    """Return the rows of a GetUsableModels answer (bare or framed), sorted by id, each once."""
+    from google.protobuf.message import DecodeError
+
+    from ._proto import agent_pb2
+    from .catalog import find_model
+    from .connect import read_unary_body
+
+    try:
+        answer = agent_pb2.GetUsableModelsResponse.FromString(read_unary_body(body))
+    except (DecodeError, RecursionError):
+        raise ProviderError(
+            "Cursor's model roster did not parse as GetUsableModelsResponse"
+        ) from None
+    rows: dict[str, RosterModel] = {}
+    for details in answer.models:
+        model_id = details.model_id
+        if not model_id or model_id in rows:
+            continue
+        names = [
+            details.display_name,
+            details.display_name_short,
+            details.display_model_id,
+            *details.aliases,
+        ]
+        name = next((n for n in names if n), model_id)
+        bundled = find_model(model_id) or find_model(details.display_model_id)
+        window = bundled.context_window if bundled is not None else DEFAULT_CONTEXT_WINDOW
+        if any("1M" in n for n in [*names, model_id]):
+            window = LONG_CONTEXT_WINDOW
+        marker = details.max_mode if details.HasField("max_mode") else None
+        rows[model_id] = RosterModel(model_id, name, window, marker)
+    return tuple(rows[k] for k in sorted(rows))
+
+
+def _remember(models: tuple[RosterModel, ...]) -> None:
+    with _markers_lock:
+        for model in models:
+            if model.max_mode is not None:
+                _markers[model.id] = model.max_mode
+
+
+async def fetch_roster(
+    token: str | None,
+    base_url: str,
+    *,
+    client_version: str | None = None,
+    timeout: float = limits.ROSTER_TIMEOUT_SECONDS,
+) -> tuple[RosterModel, ...]:
+    """Return the account's roster; raise ConfigError without a token, ProviderError on refusal."""
+    import httpx
+
+    if not token:
+        raise ConfigError(NOT_SIGNED_IN)
+    url = base_url.rstrip("/") + GET_USABLE_MODELS_PATH
+    headers = {
+        "authorization": f"Bearer {token}",
+        "content-type": "application/proto",
+        "connect-protocol-version": "1",
+        "x-cursor-client-type": "cli",
+        "x-cursor-client-version": limits.client_version(client_version),
+        "x-ghost-mode": "true",
+        "x-request-id": str(uuid.uuid4()),
+    }
+    try:
+        async with httpx.AsyncClient(timeout=timeout, trust_env=True) as client:
+            response = await client.post(url, content=b"", headers=headers)
+    except httpx.HTTPError as exc:
+        raise ProviderError(
+            f"could not reach {url}: {type(exc).__name__}: {exc}", status=503, retryable=True
+        ) from None
+    if response.status_code != 200:
+        raise _refusal(response.status_code, response.content)
+    models = parse_roster(response.content)
+    _remember(models)
+    return models
+
+
+def _refusal(status: int, body: bytes) -> ProviderError:
+    """Return the refusal as ``HTTP <status> <connect code>``, the line a key check shows."""
+    import json
+
+    code = "unknown"
+    try:
+        parsed = json.loads(body.decode("utf-8"))
+        if isinstance(parsed, dict) and isinstance(parsed.get("code"), str):
+            code = parsed["code"]
+    except (UnicodeDecodeError, ValueError):
+        pass
+    return ProviderError(f"HTTP {status} {code}", status=status, retryable=status in (429, 503))
+
+
+async def check_key(
+    key: str | None, base_url: str, *, client_version: str | None = None
+) -> str | None:
+    """Return None when Cursor accepts ``key``, else the one line saying why not."""
+    try:
+        await fetch_roster(key, base_url, client_version=client_version)
+    except CursorError as exc:
+        return exc.detail
+    return None
+
+
+async def list_models(
+    token: str | None, base_url: str, *, client_version: str | None = None
+) -> Roster:
+    """Return the live roster, or the bundled rows with the reason the live one is missing."""
+    try:
+        models = await fetch_roster(token, base_url, client_version=client_version)
+    except CursorError as exc:
+        log.debug("roster unavailable: %s", exc.detail)
+        return Roster(_bundled(), live=False, reason=exc.detail)
+    return Roster(models, live=True)
+
+
+def _bundled() -> tuple[RosterModel, ...]:
+    from .catalog import bundled_models
+
+    return tuple(
+        RosterModel(row.id, row.name, row.context_window)
+        for row in sorted(bundled_models(), key=lambda r: r.id)
+    )
