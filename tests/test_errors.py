@@ -1,0 +1,116 @@
+"""The error hierarchy: status, detail, retryable, str() and repr(), who subclasses whom."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from nodecode_cursor.errors import (
+    ConfigError,
+    CredentialError,
+    CursorError,
+    ProtocolError,
+    ProviderError,
+    StoreError,
+    StreamIncomplete,
+)
+
+DEFAULTS = [
+    (CursorError, 500, False),
+    (ProviderError, 502, False),
+    (StreamIncomplete, 502, True),
+    (ProtocolError, 502, False),
+    (ConfigError, 400, False),
+    (CredentialError, 401, False),
+    (StoreError, 500, False),
+]
+
+
+@pytest.mark.parametrize(("cls", "status", "retryable"), DEFAULTS)
+def test_defaults(cls: type[CursorError], status: int, retryable: bool) -> None:
+    error = cls("something went wrong")
+    assert error.status == status
+    assert error.retryable is retryable
+    assert error.detail == "something went wrong"
+    assert str(error) == "something went wrong"
+    assert isinstance(error, CursorError)
+    assert isinstance(error, Exception)
+
+
+@pytest.mark.parametrize(("cls", "status", "retryable"), DEFAULTS)
+def test_overrides_apply_to_the_instance_only(
+    cls: type[CursorError], status: int, retryable: bool
+) -> None:
+    error = cls("x", status=429, retryable=not retryable)
+    assert error.status == 429
+    assert error.retryable is (not retryable)
+    # The class default is untouched for the next instance.
+    fresh = cls("y")
+    assert fresh.status == status
+    assert fresh.retryable is retryable
+
+
+def test_str_is_exactly_the_detail() -> None:
+    error = ProviderError("Cursor BAD_MODEL_NAME: Model not found", status=404)
+    assert str(error) == "Cursor BAD_MODEL_NAME: Model not found"
+    assert error.args == ("Cursor BAD_MODEL_NAME: Model not found",)
+
+
+def test_repr_shows_class_status_and_detail_only() -> None:
+    error = CredentialError("Sign in again", status=401)
+    assert repr(error) == "CredentialError(status=401, detail='Sign in again')"
+
+
+def test_repr_carries_nothing_beyond_the_detail() -> None:
+    secret = "eyJhbGciOiJIUzI1NiJ9.secret-token"
+    error = CredentialError("Sign in again")
+    # Attaching context after the fact must not leak into repr/str.
+    error.__cause__ = RuntimeError(secret)
+    error.token = secret  # type: ignore[attr-defined]
+    assert secret not in repr(error)
+    assert secret not in str(error)
+
+
+@pytest.mark.parametrize(
+    ("child", "parent"),
+    [
+        (ProviderError, CursorError),
+        (StreamIncomplete, ProviderError),
+        (ProtocolError, ProviderError),
+        (ConfigError, CursorError),
+        (CredentialError, CursorError),
+        (StoreError, CursorError),
+    ],
+)
+def test_subclass_relations(child: type[CursorError], parent: type[CursorError]) -> None:
+    assert issubclass(child, parent)
+
+
+@pytest.mark.parametrize(
+    ("cls", "not_parent"),
+    [
+        (ConfigError, ProviderError),
+        (CredentialError, ProviderError),
+        (StoreError, ProviderError),
+        (StreamIncomplete, ProtocolError),
+        (ProtocolError, StreamIncomplete),
+    ],
+)
+def test_unrelated_branches(cls: type[CursorError], not_parent: type[CursorError]) -> None:
+    assert not issubclass(cls, not_parent)
+
+
+def test_catching_provider_error_catches_stream_and_protocol_errors() -> None:
+    for cls in (StreamIncomplete, ProtocolError):
+        with pytest.raises(ProviderError):
+            raise cls("boom")
+
+
+def test_pickle_keeps_detail() -> None:
+    # Errors cross thread/process boundaries in hosts; the detail must survive.
+    error = ProtocolError("frame too long", status=413, retryable=True)
+    back = pickle.loads(pickle.dumps(error))
+    assert str(back) == "frame too long"
+    assert type(back) is ProtocolError
+    assert (back.status, back.retryable) == (413, True)
