@@ -1,0 +1,600 @@
+"""Answer every ask the service makes during a run (PROTOCOL.md §6).
+
+The service runs its own agent loop and asks the client, over the exec channel,
+to run tools; an ask left unanswered, or answered in the wrong shape, hangs the
+turn. This client runs none of them during a round: the host's own turn loop
+runs the host's tools between rounds. So:
+
+- the request context answers the system prompt as one always-applied rule and
+  the host's tools as MCP tool definitions;
+- an MCP call (one of the host's tools) is answered with the handoff text, which
+  tells the model to end its turn, and is filed on the round's message through
+  ``Fold.file_mcp_call``; the next round carries its result in the history;
+- every native ask is refused in its own typed result;
+- interaction queries and the key-value blob store are answered too.
+
+Pure: ``Answerer.answer`` maps one server message to the client messages that
+answer it, in order. Sending them (as BidiAppends) is the transport's job;
+folding the stream is ``fold.py``'s (feed it the same messages).
+"""
+
+from __future__ import annotations
+
+import functools
+import uuid
+from collections.abc import Callable
+from importlib import resources
+from typing import Any, Protocol
+
+from ._proto import agent_pb2
+from .fold import Fold, decode_mcp_args, mcp_call_name
+from .values import encode_value
+
+__all__ = [
+    "NATIVE_TOOL_NAMES",
+    "NOT_IMPLEMENTED",
+    "PROVIDER_IDENTIFIER",
+    "SYSTEM_RULE_PATH",
+    "TOOL_NOT_AVAILABLE",
+    "Answerer",
+    "BlobStore",
+    "handoff_text",
+]
+
+# The MCP server our tools ride under (the one oh-my-pi names; the service accepts it).
+PROVIDER_IDENTIFIER = "pi-agent"
+# Where the system prompt rule says it lives: our own path, never read from disk.
+SYSTEM_RULE_PATH = "/nodecode/system-prompt.mdc"
+# CursorRule.source: USER.
+RULE_SOURCE_USER = 2
+# Tools Cursor drives natively over the exec channel; advertising them as MCP tools
+# would offer them twice. `write` is kept whenever anything is advertised.
+NATIVE_TOOL_NAMES = frozenset({"bash", "read", "write", "delete", "ls", "grep", "todo"})
+KEPT_NATIVE_TOOL = "write"
+# The refusal of a native ask when no local handler is installed.
+TOOL_NOT_AVAILABLE = "Tool not available"
+NOT_IMPLEMENTED = "Not implemented"
+NOT_IMPLEMENTED_BY_CLIENT = "Not implemented by this client"
+
+# A schema-less tool still needs an object schema.
+_EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
+
+
+class BlobStore(Protocol):
+    """The blobs of one conversation, by raw blob id."""
+
+    def get(self, blob_id: bytes) -> bytes | None:
+        """Return the blob held under ``blob_id``, or None."""
+        ...
+
+    def set(self, blob_id: bytes, data: bytes) -> None:
+        """Keep ``data`` under ``blob_id``."""
+        ...
+
+
+@functools.cache
+def handoff_text() -> str:
+    """Return the text a handed-off MCP call is answered with (data/external-tool-handoff.md)."""
+    source = resources.files("nodecode_cursor") / "data" / "external-tool-handoff.md"
+    return source.read_text(encoding="utf-8").strip()
+
+
+def _grep_pattern_reason(glob: str) -> str:
+    """Return the refusal of a grep asked with an empty pattern."""
+    listing = (
+        f'To list files matching "{glob}", grep for "." with that glob, or use ls instead.'
+        if glob
+        else 'To list files, grep for "." or use ls instead.'
+    )
+    return f"grep needs a non-empty pattern (this one was empty). {listing}"
+
+
+class Answerer:
+    """The answers of one round: exec asks, interaction queries and key-value reads and writes."""
+
+    def __init__(
+        self,
+        *,
+        tools: list[dict[str, Any]],
+        system_prompt: str,
+        cwd: str,
+        blobs: BlobStore,
+        fold: Fold,
+        project_schemas: bool,
+    ) -> None:
+        self.cwd = cwd
+        self.blobs = blobs
+        self.fold = fold
+        self.handed_off = False
+        self.tool_definitions = tool_definitions(tools, project_schemas=project_schemas)
+        self.rules = request_rules(system_prompt)
+
+    def answer(
+        self, server_msg: agent_pb2.AgentServerMessage
+    ) -> list[agent_pb2.AgentClientMessage]:
+        """Return the client messages answering ``server_msg``, in order (empty: no answer)."""
+        member = server_msg.WhichOneof("message")
+        if member == "exec_server_message":
+            return self._exec(server_msg.exec_server_message)
+        if member == "kv_server_message":
+            return self._kv(server_msg.kv_server_message)
+        if member == "interaction_query":
+            return self._interaction(server_msg.interaction_query)
+        # Stream updates, checkpoints, an exec abort (nothing runs here to abort) and
+        # the timing breakdown ask nothing.
+        return []
+
+    # --- exec ----------------------------------------------------------------------
+
+    def _exec(self, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
+        member = ask.WhichOneof("message")
+        if member is None:
+            return _throw(ask, "Unknown exec message variant", "unknown_exec_variant")
+        number = ask.DESCRIPTOR.fields_by_name[member].number
+        handler = _EXEC_HANDLERS.get(number)
+        if handler is None:
+            return _throw(
+                ask,
+                f"Exec ask {member} is {NOT_IMPLEMENTED_BY_CLIENT.lower()}",
+                "exec_variant_unsupported",
+            )
+        return handler(self, ask)
+
+    def _request_context(
+        self, ask: agent_pb2.ExecServerMessage
+    ) -> list[agent_pb2.AgentClientMessage]:
+        result = agent_pb2.RequestContextResult()
+        context = result.success.request_context
+        context.rules.extend(self.rules)
+        context.tools.extend(self.tool_definitions)
+        return [_exec_reply(ask, request_context_result=result)]
+
+    def _mcp(self, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
+        args = ask.mcp_args
+        name = mcp_call_name(args)
+        result = agent_pb2.McpResult()
+        if args.smart_mode_approval_only:
+            # An approval probe, not a call: nothing here can approve.
+            result.rejected.reason = f'Tool "{name}" is not approved to run without asking.'
+            return [_exec_reply(ask, mcp_result=result)]
+        call_id = args.tool_call_id or str(uuid.uuid4())
+        self.fold.file_mcp_call(call_id, name, decode_mcp_args(args.args))
+        self.handed_off = True
+        result.success.content.add().text.text = handoff_text()
+        return [_exec_reply(ask, mcp_result=result)]
+
+    def _mcp_state(self, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
+        wanted = list(ask.mcp_state_exec_args.server_identifiers)
+        result = agent_pb2.McpStateExecResult()
+        result.success.SetInParent()
+        if self.tool_definitions and (not wanted or PROVIDER_IDENTIFIER in wanted):
+            server = result.success.servers.add()
+            server.server_name = PROVIDER_IDENTIFIER
+            server.server_identifier = PROVIDER_IDENTIFIER
+            server.tools.extend(self.tool_definitions)
+            server.status = "connected"
+        return [_exec_reply(ask, mcp_state_exec_result=result)]
+
+    def _shell(self, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
+        args = ask.shell_args
+        result = agent_pb2.ShellResult()
+        _fill_shell_rejected(result.rejected, args.command, args.working_directory or self.cwd)
+        return [_exec_reply(ask, shell_result=result)]
+
+    def _shell_stream(self, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
+        # The streaming shell's refusal: start, the refusal, the exit, the plain shell
+        # result, then the stream's close; anything shorter leaves the service waiting.
+        args = ask.shell_stream_args
+        directory = args.working_directory or self.cwd
+        start = agent_pb2.ShellStream()
+        start.start.SetInParent()
+        rejected = agent_pb2.ShellStream()
+        _fill_shell_rejected(rejected.rejected, args.command, directory)
+        exit_event = agent_pb2.ShellStream()
+        exit_event.exit.code = 1
+        exit_event.exit.cwd = directory
+        result = agent_pb2.ShellResult()
+        _fill_shell_rejected(result.rejected, args.command, directory)
+        return [
+            _exec_reply(ask, shell_stream=start),
+            _exec_reply(ask, shell_stream=rejected),
+            _exec_reply(ask, shell_stream=exit_event),
+            _exec_reply(ask, shell_result=result),
+            _stream_close(ask),
+        ]
+
+    def _mini_swe_bash(
+        self, ask: agent_pb2.ExecServerMessage
+    ) -> list[agent_pb2.AgentClientMessage]:
+        args = ask.mini_swe_agent_bash_args
+        result = agent_pb2.ShellResult()
+        _fill_shell_rejected(result.rejected, args.command, args.working_directory or self.cwd)
+        return [_exec_reply(ask, mini_swe_agent_bash_result=result)]
+
+    def _grep(self, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
+        args = ask.grep_args
+        result = agent_pb2.GrepResult()
+        if args.pattern.strip():
+            result.error.error = TOOL_NOT_AVAILABLE
+        else:
+            result.error.error = _grep_pattern_reason(args.glob)
+        return [_exec_reply(ask, grep_result=result)]
+
+    def _hook(self, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
+        request = ask.execute_hook_args.request
+        case = request.WhichOneof("request")
+        if case is None:
+            return _throw(ask, "Unknown hook request", "unknown_hook_request")
+        # A neutral answer on the hook's own case: no hook of ours objects to anything.
+        result = agent_pb2.ExecuteHookResult()
+        getattr(result.response, case).SetInParent()
+        return [_exec_reply(ask, execute_hook_result=result)]
+
+    # --- interaction queries ----------------------------------------------------------
+
+    def _interaction(self, query: agent_pb2.InteractionQuery) -> list[agent_pb2.AgentClientMessage]:
+        member = query.WhichOneof("query")
+        response = agent_pb2.InteractionResponse(id=query.id)
+        if member == "web_search_request_query":
+            response.web_search_request_response.approved.SetInParent()
+        elif member == "exa_search_request_query":
+            response.exa_search_request_response.approved.SetInParent()
+        elif member == "exa_fetch_request_query":
+            response.exa_fetch_request_response.approved.SetInParent()
+        elif member == "web_fetch_request_query":
+            response.web_fetch_request_response.approved.SetInParent()
+        elif member == "ask_question_interaction_query":
+            rejected = response.ask_question_interaction_response.result.rejected
+            rejected.reason = f"Interactive questions are {NOT_IMPLEMENTED_BY_CLIENT.lower()}"
+        elif member == "switch_mode_request_query":
+            rejected_mode = response.switch_mode_request_response.rejected
+            rejected_mode.reason = f"Mode switches are {NOT_IMPLEMENTED_BY_CLIENT.lower()}"
+        elif member == "create_plan_request_query":
+            plan = response.create_plan_request_response.result
+            plan.error.error = f"Plan files are {NOT_IMPLEMENTED_BY_CLIENT.lower()}"
+        elif member == "setup_vm_environment_args":
+            # Left unanswered, as the reference client leaves it.
+            return []
+        else:
+            number = _unknown_query_member(query)
+            if number is None:
+                return []
+            # A query this schema does not know: approved{} on the same member number.
+            response = agent_pb2.InteractionResponse()
+            response.ParseFromString(
+                agent_pb2.InteractionResponse(id=query.id).SerializeToString()
+                + _tag(number, 2)
+                + b"\x02\x0a\x00"
+            )
+        message = agent_pb2.AgentClientMessage()
+        message.interaction_response.CopyFrom(response)
+        return [message]
+
+    # --- key-value ---------------------------------------------------------------------
+
+    def _kv(self, ask: agent_pb2.KvServerMessage) -> list[agent_pb2.AgentClientMessage]:
+        member = ask.WhichOneof("message")
+        message = agent_pb2.AgentClientMessage()
+        reply = message.kv_client_message
+        reply.id = ask.id
+        if member == "get_blob_args":
+            data = self.blobs.get(ask.get_blob_args.blob_id)
+            reply.get_blob_result.SetInParent()
+            if data is not None:
+                reply.get_blob_result.blob_data = data
+        elif member == "set_blob_args":
+            self.blobs.set(ask.set_blob_args.blob_id, ask.set_blob_args.blob_data)
+            reply.set_blob_result.SetInParent()
+        else:
+            return []
+        return [message]
+
+
+# --- the request context ------------------------------------------------------------------
+
+
+def request_rules(system_prompt: str) -> list[agent_pb2.CursorRule]:
+    """Return the system prompt as one always-applied rule (none when it is blank)."""
+    if not system_prompt.strip():
+        return []
+    rule = agent_pb2.CursorRule(
+        full_path=SYSTEM_RULE_PATH, content=system_prompt, source=RULE_SOURCE_USER
+    )
+    # `global` is a Python keyword, so the member is reached by name.
+    getattr(rule.type, "global").SetInParent()
+    return [rule]
+
+
+def tool_definitions(
+    tools: list[dict[str, Any]], *, project_schemas: bool
+) -> list[agent_pb2.McpToolDefinition]:
+    """Return the host's OpenAI function tools as the MCP tool definitions Cursor is told.
+
+    Natively driven names are left out; ``write`` is kept (last) whenever anything
+    else is advertised. Schemas are projected for the models that need it.
+    """
+    functions = [
+        tool["function"]
+        for tool in tools
+        if isinstance(tool, dict) and isinstance(tool.get("function"), dict)
+    ]
+    named = [fn for fn in functions if isinstance(fn.get("name"), str) and fn["name"]]
+    advertised = [fn for fn in named if fn["name"] not in NATIVE_TOOL_NAMES]
+    if not advertised:
+        return []
+    kept = next((fn for fn in named if fn["name"] == KEPT_NATIVE_TOOL), None)
+    if kept is not None:
+        advertised.append(kept)
+    return [_definition(fn, project_schemas) for fn in advertised]
+
+
+def _definition(fn: dict[str, Any], project_schemas: bool) -> agent_pb2.McpToolDefinition:
+    """Return one function tool as an McpToolDefinition."""
+    name = str(fn["name"])
+    raw = fn.get("parameters")
+    schema: Any = raw if isinstance(raw, dict) else _EMPTY_SCHEMA
+    if project_schemas and isinstance(raw, dict):
+        from .schema import project_schema  # type: ignore[import-not-found,unused-ignore]
+
+        schema = project_schema(schema)
+    description = fn.get("description")
+    return agent_pb2.McpToolDefinition(
+        name=name,
+        provider_identifier=PROVIDER_IDENTIFIER,
+        tool_name=name,
+        description=description if isinstance(description, str) else "",
+        input_schema=encode_value(schema),
+    )
+
+
+# --- building answers -------------------------------------------------------------------------
+
+
+def _exec_reply(ask: agent_pb2.ExecServerMessage, **result: Any) -> agent_pb2.AgentClientMessage:
+    """Return the client message answering ``ask`` with a result (its id and exec_id copied)."""
+    message = agent_pb2.AgentClientMessage()
+    reply = message.exec_client_message
+    reply.id = ask.id
+    reply.exec_id = ask.exec_id
+    for member, value in result.items():
+        getattr(reply, member).CopyFrom(value)
+    return message
+
+
+def _stream_close(ask: agent_pb2.ExecServerMessage) -> agent_pb2.AgentClientMessage:
+    """Return the control message closing ``ask``'s exec stream."""
+    message = agent_pb2.AgentClientMessage()
+    message.exec_client_control_message.stream_close.id = ask.id
+    return message
+
+
+def _throw(
+    ask: agent_pb2.ExecServerMessage, error: str, code: str
+) -> list[agent_pb2.AgentClientMessage]:
+    """Return an in-band failure of ``ask``: a throw, then the stream's close."""
+    message = agent_pb2.AgentClientMessage()
+    throw = message.exec_client_control_message.throw
+    throw.id = ask.id
+    throw.error = error
+    throw.error_code = code
+    return [message, _stream_close(ask)]
+
+
+def _fill_shell_rejected(rejected: agent_pb2.ShellRejected, command: str, directory: str) -> None:
+    """Fill a ShellRejected with the command, its directory and our reason."""
+    rejected.command = command
+    rejected.working_directory = directory
+    rejected.reason = TOOL_NOT_AVAILABLE
+
+
+def _tag(number: int, wire_type: int) -> bytes:
+    """Return the varint tag of field ``number`` with ``wire_type``."""
+    return _varint(number << 3 | wire_type)
+
+
+def _varint(value: int) -> bytes:
+    """Return ``value`` as a protobuf varint."""
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _unknown_query_member(query: agent_pb2.InteractionQuery) -> int | None:
+    """Return the number of the first unknown length-delimited member (≥ 2) of ``query``."""
+    from google.protobuf import unknown_fields
+
+    unknown = unknown_fields.UnknownFieldSet(query)
+    for position in range(len(unknown)):
+        item = unknown[position]
+        if item.field_number >= 2 and item.wire_type == 2:
+            return int(item.field_number)
+    return None
+
+
+def _refusal(result_type: type[Any], variant: str, **fields: str) -> Any:
+    """Return a result message with its ``variant`` member filled with ``fields``."""
+    result = result_type()
+    member = getattr(result, variant)
+    member.SetInParent()
+    for name, value in fields.items():
+        setattr(member, name, value)
+    return result
+
+
+def _path_refusal(
+    ask_member: str, result_member: str, result_type: type[Any], variant: str
+) -> _Handler:
+    """Return a handler refusing a path ask with ``{path, reason}`` in its ``variant``."""
+
+    def handle(_: Answerer, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
+        path = getattr(ask, ask_member).path
+        result = _refusal(result_type, variant, path=path, reason=TOOL_NOT_AVAILABLE)
+        return [_exec_reply(ask, **{result_member: result})]
+
+    return handle
+
+
+def _fixed(result_member: str, build: Callable[[agent_pb2.ExecServerMessage], Any]) -> _Handler:
+    """Return a handler answering with ``build(ask)`` as ``result_member``."""
+
+    def handle(_: Answerer, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
+        return [_exec_reply(ask, **{result_member: build(ask)})]
+
+    return handle
+
+
+def _not_implemented(what: str) -> str:
+    """Return the reason a capability this client lacks is refused with."""
+    return f"{what} {NOT_IMPLEMENTED_BY_CLIENT.lower()}"
+
+
+def _pi_error(result_member: str, result_type: type[Any]) -> _Handler:
+    """Return a handler refusing a pi_* ask with error{reason} (result numbered one higher)."""
+    return _fixed(
+        result_member, lambda _ask: _refusal(result_type, "error", error=TOOL_NOT_AVAILABLE)
+    )
+
+
+def _pi_rejected(result_member: str, result_type: type[Any]) -> _Handler:
+    """Return a handler refusing a pi_* ask with rejected{reason} (result numbered one higher)."""
+    return _fixed(
+        result_member, lambda _ask: _refusal(result_type, "rejected", reason=TOOL_NOT_AVAILABLE)
+    )
+
+
+_Handler = Callable[[Answerer, agent_pb2.ExecServerMessage], list[agent_pb2.AgentClientMessage]]
+pb = agent_pb2
+_EXEC_HANDLERS: dict[int, _Handler] = {
+    10: Answerer._request_context,
+    11: Answerer._mcp,
+    36: Answerer._mcp_state,
+    2: Answerer._shell,
+    14: Answerer._shell_stream,
+    52: Answerer._mini_swe_bash,
+    5: Answerer._grep,
+    27: Answerer._hook,
+    7: _path_refusal("read_args", "read_result", pb.ReadResult, "rejected"),
+    8: _path_refusal("ls_args", "ls_result", pb.LsResult, "rejected"),
+    9: _path_refusal("diagnostics_args", "diagnostics_result", pb.DiagnosticsResult, "rejected"),
+    3: _path_refusal("write_args", "write_result", pb.WriteResult, "rejected"),
+    4: _path_refusal("delete_args", "delete_result", pb.DeleteResult, "rejected"),
+    16: _fixed(
+        "background_shell_spawn_result",
+        lambda ask: _refusal(
+            pb.BackgroundShellSpawnResult,
+            "rejected",
+            command=ask.background_shell_spawn_args.command,
+            working_directory=ask.background_shell_spawn_args.working_directory,
+            reason=NOT_IMPLEMENTED,
+        ),
+    ),
+    17: _fixed(
+        "list_mcp_resources_exec_result",
+        lambda _ask: _refusal(pb.ListMcpResourcesExecResult, "success"),
+    ),
+    18: _fixed(
+        "read_mcp_resource_exec_result",
+        lambda ask: _refusal(
+            pb.ReadMcpResourceExecResult, "not_found", uri=ask.read_mcp_resource_exec_args.uri
+        ),
+    ),
+    20: _fixed(
+        "fetch_result",
+        lambda ask: _refusal(
+            pb.FetchResult, "error", url=ask.fetch_args.url, error=NOT_IMPLEMENTED
+        ),
+    ),
+    21: _fixed(
+        "record_screen_result",
+        lambda _ask: _refusal(pb.RecordScreenResult, "failure", error=NOT_IMPLEMENTED_BY_CLIENT),
+    ),
+    22: _fixed(
+        "computer_use_result",
+        lambda _ask: _refusal(pb.ComputerUseResult, "error", error=NOT_IMPLEMENTED_BY_CLIENT),
+    ),
+    23: _fixed(
+        "write_shell_stdin_result",
+        lambda _ask: _refusal(pb.WriteShellStdinResult, "error", error=NOT_IMPLEMENTED),
+    ),
+    29: _fixed(
+        "redacted_read_result",
+        lambda ask: _refusal(
+            pb.ReadResult,
+            "error",
+            path=ask.redacted_read_args.path,
+            error=_not_implemented("Secret redaction is"),
+        ),
+    ),
+    28: _fixed(
+        "subagent_result",
+        lambda _ask: _refusal(pb.SubagentResult, "error", error=_not_implemented("Subagents are")),
+    ),
+    30: _fixed(
+        "force_background_shell_result",
+        lambda _ask: pb.ForceBackgroundShellResult(
+            status=pb.FORCE_BACKGROUND_SHELL_STATUS_NOT_FOUND
+        ),
+    ),
+    31: _fixed(
+        "force_background_subagent_result",
+        lambda _ask: pb.ForceBackgroundSubagentResult(
+            status=pb.FORCE_BACKGROUND_SUBAGENT_STATUS_NOT_FOUND
+        ),
+    ),
+    37: _fixed(
+        "subagent_await_result",
+        lambda ask: _refusal(
+            pb.SubagentAwaitResult, "not_found", agent_id=ask.subagent_await_args.agent_id
+        ),
+    ),
+    38: _fixed(
+        "smart_mode_classifier_result",
+        lambda _ask: _refusal(
+            pb.SmartModeClassifierResult,
+            "error",
+            error=_not_implemented("Smart-mode classification is"),
+        ),
+    ),
+    40: _fixed(
+        "canvas_diagnostics_result",
+        lambda ask: _refusal(
+            pb.CanvasDiagnosticsResult,
+            "error",
+            path=ask.canvas_diagnostics_args.path,
+            error=_not_implemented("Canvas diagnostics are"),
+        ),
+    ),
+    41: _fixed("shell_allowlist_precheck_result", lambda _ask: pb.ShellAllowlistPrecheckResult()),
+    42: _fixed("mcp_allowlist_precheck_result", lambda _ask: pb.McpAllowlistPrecheckResult()),
+    43: _fixed(
+        "web_fetch_allowlist_precheck_result", lambda _ask: pb.WebFetchAllowlistPrecheckResult()
+    ),
+    53: _fixed(
+        "conversation_search_result",
+        lambda _ask: _refusal(
+            pb.ConversationSearchResult, "error", error=_not_implemented("Conversation search is")
+        ),
+    ),
+    54: _fixed(
+        "agent_store_conflict_result",
+        lambda _ask: _refusal(
+            pb.AgentStoreConflictResult,
+            "error",
+            error=_not_implemented("Agent store conflicts are"),
+        ),
+    ),
+    # The pi_* asks 45-51 are answered by results numbered one higher (46-52).
+    45: _pi_error("pi_read_result", pb.PiReadExecResult),
+    46: _pi_error("pi_bash_result", pb.PiBashExecResult),
+    47: _pi_rejected("pi_edit_result", pb.PiEditExecResult),
+    48: _pi_rejected("pi_write_result", pb.PiWriteExecResult),
+    49: _pi_error("pi_grep_result", pb.PiGrepExecResult),
+    50: _pi_error("pi_find_result", pb.PiFindExecResult),
+    51: _pi_error("pi_ls_result", pb.PiLsExecResult),
+}

@@ -1,0 +1,474 @@
+"""Fold one run's server messages into the round's chat-completions assistant message.
+
+``Fold.feed`` takes every ``AgentServerMessage`` of the stream in order and
+keeps: the text and the thinking (streamed to ``on_part`` as they arrive), the
+host's tool calls (MCP calls, variant 15 of ``ToolCall``) with their arguments
+merged as PROTOCOL.md §8 says, the usage, whether the turn is complete, the
+latest checkpoint and the routed model. ``file_mcp_call`` files a call the
+service asked for over the exec channel (``answers.py`` calls it).
+
+Pure: no sockets, no clock, no threads. Answering the service's asks is
+``answers.py``'s job; reading frames and deciding what to raise when the stream
+ends is the lane's (it reads ``complete`` and ``end_error_ignored`` here).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ._proto import agent_pb2
+from .errors import ProtocolError
+from .host import ReasoningDelta, StreamPart, TextDelta, ToolCallArgsDelta, ToolCallStart, Usage
+from .values import decode_value
+
+__all__ = [
+    "EXEC_CALL_BLOCKS",
+    "EXEC_OWNED_VARIANTS",
+    "MCP_VARIANT",
+    "SERVICE_RESOLVED_VARIANTS",
+    "Fold",
+    "decode_mcp_arg",
+    "decode_mcp_args",
+    "mcp_call_name",
+    "merge_arguments",
+    "rewritten_snapshot",
+]
+
+# ToolCall variant numbers (the `tool` oneof of agent.v1.ToolCall).
+MCP_VARIANT = 15
+# Their block belongs to the exec channel (MCP resources, the pi_* family): nothing is filed.
+EXEC_OWNED_VARIANTS = frozenset({20, 21, 61, 62, 63, 64, 65, 66, 67})
+# The service settles these itself (todos, edit, hosted fetch, web fetch, connect_scm):
+# they stay open until their completion but are not ours to run.
+SERVICE_RESOLVED_VARIANTS = frozenset({9, 10, 12, 24, 37, 68})
+# Exec asks oh-my-pi files as a call block of the round; we file none of them (they are
+# refused), but a stream that ends after one did not end on answer text.
+EXEC_CALL_BLOCKS = frozenset({2, 3, 4, 5, 7, 8, 9, 14, 45, 46, 47, 48, 49, 50, 51, 52, 53})
+
+_Kind = Literal["text", "thinking", "tool"] | None
+
+# The JSON whitespace a value may sit between.
+_JSON_SPACE = " \t\n\r"
+
+
+@dataclass(slots=True)
+class _Call:
+    """One tool call of the round's message."""
+
+    index: int
+    id: str
+    name: str
+    # The argument text streamed so far (the cumulative snapshot as we rebuilt it).
+    streamed: str = ""
+    # Set once the arguments settled to a JSON object (a completion or an exec ask).
+    settled: dict[str, Any] | None = None
+
+
+@dataclass(slots=True)
+class _Open:
+    """A streamed call waiting for its completion: ``call`` is None for a service-resolved one."""
+
+    envelope_id: str
+    call: _Call | None
+
+
+@dataclass(slots=True)
+class _Spans:
+    """The text and thinking gathered so far, as lists joined once at the end."""
+
+    text: list[str] = field(default_factory=list)
+    thinking: list[str] = field(default_factory=list)
+    thinking_seen: bool = False
+
+
+def decode_mcp_arg(raw: bytes) -> Any:
+    """Return one MCP argument as JSON: its Value, a JSON-looking string parsed, else its text."""
+    try:
+        value = decode_value(raw)
+    except ProtocolError:
+        return _parse_or_text(raw.decode("utf-8", "replace"))
+    if isinstance(value, str) and value.lstrip(_JSON_SPACE)[:1] in ("{", "[", '"'):
+        # Some models double-encode structured arguments as a JSON string.
+        return _parse_or_text(value)
+    return value
+
+
+def _parse_or_text(text: str) -> Any:
+    """Return ``text`` parsed as JSON when it is, else ``text`` itself."""
+    stripped = text.strip(_JSON_SPACE)
+    if not stripped:
+        return text
+    try:
+        return json.loads(stripped)
+    except (ValueError, RecursionError):
+        return text
+
+
+def decode_mcp_args(args: Mapping[str, bytes]) -> dict[str, Any]:
+    """Return an McpArgs argument map (each value a serialized Value) as a JSON object."""
+    return {key: decode_mcp_arg(raw) for key, raw in args.items()}
+
+
+def mcp_call_name(args: agent_pb2.McpArgs) -> str:
+    """Return the tool an McpArgs names: its tool_name, else its name."""
+    return args.tool_name or args.name
+
+
+def merge_arguments(
+    streamed: Mapping[str, Any] | None, completion: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """Return the completion's arguments laid over the streamed ones.
+
+    The completion wins, except it never downgrades an object or array to a string
+    (some completions carry structured values re-serialized as text).
+    """
+    merged: dict[str, Any] = dict(streamed or {})
+    for key, value in (completion or {}).items():
+        if isinstance(value, str) and isinstance(merged.get(key), dict | list):
+            continue
+        merged[key] = value
+    return merged
+
+
+def rewritten_snapshot(text: str) -> bool:
+    """Return whether ``text`` holds a whole JSON value followed by more (``{…}{…}``)."""
+    decoder = json.JSONDecoder()
+    start = len(text) - len(text.lstrip(_JSON_SPACE))
+    if start >= len(text):
+        return False
+    try:
+        _, end = decoder.raw_decode(text, start)
+    except (ValueError, RecursionError):
+        return False
+    return bool(text[end:].strip(_JSON_SPACE))
+
+
+def _parse_object(text: str) -> dict[str, Any] | None:
+    """Return ``text`` parsed as a JSON object, or None when it is not one."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+class Fold:
+    """The round's message as the stream builds it. Feed it every server message, in order."""
+
+    def __init__(self, on_part: Callable[[StreamPart], None] | None = None) -> None:
+        self.on_part = on_part
+        self.usage = Usage()
+        self.turn_ended = False
+        self.checkpoint: agent_pb2.ConversationStateStructure | None = None
+        self.routed_model: str | None = None
+        self.saw_output = False
+        self.saw_token_delta = False
+        self._spans = _Spans()
+        self._calls: list[_Call] = []
+        self._by_id: dict[str, _Call] = {}
+        # Streamed calls waiting for their completion, by envelope call id, and the latest one.
+        self._open: dict[str, _Open] = {}
+        self._current: _Open | None = None
+        self._last_kind: _Kind = None
+        self._step_latest = False
+        self._checkpoint_after_turn = False
+
+    # --- results -------------------------------------------------------------------
+
+    @property
+    def complete(self) -> bool:
+        """Return whether the stream so far said all of the turn.
+
+        True once turn_ended arrived, or when the latest message was a step_completed
+        after answer text with no call left open.
+        """
+        if self.turn_ended:
+            return True
+        return (
+            self._step_latest
+            and self._last_kind == "text"
+            and self._current is None
+            and not self._open
+        )
+
+    @property
+    def end_error_ignored(self) -> bool:
+        """Return whether an end-stream error now is moot: turn_ended, then a checkpoint."""
+        return self.turn_ended and self._checkpoint_after_turn
+
+    @property
+    def finish_reason(self) -> Literal["stop", "tool_calls"]:
+        """Return ``tool_calls`` when the round filed any call, else ``stop``."""
+        return "tool_calls" if self._calls else "stop"
+
+    @property
+    def tool_call_ids(self) -> list[str]:
+        """Return the ids of the calls filed so far, in order."""
+        return [call.id for call in self._calls]
+
+    def message(self) -> dict[str, Any]:
+        """Return the round as a plain chat-completions assistant message (nothing else)."""
+        content = "".join(self._spans.text)
+        message: dict[str, Any] = {"role": "assistant", "content": content or None}
+        if self._spans.thinking_seen:
+            message["reasoning_content"] = "".join(self._spans.thinking)
+        if self._calls:
+            message["tool_calls"] = [
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": _arguments(call)},
+                }
+                for call in self._calls
+            ]
+        return message
+
+    # --- feeding -------------------------------------------------------------------
+
+    def feed(self, server_msg: agent_pb2.AgentServerMessage) -> None:
+        """Fold one server message into the round (asks are answered elsewhere)."""
+        member = server_msg.WhichOneof("message")
+        if member == "interaction_update":
+            update = server_msg.interaction_update
+            kind = update.WhichOneof("message")
+            # The hot path: one text delta per frame on a long answer.
+            if kind == "text_delta":
+                self._step_latest = False
+                self._text(update.text_delta.text)
+                return
+            if kind != "heartbeat":
+                self._step_latest = kind == "step_completed"
+            self._update(kind, update)
+            return
+        if member == "conversation_checkpoint_update":
+            self._checkpoint(server_msg.conversation_checkpoint_update)
+            return
+        if member == "kv_server_message":
+            return
+        self._step_latest = False
+        if member == "exec_server_message":
+            self._exec(server_msg.exec_server_message)
+
+    def file_mcp_call(self, call_id: str, name: str, args: dict[str, Any]) -> None:
+        """File an MCP call the exec channel asked for, unless the stream already filed it."""
+        if call_id in self._by_id:
+            return
+        call = self._open_call(call_id or str(uuid.uuid4()), name)
+        call.settled = dict(args)
+        self._emit_args(call, _arguments(call))
+
+    # --- the interaction updates --------------------------------------------------------
+
+    def _text(self, text: str) -> None:
+        self._last_kind = "text"
+        if text:
+            self.saw_output = True
+            self._spans.text.append(text)
+            if self.on_part is not None:
+                self.on_part(TextDelta(text))
+
+    def _thinking(self, text: str) -> None:
+        self._last_kind = "thinking"
+        self._spans.thinking_seen = True
+        if text:
+            self.saw_output = True
+            self._spans.thinking.append(text)
+            if self.on_part is not None:
+                self.on_part(ReasoningDelta(text))
+
+    def _update(self, kind: str | None, update: agent_pb2.InteractionUpdate) -> None:
+        if kind == "thinking_delta":
+            self._thinking(update.thinking_delta.text)
+        elif kind == "tool_call_started":
+            self._started(update.tool_call_started)
+        elif kind == "partial_tool_call":
+            self._partial(update.partial_tool_call)
+        elif kind == "tool_call_completed":
+            self._completed(update.tool_call_completed)
+        elif kind == "token_delta":
+            tokens = update.token_delta.tokens
+            self.saw_token_delta = True
+            self.saw_output = True
+            self.usage.output += max(0, tokens)
+        elif kind == "turn_ended":
+            self.turn_ended = True
+            self._turn_usage(update.turn_ended)
+        elif kind == "routed_model":
+            self.routed_model = update.routed_model.model_id or self.routed_model
+        # thinking_completed, step_started, step_completed, heartbeat and the rest
+        # change nothing of the message.
+
+    def _started(self, started: agent_pb2.ToolCallStartedUpdate) -> None:
+        tool_call = started.tool_call
+        variant = _variant(tool_call)
+        self._last_kind = "tool"
+        if variant == MCP_VARIANT:
+            args = tool_call.mcp_tool_call.args
+            call_id = args.tool_call_id or str(uuid.uuid4())
+            if call_id in self._by_id:
+                return
+            self.saw_output = True
+            self._retain(started.call_id, self._open_call(call_id, mcp_call_name(args)))
+        elif variant in SERVICE_RESOLVED_VARIANTS:
+            self._retain(started.call_id, None)
+        # Exec-owned variants and the rest: the exec channel or nobody; nothing filed.
+
+    def _partial(self, partial: agent_pb2.PartialToolCallUpdate) -> None:
+        entry = self._resolve(partial.call_id)
+        if entry is None or entry.call is None:
+            return
+        call = entry.call
+        snapshot = partial.args_text_delta
+        current = call.streamed
+        # The delta is cumulative: only the new suffix is news. A snapshot that does not
+        # extend what we hold was rewritten; keep it after the old one so the
+        # completion can tell (see rewritten_snapshot).
+        chunk = snapshot[len(current) :] if snapshot.startswith(current) else snapshot
+        if chunk:
+            self.saw_output = True
+            call.streamed = current + chunk
+            if self.on_part is not None:
+                self.on_part(ToolCallArgsDelta(call.index, chunk))
+
+    def _completed(self, completed: agent_pb2.ToolCallCompletedUpdate) -> None:
+        entry = self._resolve(completed.call_id)
+        if entry is None:
+            return
+        call = entry.call
+        if call is not None:
+            tool_call = completed.tool_call
+            completion: dict[str, Any] | None = None
+            if _variant(tool_call) == MCP_VARIANT:
+                completion = decode_mcp_args(tool_call.mcp_tool_call.args.args) or None
+            self._settle(call, completion)
+        self._release(entry)
+
+    def _settle(self, call: _Call, completion: dict[str, Any] | None) -> None:
+        buffer = call.streamed
+        if not buffer:
+            call.settled = merge_arguments(None, completion)
+            self._emit_args(call, _arguments(call))
+            return
+        streamed = _parse_object(buffer)
+        if streamed is not None:
+            call.settled = merge_arguments(streamed, completion)
+        elif completion and rewritten_snapshot(buffer):
+            call.settled = completion
+        # Else a buffer cut short stays as it came: the host refuses it rather than run
+        # a call that may lack what was cut.
+
+    def _turn_usage(self, ended: agent_pb2.TurnEndedUpdate) -> None:
+        # The turn's own counters replace the streamed estimate; a zero leaves it be.
+        read = max(0, ended.cache_read_tokens)
+        write = max(0, ended.cache_write_tokens)
+        usage = self.usage
+        if ended.input_tokens > 0:
+            usage.input = max(0, ended.input_tokens - read - write)
+        if ended.output_tokens > 0:
+            usage.output = ended.output_tokens
+        if read:
+            usage.cache_read = read
+        if write:
+            usage.cache_write = write
+        if ended.reasoning_tokens > 0:
+            usage.reasoning = ended.reasoning_tokens
+
+    # --- the other members -------------------------------------------------------------
+
+    def _checkpoint(self, state: agent_pb2.ConversationStateStructure) -> None:
+        kept = agent_pb2.ConversationStateStructure()
+        kept.CopyFrom(state)
+        self.checkpoint = kept
+        self._checkpoint_after_turn = self.turn_ended
+        if state.HasField("token_details") and state.token_details.used_tokens:
+            self.usage.context_tokens = state.token_details.used_tokens
+
+    def _exec(self, exec_msg: agent_pb2.ExecServerMessage) -> None:
+        member = exec_msg.WhichOneof("message")
+        if member is None:
+            return
+        number = exec_msg.DESCRIPTOR.fields_by_name[member].number
+        if number not in EXEC_CALL_BLOCKS:
+            return
+        if number == 5 and not exec_msg.grep_args.pattern.strip():
+            # Refused for want of a pattern before it ever became a call.
+            return
+        self._last_kind = "tool"
+
+    # --- calls ---------------------------------------------------------------------------
+
+    def _open_call(self, call_id: str, name: str) -> _Call:
+        call = _Call(index=len(self._calls), id=call_id, name=name)
+        self._calls.append(call)
+        self._by_id[call_id] = call
+        self._last_kind = "tool"
+        self.saw_output = True
+        if self.on_part is not None:
+            self.on_part(ToolCallStart(call.index, call.id, call.name))
+        return call
+
+    def _emit_args(self, call: _Call, text: str) -> None:
+        # Only when nothing streamed: a host cannot take back deltas it already shows.
+        if not call.streamed and self.on_part is not None:
+            self.on_part(ToolCallArgsDelta(call.index, text))
+
+    def _retain(self, envelope_id: str, call: _Call | None) -> None:
+        entry = _Open(envelope_id, call)
+        if envelope_id:
+            self._open[envelope_id] = entry
+        self._current = entry
+
+    def _resolve(self, envelope_id: str) -> _Open | None:
+        """Return the open call a streamed update addresses, or None."""
+        current = self._current
+        if not envelope_id:
+            return current
+        entry = self._open.get(envelope_id)
+        if entry is not None:
+            return entry
+        if current is not None and not current.envelope_id:
+            return current
+        return None
+
+    def _release(self, entry: _Open) -> None:
+        if entry.envelope_id:
+            self._open.pop(entry.envelope_id, None)
+        if self._current is entry:
+            self._current = None
+
+
+def _variant(tool_call: agent_pb2.ToolCall) -> int | None:
+    """Return the field number of a ToolCall's tool variant, or None when unset."""
+    member = tool_call.WhichOneof("tool")
+    if member is None:
+        return None
+    return int(tool_call.DESCRIPTOR.fields_by_name[member].number)
+
+
+def _arguments(call: _Call) -> str:
+    """Return a call's arguments as the chat message's JSON string."""
+    if call.settled is not None:
+        try:
+            return json.dumps(
+                call.settled, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+            )
+        except ValueError:
+            # A Value may hold NaN or an infinity, which JSON cannot spell: null them.
+            return json.dumps(_finite(call.settled), separators=(",", ":"), ensure_ascii=False)
+    return call.streamed or "{}"
+
+
+def _finite(value: Any) -> Any:
+    """Return ``value`` with every non-finite number replaced by None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_finite(item) for item in value]
+    return value
