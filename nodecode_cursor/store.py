@@ -1,0 +1,280 @@
+"""auth.json: the kept Cursor sign-in, read and written safely beside everything else in it.
+
+The host's ``auth.json`` holds other providers' keys and tokens too, so every
+write is a read-modify-write under a ``filelock`` lock (``auth.json.lock``
+beside it), written atomically (a temp file in the same folder, then
+``os.replace``) with mode 0600, and keeps every field it does not own. This
+module owns ``oauth_tokens.cursor = {access_token, refresh_token, expires_at,
+email?}`` and reads ``api_keys.cursor.key`` (a key saved by a host's
+``/connect``). A file that is not what it should be is never overwritten:
+every read and write raises ``StoreError`` naming the path and the fault.
+
+The sign-in flow, the refresh and the credential ladder live elsewhere
+(``signin.py``, ``credentials.py``); this module does no network I/O.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+
+from .errors import StoreError
+from .limits import EXPIRY_MARGIN_SECONDS, FALLBACK_TOKEN_LIFETIME_SECONDS
+
+__all__ = ["AUTH_FILE", "PROVIDER", "AuthStore", "TokenEntry", "token_expiry", "token_user_id"]
+
+AUTH_FILE = "auth.json"
+PROVIDER = "cursor"
+
+# auth.json holds secrets: only its owner may read it, or list the folder holding it.
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+
+
+@dataclass(frozen=True, slots=True)
+class TokenEntry:
+    """The kept sign-in; the tokens stay out of ``repr`` so no log line can carry them."""
+
+    access_token: str = field(repr=False)
+    refresh_token: str = field(repr=False)
+    expires_at: float
+    email: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """Return the entry as auth.json keeps it (email only when known)."""
+        out: dict[str, Any] = {
+            "access_token": self.access_token,
+            "refresh_token": self.refresh_token,
+            "expires_at": self.expires_at,
+        }
+        if self.email:
+            out["email"] = self.email
+        return out
+
+    def due_within(self, seconds: float, now: float | None = None) -> bool:
+        """Return whether the token expires within ``seconds`` of ``now``."""
+        return self.expires_at - (time.time() if now is None else now) < seconds
+
+    @classmethod
+    def from_tokens(
+        cls, access: str, refresh: str, email: str | None = None, *, now: float | None = None
+    ) -> TokenEntry:
+        """Return a fresh entry whose expiry comes from the access token's own ``exp``."""
+        return cls(access, refresh, token_expiry(access, now=now), email or None)
+
+
+def token_claims(token: str) -> dict[str, Any]:
+    """Return the JWT's payload decoded without verifying it ({} when it is not a JWT)."""
+    import jwt
+
+    try:
+        claims = jwt.decode(
+            token,
+            options={"verify_signature": False, "verify_exp": False, "verify_aud": False},
+        )
+    except Exception:
+        return {}
+    return claims if isinstance(claims, dict) else {}
+
+
+def token_expiry(token: str, *, now: float | None = None) -> int:
+    """Return when the token is kept as expiring: its ``exp`` less 5 min, else now + 1 h."""
+    exp = token_claims(token).get("exp")
+    if isinstance(exp, int | float) and not isinstance(exp, bool):
+        return int(exp) - EXPIRY_MARGIN_SECONDS
+    return int(time.time() if now is None else now) + FALLBACK_TOKEN_LIFETIME_SECONDS
+
+
+def token_user_id(token: str) -> str | None:
+    """Return the Cursor user id the token names: its ``sub`` after ``provider|``, or None."""
+    sub = token_claims(token).get("sub")
+    if not isinstance(sub, str):
+        return None
+    user = sub.split("|", 1)[1] if "|" in sub else sub
+    return user.strip() or None
+
+
+class AuthStore:
+    """auth.json under the host's home: the kept sign-in and the /connect key for Cursor."""
+
+    def __init__(self, home: Path | str) -> None:
+        self.path = Path(home) / AUTH_FILE
+        self.lock_path = self.path.with_name(AUTH_FILE + ".lock")
+        self._lock: FileLock | None = None
+
+    # --- locking -------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the file lock (re-entrant in one thread; excludes other threads and processes)."""
+        self._ensure_dir()
+        if self._lock is None:
+            self._lock = FileLock(str(self.lock_path), mode=FILE_MODE)
+        with self._lock:
+            yield
+
+    def _ensure_dir(self) -> None:
+        folder = self.path.parent
+        if not folder.exists():
+            folder.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+            # mkdir's mode is filtered by the umask; the folder holds secrets.
+            os.chmod(folder, DIR_MODE)
+
+    # --- reading -------------------------------------------------------------------
+
+    def read(self) -> dict[str, Any]:
+        """Return auth.json as a dict ({} when absent); raise StoreError when it is corrupt."""
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {}
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StoreError(f"{self.path} cannot be read ({type(exc).__name__})") from None
+        if not text.strip():
+            return {}
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise StoreError(
+                f"{self.path} is not valid JSON (line {exc.lineno}, column {exc.colno}); "
+                "fix or remove it, nothing will be written until then"
+            ) from None
+        if not isinstance(data, dict):
+            raise StoreError(
+                f"{self.path} must hold a JSON object, not {_kind(data)}; "
+                "fix or remove it, nothing will be written until then"
+            )
+        self._check_shapes(data)
+        return data
+
+    def _check_shapes(self, data: dict[str, Any]) -> None:
+        """Raise StoreError when a part this cell reads or writes has the wrong shape."""
+        tokens = data.get("oauth_tokens")
+        if tokens is not None:
+            self._expect(isinstance(tokens, dict), "oauth_tokens", "an object", tokens)
+            entry = tokens.get(PROVIDER)
+            if entry is not None:
+                where = f"oauth_tokens.{PROVIDER}"
+                self._expect(isinstance(entry, dict), where, "an object", entry)
+                for name in ("access_token", "refresh_token"):
+                    value = entry.get(name)
+                    self._expect(
+                        isinstance(value, str) and bool(value), f"{where}.{name}", "a string", value
+                    )
+                expires = entry.get("expires_at")
+                self._expect(
+                    isinstance(expires, int | float) and not isinstance(expires, bool),
+                    f"{where}.expires_at",
+                    "a number",
+                    expires,
+                )
+                email = entry.get("email")
+                self._expect(
+                    email is None or isinstance(email, str), f"{where}.email", "a string", email
+                )
+        keys = data.get("api_keys")
+        if keys is not None:
+            self._expect(isinstance(keys, dict), "api_keys", "an object", keys)
+            saved = keys.get(PROVIDER)
+            if saved is not None:
+                where = f"api_keys.{PROVIDER}"
+                self._expect(isinstance(saved, dict), where, "an object", saved)
+                key = saved.get("key")
+                self._expect(key is None or isinstance(key, str), f"{where}.key", "a string", key)
+
+    def _expect(self, ok: bool, where: str, wanted: str, value: object) -> None:
+        if not ok:
+            # Name the kind of value, never the value itself: it may be a secret.
+            raise StoreError(
+                f"{self.path}: {where} must be {wanted}, not {_kind(value)}; "
+                "fix or remove it, nothing will be written until then"
+            )
+
+    def entry(self) -> TokenEntry | None:
+        """Return the kept sign-in, or None."""
+        raw = (self.read().get("oauth_tokens") or {}).get(PROVIDER)
+        if raw is None:
+            return None
+        return TokenEntry(
+            raw["access_token"], raw["refresh_token"], raw["expires_at"], raw.get("email") or None
+        )
+
+    def api_key(self) -> str | None:
+        """Return the key a host's /connect saved for Cursor (``api_keys.cursor.key``), or None."""
+        saved = (self.read().get("api_keys") or {}).get(PROVIDER) or {}
+        key = saved.get("key")
+        if not isinstance(key, str):
+            return None
+        return key.strip() or None
+
+    # --- writing -------------------------------------------------------------------
+
+    def update(self, change: Callable[[dict[str, Any]], bool]) -> None:
+        """Read, let ``change`` edit the dict in place, and write it back when it says so.
+
+        Held under the lock throughout; a corrupt file raises before anything is written.
+        """
+        with self.locked():
+            data = self.read()
+            if change(data):
+                self._write(data)
+
+    def save_entry(self, entry: TokenEntry | None) -> None:
+        """Keep ``entry`` as the sign-in (None forgets it); every other field stays."""
+
+        def change(data: dict[str, Any]) -> bool:
+            tokens = data.get("oauth_tokens")
+            if entry is None:
+                if not isinstance(tokens, dict) or PROVIDER not in tokens:
+                    return False  # nothing to forget: leave the file (or its absence) alone
+                del tokens[PROVIDER]
+                return True
+            if tokens is None:
+                tokens = data["oauth_tokens"] = {}
+            tokens[PROVIDER] = entry.as_json()
+            return True
+
+        self.update(change)
+
+    def _write(self, data: dict[str, Any]) -> None:
+        """Write ``data`` atomically with mode 0600 (the caller holds the lock)."""
+        self._ensure_dir()
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".auth.json.", suffix=".tmp")
+        try:
+            os.fchmod(fd, FILE_MODE)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise StoreError(f"{self.path} cannot be written ({type(exc).__name__})") from None
+
+
+def _kind(value: object) -> str:
+    """Return a JSON kind name for ``value`` (for errors that must not echo the value)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "an empty string" if not value else "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
