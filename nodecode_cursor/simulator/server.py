@@ -151,7 +151,10 @@ class HttpServer:
             except OSError:
                 return
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            thread = threading.Thread(target=self._serve, args=(sock,), daemon=True)
+            # Named "sim-…" so leak checks can tell the simulator's threads from a test's.
+            thread = threading.Thread(
+                target=self._serve, args=(sock,), name=f"sim-conn-{self.port}", daemon=True
+            )
             with self._lock:
                 self._socks.add(sock)
                 self._threads.add(thread)

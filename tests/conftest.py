@@ -1,0 +1,151 @@
+"""Shared fixtures: a running simulator, a throwaway NODECODE_HOME, and the suite's leak checks.
+
+Every test runs under two checks that cost nothing when they pass:
+
+* no thread it started is still alive afterwards (simulator threads, named
+  ``sim-…``, are the simulator's own business and are joined by its ``stop``);
+* no asyncio task it created is still pending afterwards.
+
+Tests marked ``@pytest.mark.leakcheck`` also check that the process holds no
+more open file descriptors afterwards than before (a forgotten socket, client
+or file). That check is opt-in: descriptors are process-wide, and lazily
+opened ones (an import, a cache) would make it fail for tests that leak
+nothing. ``NODECODE_TEST_FD_CHECK=all`` turns it on for every test.
+
+Every test also runs with the proxy variables cleared so that httpx never
+routes a loopback request through a proxy from the developer's shell.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from nodecode_cursor.simulator import Simulator
+
+# How long a leak may take to go away on its own (a thread finishing its last
+# line, a socket closing) before it counts as a leak.
+LEAK_GRACE_SECONDS = 2.0
+LEAK_POLL_SECONDS = 0.02
+# Descriptors a marked test may leave open (e.g. a lazily opened /dev/urandom).
+FD_SLACK = 2
+
+_PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "leakcheck: also fail when the test leaves file descriptors open"
+    )
+
+
+def _wait_until(done: Callable[[], bool]) -> bool:
+    """Return True as soon as ``done()`` holds, False if it still fails after the grace period."""
+    deadline = time.monotonic() + LEAK_GRACE_SECONDS
+    while True:
+        if done():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(LEAK_POLL_SECONDS)
+
+
+def _pending_tasks() -> set[asyncio.Task[object]]:
+    """Return every asyncio task not yet done, on any loop, in this process."""
+    found: set[asyncio.Task[object]] = set()
+    # Where asyncio keeps its weak registry differs by Python version.
+    for name in ("_all_tasks", "_scheduled_tasks", "_eager_tasks"):
+        registry = getattr(asyncio.tasks, name, None)
+        if registry is None:
+            continue
+        for task in list(registry):
+            if not task.done():
+                found.add(task)
+    return found
+
+
+def _open_fds() -> set[int] | None:
+    """Return the process's open descriptor numbers, or None where /proc is missing."""
+    try:
+        return {int(n) for n in os.listdir("/proc/self/fd")}
+    except OSError:
+        return None
+
+
+def _fd_target(fd: int) -> str:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return "?"
+
+
+@pytest.fixture(autouse=True)
+def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in _PROXY_VARS:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+
+
+@pytest.fixture(autouse=True)
+def _leak_check(request: pytest.FixtureRequest) -> Iterator[None]:
+    threads_before = set(threading.enumerate())
+    tasks_before = _pending_tasks()
+    check_fds = (
+        request.node.get_closest_marker("leakcheck") is not None
+        or os.environ.get("NODECODE_TEST_FD_CHECK") == "all"
+    )
+    fds_before = _open_fds() if check_fds else None
+
+    yield
+
+    def new_threads() -> list[threading.Thread]:
+        return [
+            t
+            for t in threading.enumerate()
+            if t not in threads_before and t.is_alive() and not t.name.startswith("sim-")
+        ]
+
+    def new_tasks() -> set[asyncio.Task[object]]:
+        return _pending_tasks() - tasks_before
+
+    if not _wait_until(lambda: not new_threads()):
+        names = sorted(t.name for t in new_threads())
+        pytest.fail(f"test left threads running: {names}", pytrace=False)
+    if not _wait_until(lambda: not new_tasks()):
+        tasks = sorted(repr(t.get_coro()) for t in new_tasks())
+        pytest.fail(f"test left asyncio tasks pending: {tasks}", pytrace=False)
+    if fds_before is not None:
+
+        def grown() -> set[int]:
+            now = _open_fds() or set()
+            return now - fds_before
+
+        if not _wait_until(lambda: len(grown()) <= FD_SLACK):
+            leaked = sorted(f"{fd}->{_fd_target(fd)}" for fd in grown())
+            pytest.fail(f"test left file descriptors open: {leaked}", pytrace=False)
+
+
+@pytest.fixture
+def sim() -> Iterator[Simulator]:
+    """Yield a started simulator on 127.0.0.1; it is stopped (threads joined) afterwards."""
+    simulator = Simulator()
+    simulator.start()
+    try:
+        yield simulator
+    finally:
+        simulator.stop()
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Return an empty directory set as NODECODE_HOME for this test."""
+    path = tmp_path / "nodecode-home"
+    path.mkdir()
+    monkeypatch.setenv("NODECODE_HOME", str(path))
+    return path
