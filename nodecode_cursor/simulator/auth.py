@@ -1,10 +1,203 @@
-"""Simulator routes: placeholder until its issue lands."""
+"""Simulator routes for the sign-in: ``/auth/poll``, ``/oauth/token`` and ``/api/auth/me``.
+
+``install(sim)`` serves the three and returns an ``AuthState`` tests script:
+a queue of poll outcomes (pending 404, tokens, a 500, a body that is not JSON,
+a cut connection), the refresh's answer (a new token, rotated or not,
+``shouldLogout``, a refusal, no token), and the profile's answer. It records
+what it received (the poll's uuid and verifier, the refresh bodies) and counts
+refresh calls under a lock, because tests call it from several processes.
+Access tokens it issues are real HS256 JWTs with ``exp`` and ``sub`` so the
+cell's expiry arithmetic can be checked. The cell's side lives in
+``signin.py`` and ``store.py``.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import unquote
+
+import jwt
+
+from .server import Cut, SimRequest, SimResponse, json_response
+
+__all__ = ["AuthState", "PollOutcome", "RefreshMode", "install", "make_token"]
+
+# Signs the simulator's tokens; the cell never verifies them, it only reads their claims.
+SIGNING_KEY = "nodecode-cursor-simulator-signing-key-0123456789"
+OAUTH_CLIENT_ID = "KbZUR41cY7W6zRSdpSUJ7I7mLYBKOCmB"
+
+PollOutcome = Literal["pending", "tokens", "error", "not-json", "cut", "incomplete"]
+RefreshMode = Literal["ok", "rotate", "logout", "refuse", "no-token"]
 
 
-def install(sim: Any) -> object:
-    """Install nothing yet; return a placeholder state object."""
-    return object()
+def make_token(sub: str = "auth0|user_123", lifetime: float = 3600.0, **claims: Any) -> str:
+    """Return a signed HS256 JWT naming ``sub`` and expiring ``lifetime`` seconds from now."""
+    now = int(time.time())
+    payload = {"sub": sub, "iat": now, "exp": now + int(lifetime), **claims}
+    return jwt.encode(payload, SIGNING_KEY, algorithm="HS256")
+
+
+@dataclass
+class AuthState:
+    """The scriptable sign-in service: knobs tests set, and what it saw."""
+
+    sim: Any
+    sub: str = "auth0|user_123"
+    token_lifetime: float = 3600.0
+    # Poll: a confirmed uuid (the person signed in on its page) gets tokens; otherwise
+    # outcomes are served in order, and an empty queue answers pending (404).
+    poll_queue: deque[PollOutcome] = field(default_factory=deque)
+    confirmed: set[str] = field(default_factory=set)
+    polls: list[dict[str, str]] = field(default_factory=list)
+    issued: list[tuple[str, str, str]] = field(default_factory=list)
+    # Refresh.
+    refresh_mode: RefreshMode = "ok"
+    refresh_delay: float = 0.0
+    refresh_calls: int = 0
+    refresh_bodies: list[bytes] = field(default_factory=list)
+    refreshed: list[str] = field(default_factory=list)
+    # Profile: None answers the token's own user id as sub.
+    email: str | None = "person@example.com"
+    profile_sub: str | None = None
+    profile_status: int = 200
+    profile_delay: float = 0.0
+    profile_cookies: list[str] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _serial: int = 0
+
+    def queue_poll(self, *outcomes: PollOutcome) -> None:
+        """Append poll outcomes to serve in order."""
+        self.poll_queue.extend(outcomes)
+
+    def confirm(self, login_id: str) -> None:
+        """Act as if the person signed in on the page of ``login_id``: its polls get tokens."""
+        self.confirmed.add(login_id)
+
+    def issue_token(self) -> str:
+        """Return a new access token (and make the agent service accept it)."""
+        with self._lock:
+            self._serial += 1
+            serial = self._serial
+        token = make_token(self.sub, self.token_lifetime, jti=f"t{serial}")
+        valid = getattr(self.sim, "valid_tokens", None)
+        if isinstance(valid, set):
+            valid.add(token)
+        return token
+
+    def issue_refresh_token(self) -> str:
+        """Return a new opaque refresh token."""
+        with self._lock:
+            self._serial += 1
+            return f"refresh-{self._serial}-sim"
+
+    # --- handlers --------------------------------------------------------------------
+
+    def poll(self, request: SimRequest) -> SimResponse:
+        """Answer one ``GET /auth/poll`` with the next scripted outcome."""
+        if request.method != "GET":
+            return json_response(405, {"error": "method not allowed"})
+        query = request.query
+        self.polls.append({"uuid": query.get("uuid", ""), "verifier": query.get("verifier", "")})
+        if not query.get("uuid") or not query.get("verifier"):
+            return json_response(400, {"error": "uuid and verifier are required"})
+        if query["uuid"] in self.confirmed:
+            outcome: PollOutcome = "tokens"
+        else:
+            outcome = self.poll_queue.popleft() if self.poll_queue else "pending"
+        if outcome == "pending":
+            return json_response(404, {"error": "not found"})
+        if outcome == "error":
+            return json_response(500, {"error": "internal"})
+        if outcome == "not-json":
+            return SimResponse(200, {"content-type": "text/html"}, b"<html>oops</html>")
+        if outcome == "cut":
+            return SimResponse(200, {"content-type": "application/json"}, _cut_body())
+        if outcome == "incomplete":
+            return json_response(200, {"accessToken": self.issue_token()})
+        access, refresh = self.issue_token(), self.issue_refresh_token()
+        self.issued.append((query["uuid"], access, refresh))
+        return json_response(200, {"accessToken": access, "refreshToken": refresh})
+
+    def refresh(self, request: SimRequest) -> SimResponse:
+        """Answer one ``POST /oauth/token`` as ``refresh_mode`` says."""
+        with self._lock:
+            self.refresh_calls += 1
+            self.refresh_bodies.append(request.body)
+        if request.method != "POST":
+            return json_response(405, {"error": "method not allowed"})
+        if "application/json" not in request.headers.get("content-type", ""):
+            return json_response(415, {"error": "expected application/json"})
+        try:
+            body = json.loads(request.body)
+        except ValueError:
+            return json_response(400, {"error": "invalid_request"})
+        if (
+            not isinstance(body, dict)
+            or body.get("grant_type") != "refresh_token"
+            or body.get("client_id") != OAUTH_CLIENT_ID
+            or not isinstance(body.get("refresh_token"), str)
+            or not body["refresh_token"]
+        ):
+            return json_response(400, {"error": "invalid_request"})
+        if self.refresh_delay:
+            time.sleep(self.refresh_delay)
+        mode = self.refresh_mode
+        if mode == "logout":
+            return json_response(200, {"access_token": "", "shouldLogout": True})
+        if mode == "refuse":
+            return json_response(401, {"error": "invalid_grant"})
+        if mode == "no-token":
+            return json_response(200, {})
+        access = self.issue_token()
+        with self._lock:
+            self.refreshed.append(access)
+        answer: dict[str, Any] = {"access_token": access}
+        if mode == "rotate":
+            answer["refresh_token"] = self.issue_refresh_token()
+        return json_response(200, answer)
+
+    def profile(self, request: SimRequest) -> SimResponse:
+        """Answer one ``GET /api/auth/me`` when the session cookie names a real token's user."""
+        cookie = request.headers.get("cookie", "")
+        self.profile_cookies.append(cookie)
+        if self.profile_delay:
+            time.sleep(self.profile_delay)
+        if self.profile_status != 200:
+            return json_response(self.profile_status, {"error": "scripted"})
+        prefix = "WorkosCursorSessionToken="
+        value = next(
+            (part.strip()[len(prefix) :] for part in cookie.split(";") if prefix in part), ""
+        )
+        user, sep, token = unquote(value).partition("::")
+        if not sep:
+            return json_response(401, {"error": "no session"})
+        try:
+            claims = jwt.decode(token, SIGNING_KEY, algorithms=["HS256"])
+        except jwt.PyJWTError:
+            return json_response(401, {"error": "bad session"})
+        token_user = str(claims.get("sub", "")).split("|")[-1]
+        if token_user != user:
+            return json_response(401, {"error": "session names another user"})
+        sub = self.profile_sub if self.profile_sub is not None else user
+        return json_response(200, {"email": self.email, "sub": sub})
+
+
+def _cut_body() -> Iterator[bytes]:
+    """Yield nothing and cut the connection, so the answer never completes."""
+    raise Cut(reset=True)
+    yield b""  # pragma: no cover - makes this a generator
+
+
+def install(sim: Any) -> AuthState:
+    """Serve the sign-in routes on ``sim``; return their state."""
+    state = AuthState(sim)
+    sim.route("/auth/poll", state.poll)
+    sim.route("/oauth/token", state.refresh)
+    sim.route("/api/auth/me", state.profile)
+    return state

@@ -1,0 +1,404 @@
+"""The browser sign-in to a Cursor account, and the refresh of the token it keeps.
+
+``SignIn.start`` mints a PKCE pair and a UUID, answers the page the person
+opens, and polls Cursor in a daemon thread until it hands over the tokens;
+then it reads the account's email from the profile, keeps the sign-in in
+auth.json and says so through the host. A newer sign-in, a logout or the cell
+stopping cancels it, and a cancelled sign-in writes nothing. ``refresh_if_due``
+renews the kept token before a round when it is about to lapse, holding the
+store's lock so that two rounds (or two processes) refresh once.
+
+The file format is ``store.py``'s; which credential a round sends is
+``credentials.py``'s; the ``/cursor`` verbs are ``commands.py``'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import logging
+import secrets
+import threading
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, urlencode
+
+from .errors import CredentialError, CursorError, ProviderError
+from .limits import (
+    OAUTH_CLIENT_ID,
+    POLL_BACKOFF,
+    POLL_FIRST_DELAY_SECONDS,
+    POLL_MAX_ATTEMPTS,
+    POLL_MAX_CONSECUTIVE_ERRORS,
+    POLL_MAX_DELAY_SECONDS,
+    PROFILE_TIMEOUT_SECONDS,
+    REFRESH_TIMEOUT_SECONDS,
+    REFRESH_WHEN_DUE_WITHIN_SECONDS,
+)
+from .store import PROVIDER, AuthStore, TokenEntry, token_user_id
+
+if TYPE_CHECKING:
+    import httpx
+
+    from .host import Host
+
+__all__ = [
+    "NOTICE_KEY",
+    "PollPacing",
+    "SessionEnded",
+    "SignIn",
+    "SignInCancelled",
+    "login_url",
+    "pkce_pair",
+    "profile_cookie",
+    "refresh_if_due",
+    "refresh_if_due_async",
+]
+
+log = logging.getLogger("nodecode_cursor.signin")
+
+NOTICE_KEY = "cursor"
+# One poll that hangs this long counts as no answer, so a dead network ends the
+# sign-in after three of them rather than hanging it. (Belongs in limits.py; kept
+# here while that file has another engineer's work in flight.)
+POLL_REQUEST_TIMEOUT_SECONDS = 10.0
+TOO_MANY_ERRORS = "Too many consecutive errors during Cursor auth polling"
+POLL_TIMEOUT = "Cursor authentication polling timeout: the sign-in was not confirmed in time"
+SESSION_ENDED = "Cursor ended the session: run /cursor login to sign in again"
+
+
+@dataclass(frozen=True, slots=True)
+class PollPacing:
+    """How the sign-in paces its polls and bounds its calls (tests pass tiny delays)."""
+
+    first_delay: float = POLL_FIRST_DELAY_SECONDS
+    backoff: float = POLL_BACKOFF
+    max_delay: float = POLL_MAX_DELAY_SECONDS
+    max_attempts: int = POLL_MAX_ATTEMPTS
+    max_consecutive_errors: int = POLL_MAX_CONSECUTIVE_ERRORS
+    request_timeout: float = POLL_REQUEST_TIMEOUT_SECONDS
+    profile_timeout: float = PROFILE_TIMEOUT_SECONDS
+
+
+class SignInCancelled(Exception):
+    """A newer sign-in, a logout or the cell stopping ended this one."""
+
+
+def _base64url(raw: bytes) -> str:
+    """Return ``raw`` as unpadded base64url text."""
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
+def pkce_pair() -> tuple[str, str]:
+    """Return (verifier, challenge): 32 random octets as base64url, and its SHA-256 likewise."""
+    verifier = _base64url(secrets.token_bytes(32))
+    challenge = _base64url(hashlib.sha256(verifier.encode("ascii")).digest())
+    return verifier, challenge
+
+
+def login_url(web_url: str, challenge: str, login_id: str) -> str:
+    """Return the page the person opens to sign in."""
+    query = urlencode(
+        {"challenge": challenge, "uuid": login_id, "mode": "login", "redirectTarget": "cli"}
+    )
+    return f"{web_url.rstrip('/')}/loginDeepControl?{query}"
+
+
+def profile_cookie(user_id: str, token: str) -> str:
+    """Return the Cookie header value that presents ``token`` as the web session."""
+    return "WorkosCursorSessionToken=" + quote(f"{user_id}::{token}", safe="")
+
+
+def http_client(timeout: float) -> httpx.Client:
+    """Return a sync httpx client honouring the standard proxy environment."""
+    import httpx
+
+    return httpx.Client(timeout=timeout, trust_env=True, follow_redirects=False)
+
+
+def fetch_email(client: httpx.Client, web_url: str, token: str, timeout: float) -> str | None:
+    """Return the account's email from its profile, or None when it cannot be read or disagrees."""
+    import httpx
+
+    user = token_user_id(token)
+    if user is None:
+        return None
+    try:
+        response = client.get(
+            f"{web_url.rstrip('/')}/api/auth/me",
+            headers={"accept": "application/json", "cookie": profile_cookie(user, token)},
+            timeout=timeout,
+        )
+    except httpx.HTTPError as exc:
+        log.debug("profile unreachable: %s", type(exc).__name__)
+        return None
+    if response.status_code != 200:
+        log.debug("profile refused: HTTP %s", response.status_code)
+        return None
+    try:
+        profile = response.json()
+    except ValueError:
+        return None
+    if not isinstance(profile, dict):
+        return None
+    sub = profile.get("sub")
+    # The profile must name the token's own user, with or without the provider prefix.
+    if not isinstance(sub, str) or sub.split("|")[-1].strip() != user:
+        log.debug("profile names another user; email left unknown")
+        return None
+    email = profile.get("email")
+    if not isinstance(email, str):
+        return None
+    return email.strip() or None
+
+
+def poll_tokens(
+    client: httpx.Client,
+    base_url: str,
+    login_id: str,
+    verifier: str,
+    pacing: PollPacing,
+    cancelled: threading.Event,
+) -> tuple[str, str]:
+    """Return (access, refresh) once Cursor confirms the sign-in; raise CursorError or cancel."""
+    import httpx
+
+    url = f"{base_url.rstrip('/')}/auth/poll"
+    delay = pacing.first_delay
+    errors = 0
+    for attempt in range(pacing.max_attempts):
+        if cancelled.wait(delay):
+            raise SignInCancelled()
+        try:
+            response = client.get(
+                url, params={"uuid": login_id, "verifier": verifier}, timeout=pacing.request_timeout
+            )
+            status, body = response.status_code, response.content
+        except httpx.HTTPError as exc:
+            status, body = None, b""
+            log.debug("auth poll %d: no answer (%s)", attempt + 1, type(exc).__name__)
+        if cancelled.is_set():
+            raise SignInCancelled()
+        if status == 404:
+            errors = 0
+            delay = min(delay * pacing.backoff, pacing.max_delay)
+            continue
+        data = _json_object(body) if status is not None and 200 <= status < 300 else None
+        if data is not None:
+            access, refresh = data.get("accessToken"), data.get("refreshToken")
+            if isinstance(access, str) and access and isinstance(refresh, str) and refresh:
+                return access, refresh
+            raise CredentialError("Cursor answered the sign-in poll without both tokens")
+        # A refusal, a body that is not JSON, or no answer at all: three in a row end it.
+        log.debug("auth poll %d: not an answer (HTTP %s)", attempt + 1, status)
+        errors += 1
+        if errors >= pacing.max_consecutive_errors:
+            raise ProviderError(TOO_MANY_ERRORS)
+    raise ProviderError(POLL_TIMEOUT)
+
+
+def _json_object(body: bytes) -> dict[str, Any] | None:
+    """Return ``body`` parsed as a JSON object, or None."""
+    import json
+
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+class SignIn:
+    """The browser sign-in: at most one in progress, finishing in a daemon thread."""
+
+    def __init__(
+        self,
+        host: Host,
+        store: AuthStore,
+        base_url: str,
+        web_url: str,
+        pacing: PollPacing | None = None,
+    ) -> None:
+        self.host = host
+        self.store = store
+        self.base_url = base_url
+        self.web_url = web_url
+        self.pacing = pacing or PollPacing()
+        # Guards the current flow, and makes "cancel" and "write the tokens" exclusive:
+        # once cancel() returns, the cancelled flow can no longer write.
+        self._guard = threading.Lock()
+        self._cancel: threading.Event | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def in_progress(self) -> bool:
+        """Return whether a sign-in is running."""
+        with self._guard:
+            return self._cancel is not None and not self._cancel.is_set()
+
+    def start(self) -> str:
+        """Cancel any sign-in in progress, start a new one, and return the line to show now."""
+        self.cancel()
+        verifier, challenge = pkce_pair()
+        login_id = str(uuid.uuid4())
+        cancel = threading.Event()
+        thread = threading.Thread(
+            target=self._run,
+            args=(login_id, verifier, cancel),
+            name="cursor-sign-in",
+            daemon=True,
+        )
+        with self._guard:
+            self._cancel, self._thread = cancel, thread
+        thread.start()
+        url = login_url(self.web_url, challenge, login_id)
+        return f"cursor: open {url} in a browser to sign in; this finishes in the background"
+
+    def cancel(self) -> bool:
+        """Cancel the sign-in in progress; return whether there was one."""
+        with self._guard:
+            cancel, self._cancel = self._cancel, None
+            if cancel is None or cancel.is_set():
+                return False
+            cancel.set()
+            return True
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the latest sign-in's thread to end; return whether it has (for tests, CLI)."""
+        with self._guard:
+            thread = self._thread
+        if thread is None:
+            return True
+        thread.join(timeout)
+        return not thread.is_alive()
+
+    def _run(self, login_id: str, verifier: str, cancel: threading.Event) -> None:
+        """Poll, read the email, keep the tokens and say how it went (the background half)."""
+        try:
+            with http_client(self.pacing.request_timeout) as client:
+                access, refresh = poll_tokens(
+                    client, self.base_url, login_id, verifier, self.pacing, cancel
+                )
+                email = fetch_email(client, self.web_url, access, self.pacing.profile_timeout)
+            entry = TokenEntry.from_tokens(access, refresh, email)
+            with self._guard:
+                if cancel.is_set():
+                    raise SignInCancelled()
+                self.store.save_entry(entry)
+                if self._cancel is cancel:
+                    self._cancel = None
+            self.host.notice(None, key=NOTICE_KEY)
+            said = f"{PROVIDER}: signed in as {email}" if email else f"{PROVIDER}: signed in"
+            self.host.say(said)
+            log.info("cursor sign-in kept (email %s)", "known" if email else "unknown")
+        except SignInCancelled:
+            log.debug("cursor sign-in cancelled")
+        except CursorError as exc:
+            self._fail(cancel, exc.detail)
+        except Exception as exc:  # a background thread must never die with a traceback
+            log.debug("cursor sign-in failed unexpectedly: %s", type(exc).__name__)
+            self._fail(cancel, f"unexpected {type(exc).__name__}")
+
+    def _fail(self, cancel: threading.Event, detail: str) -> None:
+        """Report a failed sign-in (unless it was cancelled meanwhile)."""
+        with self._guard:
+            if cancel.is_set():
+                return
+            if self._cancel is cancel:
+                self._cancel = None
+        line = f"{PROVIDER}: sign-in failed: {detail}"
+        self.host.notice(line, key=NOTICE_KEY, level="warning")
+        self.host.say(line)
+
+
+# --- refresh ----------------------------------------------------------------------------
+
+
+class SessionEnded(CredentialError):
+    """Cursor answered ``shouldLogout``: the session is over until the person signs in again."""
+
+
+def refresh_entry(client: httpx.Client, base_url: str, entry: TokenEntry) -> TokenEntry:
+    """Return ``entry`` renewed by Cursor; raise CredentialError when Cursor refuses."""
+    import httpx
+
+    try:
+        response = client.post(
+            f"{base_url.rstrip('/')}/oauth/token",
+            json={
+                "grant_type": "refresh_token",
+                "client_id": OAUTH_CLIENT_ID,
+                "refresh_token": entry.refresh_token,
+            },
+            timeout=REFRESH_TIMEOUT_SECONDS,
+        )
+    except httpx.HTTPError as exc:
+        raise ProviderError(
+            f"Cursor token refresh failed: could not reach Cursor ({type(exc).__name__})",
+            retryable=True,
+        ) from None
+    data = _json_object(response.content) or {}
+    if data.get("shouldLogout") is True:
+        raise SessionEnded(SESSION_ENDED)
+    if not 200 <= response.status_code < 300:
+        code = data.get("error")
+        reason = f" {code}" if isinstance(code, str) and len(code) <= 64 else ""
+        raise CredentialError(
+            f"Cursor token refresh failed: HTTP {response.status_code}{reason}; run /cursor login"
+        )
+    access = data.get("access_token")
+    if not isinstance(access, str) or not access:
+        raise CredentialError("Cursor token refresh returned no access token; run /cursor login")
+    rotated = data.get("refresh_token")
+    refresh = rotated if isinstance(rotated, str) and rotated else entry.refresh_token
+    return TokenEntry.from_tokens(access, refresh, entry.email)
+
+
+def refresh_if_due(
+    store: AuthStore,
+    base_url: str,
+    *,
+    host: Host | None = None,
+    within: float = REFRESH_WHEN_DUE_WITHIN_SECONDS,
+    client: httpx.Client | None = None,
+) -> TokenEntry | None:
+    """Return the kept sign-in, renewed first (once, across rounds and processes) when due.
+
+    Only a round calls this. ``shouldLogout`` leaves the kept sign-in as it was,
+    raises a CredentialError and posts a standing notice until a login succeeds.
+    """
+    entry = store.entry()
+    if entry is None or not entry.due_within(within):
+        return entry
+    with store.locked():
+        # Another round or process may have renewed it while this one waited for the lock.
+        entry = store.entry()
+        if entry is None or not entry.due_within(within):
+            log.debug("cursor token already renewed by another round")
+            return entry
+        try:
+            if client is not None:
+                renewed = refresh_entry(client, base_url, entry)
+            else:
+                with http_client(REFRESH_TIMEOUT_SECONDS) as own:
+                    renewed = refresh_entry(own, base_url, entry)
+        except SessionEnded as exc:
+            if host is not None:
+                host.notice(f"{PROVIDER}: {exc.detail}", key=NOTICE_KEY, level="warning")
+            raise
+        store.save_entry(renewed)
+        log.info("cursor token renewed")
+        return renewed
+
+
+async def refresh_if_due_async(
+    store: AuthStore,
+    base_url: str,
+    *,
+    host: Host | None = None,
+    within: float = REFRESH_WHEN_DUE_WITHIN_SECONDS,
+) -> TokenEntry | None:
+    """Return ``refresh_if_due`` run in a worker thread, so the lane's event loop never blocks."""
+    return await asyncio.to_thread(refresh_if_due, store, base_url, host=host, within=within)
