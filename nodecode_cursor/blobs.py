@@ -1,0 +1,222 @@
+"""Blob stores and the conversations that own them: what a run request points into.
+
+Cursor's run request names the history by blob id (the raw 32-byte SHA-256 of a
+blob's bytes); the service asks for each blob it lacks over the KV channel and
+may hand us blobs to keep. This module holds those blobs per conversation, the
+last checkpoint the service sent (with the system-prompt blob ids it was taken
+under), the conversation's wire id and its rotation after a poisoned run, and
+an LRU of conversations keyed by the host's session id.
+
+Pure state: no sockets, no clock, no threads. Building the blobs from a chat
+history is ``history.py``'s job; answering the KV channel is ``answers.py``'s;
+deciding when a run was poisoned is the lane's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING
+
+from . import limits
+
+if TYPE_CHECKING:
+    from ._proto import agent_pb2
+
+__all__ = ["BlobStore", "Conversation", "Conversations", "blob_id", "conversation_id_for"]
+
+# Our own namespace for the conversation ids derived from session ids (uuid5).
+# Any fixed UUID works; this one is ours so our ids never collide with another
+# client's derivation.
+CONVERSATION_NAMESPACE = uuid.UUID("5b0d6c1e-3f8a-5e47-9c2d-7a1e4b6f0c39")
+
+
+def blob_id(data: bytes) -> bytes:
+    """Return the blob id of DATA: its raw 32-byte SHA-256."""
+    return hashlib.sha256(data).digest()
+
+
+def conversation_id_for(session_id: str) -> str:
+    """Return the deterministic conversation id (a UUID string) of a host session."""
+    return str(uuid.uuid5(CONVERSATION_NAMESPACE, f"nodecode-cursor:{session_id}"))
+
+
+class BlobStore:
+    """Blobs by hex id, plus a memo from a content key to the id built from it.
+
+    The memo is what keeps request building linear across rounds: a builder asks
+    ``cached(key, build)`` with a key made of the host's own strings (whose hash
+    Python caches on the string object), so a message already seen costs one
+    dict lookup instead of a JSON encode and a SHA-256 over its bytes.
+    """
+
+    __slots__ = ("_blobs", "_memo")
+
+    def __init__(self) -> None:
+        self._blobs: dict[str, bytes] = {}
+        self._memo: dict[Hashable, bytes] = {}
+
+    def put(self, data: bytes) -> bytes:
+        """Keep DATA and return its blob id (raw 32 bytes)."""
+        digest = hashlib.sha256(data).digest()
+        self._blobs.setdefault(digest.hex(), data)
+        return digest
+
+    def set(self, blob_id_bytes: bytes, data: bytes) -> None:
+        """Keep DATA under the id the service chose for it (a KV set)."""
+        self._blobs[blob_id_bytes.hex()] = data
+
+    def get(self, blob_id_bytes: bytes) -> bytes | None:
+        """Return the blob under BLOB_ID_BYTES, or None when this store does not hold it."""
+        return self._blobs.get(blob_id_bytes.hex())
+
+    def cached(self, key: Hashable, build: Callable[[], bytes]) -> bytes:
+        """Return the blob id built from KEY, running BUILD (and storing its bytes) only once."""
+        known = self._memo.get(key)
+        if known is not None:
+            return known
+        digest = self.put(build())
+        self._memo[key] = digest
+        return digest
+
+    def cached_or_none(self, key: Hashable, build: Callable[[], bytes | None]) -> bytes | None:
+        """Return the blob id built from KEY, or None when BUILD made no blob (memoised too)."""
+        known = self._memo.get(key)
+        if known is not None:
+            return known or None
+        data = build()
+        digest = b"" if data is None else self.put(data)
+        self._memo[key] = digest
+        return digest or None
+
+    def __len__(self) -> int:
+        """Return how many blobs the store holds."""
+        return len(self._blobs)
+
+    def __contains__(self, blob_id_bytes: object) -> bool:
+        """Return whether the store holds the blob with this raw id."""
+        return isinstance(blob_id_bytes, bytes) and blob_id_bytes.hex() in self._blobs
+
+
+class Conversation:
+    """One conversation: its wire id, blob store, last checkpoint and rotation state.
+
+    ``poison()`` models a bare resource_exhausted (no output): the conversation
+    gets a new wire id and forgets its checkpoint, so the next request rebuilds
+    it from the history; it rotates once per failure streak, and
+    ``turn_completed()`` ends the streak so a later failure may rotate again.
+    """
+
+    __slots__ = (
+        "_in_streak",
+        "_new_id",
+        "base_id",
+        "blobs",
+        "checkpoint",
+        "checkpoint_system_ids",
+        "conversation_id",
+        "rotations",
+    )
+
+    def __init__(self, conversation_id: str, *, new_id: Callable[[], str] | None = None) -> None:
+        self.base_id = conversation_id
+        self.conversation_id = conversation_id
+        self.blobs = BlobStore()
+        self.checkpoint: agent_pb2.ConversationStateStructure | None = None
+        # The system-prompt blob ids of the request the checkpoint answered.
+        self.checkpoint_system_ids: tuple[bytes, ...] = ()
+        self.rotations = 0
+        self._in_streak = False
+        self._new_id = new_id or (lambda: str(uuid.uuid4()))
+
+    def keep_checkpoint(
+        self, checkpoint: agent_pb2.ConversationStateStructure, system_ids: tuple[bytes, ...] = ()
+    ) -> None:
+        """Keep the checkpoint the service sent, with the system-prompt ids it was taken under.
+
+        When SYSTEM_IDS is empty the checkpoint's own root blob ids are the
+        reference: the reuse rule compares their head with the next prompt's.
+        """
+        self.checkpoint = checkpoint
+        self.checkpoint_system_ids = tuple(system_ids) or tuple(
+            checkpoint.root_prompt_messages_json
+        )
+
+    def checkpoint_for(
+        self, system_ids: tuple[bytes, ...]
+    ) -> agent_pb2.ConversationStateStructure | None:
+        """Return the kept checkpoint when SYSTEM_IDS head its root ids, else None."""
+        if self.checkpoint is None:
+            return None
+        head = self.checkpoint_system_ids[: len(system_ids)]
+        if len(head) != len(system_ids) or any(
+            bytes(a) != bytes(b) for a, b in zip(head, system_ids, strict=True)
+        ):
+            return None
+        return self.checkpoint
+
+    def poison(self) -> bool:
+        """Rotate the wire id and drop the checkpoint, once per streak; return whether it did."""
+        if self._in_streak:
+            return False
+        self._in_streak = True
+        self.rotations += 1
+        self.conversation_id = self._new_id()
+        self.checkpoint = None
+        self.checkpoint_system_ids = ()
+        return True
+
+    def turn_completed(self) -> None:
+        """End the failure streak: a later poisoned run may rotate the id again."""
+        self._in_streak = False
+
+
+class Conversations:
+    """The conversations this process keeps, by session id, at most ``limit`` (LRU).
+
+    An evicted conversation rebuilds from the history, like the first request
+    after a restart. A round without a session gets a fresh conversation that is
+    not kept (ephemeral rounds forget theirs).
+    """
+
+    __slots__ = ("_items", "_new_id", "limit")
+
+    def __init__(
+        self, limit: int = limits.MAX_CONVERSATIONS, *, new_id: Callable[[], str] | None = None
+    ) -> None:
+        self.limit = limit
+        self._items: OrderedDict[str, Conversation] = OrderedDict()
+        self._new_id = new_id
+
+    def get(self, session_id: str | None) -> Conversation:
+        """Return the conversation of SESSION_ID (made on first use, now most recent).
+
+        With no session id, a fresh ephemeral conversation (random id) that this
+        table does not keep.
+        """
+        if not session_id:
+            fresh = (self._new_id or (lambda: str(uuid.uuid4())))()
+            return Conversation(fresh, new_id=self._new_id)
+        found = self._items.get(session_id)
+        if found is not None:
+            self._items.move_to_end(session_id)
+            return found
+        made = Conversation(conversation_id_for(session_id), new_id=self._new_id)
+        self._items[session_id] = made
+        while len(self._items) > self.limit:
+            self._items.popitem(last=False)
+        return made
+
+    def forget(self, session_id: str) -> None:
+        """Drop what is kept of SESSION_ID's conversation."""
+        self._items.pop(session_id, None)
+
+    def __contains__(self, session_id: object) -> bool:
+        """Return whether SESSION_ID's conversation is kept."""
+        return session_id in self._items
+
+    def __len__(self) -> int:
+        """Return how many conversations are kept."""
+        return len(self._items)

@@ -1,0 +1,695 @@
+"""The host's chat history as Cursor's conversation state: root prompt blobs and turns.
+
+Cursor's run request carries the whole conversation each time, twice over:
+
+* ``root_prompt_messages_json``: the system prompt and every history message
+  before the active user message, each a compact JSON blob in the shape of the
+  Vercel AI SDK's core messages (this is what the model reads);
+* ``turns``: for each earlier user message, a ConversationTurnStructure blob of
+  its UserMessage blob and its step blobs (assistant text, thinking when it may
+  replay, one MCP tool-call step per call with its result).
+
+The trailing user message (text and inline images) is the run's action, not
+history; a history that ends otherwise resumes. Every blob goes into the
+conversation's :class:`~nodecode_cursor.blobs.BlobStore` and is referenced by
+its SHA-256. Blobs are memoised on keys made of the host's own strings, so a
+message seen in an earlier round costs a dict lookup, not a JSON encode and a
+hash: request building grows linearly with what is new.
+
+Pure: no I/O, no clock. The run request around these ids is ``request.py``'s;
+which rounds may replay thinking is ``writers.py``'s policy, passed in.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import re
+import uuid
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from ._proto import agent_pb2
+from .blobs import BlobStore
+from .values import encode_value
+
+__all__ = [
+    "DEFAULT_SYSTEM_PROMPT",
+    "PROVIDER_IDENTIFIER",
+    "ActiveUser",
+    "HistoryBlobs",
+    "ThinkingReplay",
+    "build_history",
+    "json_bytes",
+    "normalize_call_id",
+    "parse_data_url",
+    "system_blob_ids",
+]
+
+# What the root prompt's system blob says when the host gave no system prompt.
+DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
+
+# The MCP server name the host's tools ride under (omp's).
+PROVIDER_IDENTIFIER = "pi-agent"
+
+# Cursor takes tool-call ids in this charset and at most this long.
+_CALL_ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+_CALL_ID_MAX = 64
+
+_DATA_URL = re.compile(r"^data:([^;,]+);base64,(.*)$", re.DOTALL)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+# Our namespace for the deterministic UserMessage / image ids of history turns.
+_MESSAGE_NAMESPACE = uuid.UUID("9e3c1a52-7d4b-5f08-8a61-2c5e9b7d4f13")
+
+# Per assistant message: the model name its thinking replays under, or None.
+ThinkingReplay = Callable[[Mapping[str, Any]], str | None]
+
+
+@dataclass(frozen=True, slots=True)
+class ActiveUser:
+    """The trailing user message the run's action carries: its text and inline images."""
+
+    text: str
+    images: tuple[tuple[str, bytes], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryBlobs:
+    """What the history became: blob ids for the state, and the action's user message."""
+
+    system_ids: tuple[bytes, ...]
+    root_ids: tuple[bytes, ...]
+    turn_ids: tuple[bytes, ...]
+    active: ActiveUser | None
+    history_end: int
+
+
+# --- small pure pieces --------------------------------------------------------------
+
+
+def normalize_call_id(call_id: str) -> str:
+    """Return CALL_ID within Cursor's charset ([A-Za-z0-9_-], others as '_'), at most 64 chars."""
+    return _CALL_ID_UNSAFE.sub("_", call_id)[:_CALL_ID_MAX]
+
+
+def json_bytes(obj: Any) -> bytes:
+    """Return OBJ as compact, deterministic UTF-8 JSON (insertion order, no ASCII escaping).
+
+    Matches JavaScript's JSON.stringify, which omp uses: non-ASCII stays as
+    itself, and a lone surrogate is written as a ``\\uXXXX`` escape.
+    """
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
+
+
+def parse_data_url(url: Any) -> tuple[str, str] | None:
+    """Return (mime type, base64 text) of a ``data:…;base64,`` URL, else None."""
+    if not isinstance(url, str):
+        return None
+    match = _DATA_URL.match(url)
+    return (match.group(1), match.group(2)) if match else None
+
+
+def _unbase64(data: str) -> bytes | None:
+    """Return the bytes base64 DATA spells, or None when it does not decode."""
+    try:
+        return base64.b64decode(data, validate=False)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _role(message: Mapping[str, Any]) -> str:
+    """Return MESSAGE's role; developer and system messages in the history ride as user turns."""
+    role = message.get("role")
+    if role in ("user", "developer", "system"):
+        return "user"
+    return role if isinstance(role, str) else ""
+
+
+# Content items: a string stays a string; parts become ("text", text) or
+# ("image", mime, base64). Images without a data: URL are left out.
+Item = tuple[str, ...]
+Items = str | tuple[Item, ...]
+
+
+def _items(content: Any) -> Items:
+    """Return chat CONTENT as content items."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    out: list[Item] = []
+    for part in content:
+        if not isinstance(part, dict):
+            continue
+        kind = part.get("type")
+        if kind == "text":
+            text = part.get("text")
+            out.append(("text", text if isinstance(text, str) else ""))
+        elif kind == "image_url":
+            image_url = part.get("image_url")
+            url = image_url.get("url") if isinstance(image_url, dict) else image_url
+            parsed = parse_data_url(url)
+            if parsed is not None:
+                out.append(("image", parsed[0], parsed[1]))
+    return tuple(out)
+
+
+def _items_text(items: Items, *, images: bool = False) -> str:
+    """Return the text of ITEMS joined by newlines; an image as ``[MIME image]`` when IMAGES."""
+    if isinstance(items, str):
+        return items
+    lines = []
+    for item in items:
+        if item[0] == "text":
+            lines.append(item[1])
+        elif images:
+            lines.append(f"[{item[1]} image]")
+    return "\n".join(lines)
+
+
+def _items_images(items: Items) -> tuple[tuple[str, bytes], ...]:
+    """Return the images of ITEMS as (mime, bytes), leaving out those that do not decode."""
+    if isinstance(items, str):
+        return ()
+    out = []
+    for item in items:
+        if item[0] == "image":
+            data = _unbase64(item[2])
+            if data is not None:
+                out.append((item[1], data))
+    return tuple(out)
+
+
+def _content_key(items: Items) -> str:
+    """Return the key a user message's id derives from: its trimmed text, or a digest of parts."""
+    if isinstance(items, str):
+        return items.strip()
+    hasher = hashlib.sha256()
+    for item in items:
+        for piece in item:
+            hasher.update(piece.encode("utf-8", "surrogatepass"))
+    return hasher.hexdigest()
+
+
+def _prompt_content(items: Items) -> list[dict[str, str]]:
+    """Return user content as the root prompt's parts: trimmed non-empty text, data-URL images."""
+    if isinstance(items, str):
+        text = items.strip()
+        return [{"type": "text", "text": text}] if text else []
+    parts: list[dict[str, str]] = []
+    for item in items:
+        if item[0] == "text":
+            text = item[1].strip()
+            if text:
+                parts.append({"type": "text", "text": text})
+        else:
+            parts.append(
+                {"type": "image", "image": f"data:{item[1]};base64,{item[2]}", "mediaType": item[1]}
+            )
+    return parts
+
+
+def _text_of(content: Any) -> str:
+    """Return an assistant message's visible text (text parts joined)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part["text"]
+            for part in content
+            if isinstance(part, dict)
+            and part.get("type") == "text"
+            and isinstance(part.get("text"), str)
+        )
+    return ""
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """One tool call of an assistant message, as the history holds it."""
+
+    raw_id: str
+    call_id: str
+    name: str
+    arguments: Any  # the host's arguments: usually a JSON string
+
+
+def _calls(message: Mapping[str, Any]) -> list[_Call]:
+    """Return an assistant message's tool calls."""
+    raw = message.get("tool_calls")
+    if not isinstance(raw, list):
+        return []
+    calls = []
+    for call in raw:
+        if not isinstance(call, dict):
+            continue
+        function = call.get("function")
+        function = function if isinstance(function, dict) else {}
+        call_id = call.get("id")
+        name = function.get("name")
+        raw_id = call_id if isinstance(call_id, str) else ""
+        calls.append(
+            _Call(
+                raw_id,
+                normalize_call_id(raw_id),
+                name if isinstance(name, str) else "",
+                function.get("arguments"),
+            )
+        )
+    return calls
+
+
+def _arguments_object(arguments: Any) -> dict[str, Any]:
+    """Return a call's arguments as a JSON object; an empty one when they do not parse as one."""
+    if isinstance(arguments, dict):
+        return arguments
+    if isinstance(arguments, str):
+        try:
+            parsed = json.loads(arguments)
+        except (ValueError, RecursionError):
+            return {}
+        if isinstance(parsed, dict):
+            return parsed
+    return {}
+
+
+def _arguments_key(arguments: Any) -> Hashable:
+    """Return a hashable key for a call's arguments (the host's string itself, when a string)."""
+    if isinstance(arguments, str) or arguments is None:
+        return arguments
+    try:
+        return ("json", json.dumps(arguments, sort_keys=True, default=str))
+    except (TypeError, ValueError):
+        return ("repr", repr(arguments))
+
+
+def _message_id(turn_index: int, items: Items) -> str:
+    """Return the deterministic message id of the history turn TURN_INDEX's user message."""
+    return str(uuid.uuid5(_MESSAGE_NAMESPACE, f"u:{turn_index}:{_content_key(items)}"))
+
+
+# --- the blobs ------------------------------------------------------------------------
+
+
+def _serialize(message: Any) -> bytes:
+    """Return a protobuf message's deterministic bytes (map entries sorted), fit to hash."""
+    data: bytes = message.SerializeToString(deterministic=True)
+    return data
+
+
+def system_blob_ids(store: BlobStore, system: str | None) -> tuple[bytes, ...]:
+    """Store the system prompt's JSON blob and return its id (as a one-element tuple)."""
+    content = system if isinstance(system, str) and system.strip() else DEFAULT_SYSTEM_PROMPT
+    return (
+        store.cached(("sys", content), lambda: json_bytes({"role": "system", "content": content})),
+    )
+
+
+def _user_message(
+    text: str, message_id: str, images: tuple[tuple[str, bytes], ...]
+) -> agent_pb2.UserMessage:
+    """Return a UserMessage with IMAGES inline (image ids derived from the message id)."""
+    message = agent_pb2.UserMessage(text=text, message_id=message_id)
+    for index, (mime, data) in enumerate(images):
+        message.selected_context.selected_images.add(
+            uuid=str(uuid.uuid5(_MESSAGE_NAMESPACE, f"{message_id}:image:{index}")),
+            mime_type=mime,
+            data=data,
+        )
+    return message
+
+
+def _result_items(items: Items) -> list[agent_pb2.McpToolResultContentItem]:
+    """Return a tool result's content as MCP content items (text and images)."""
+    if isinstance(items, str):
+        return [agent_pb2.McpToolResultContentItem(text=agent_pb2.McpTextContent(text=items))]
+    out = []
+    for item in items:
+        if item[0] == "text":
+            out.append(
+                agent_pb2.McpToolResultContentItem(text=agent_pb2.McpTextContent(text=item[1]))
+            )
+        else:
+            out.append(
+                agent_pb2.McpToolResultContentItem(
+                    image=agent_pb2.McpImageContent(
+                        data=_unbase64(item[2]) or b"", mime_type=item[1]
+                    )
+                )
+            )
+    return out
+
+
+def _tool_call_step(call: _Call, result: Items | None) -> bytes:
+    """Return the ConversationStep bytes of one MCP call, with its result when held."""
+    mcp = agent_pb2.McpToolCall()
+    args = mcp.args
+    args.name = call.name
+    for key, value in _arguments_object(call.arguments).items():
+        try:
+            args.args[str(key)] = encode_value(value)
+        except TypeError:
+            continue
+    args.tool_call_id = call.call_id
+    args.provider_identifier = PROVIDER_IDENTIFIER
+    args.tool_name = call.name
+    if result is not None:
+        content = _result_items(result)
+        if content:
+            mcp.result.success.content.extend(content)
+    step = agent_pb2.ConversationStep(
+        tool_call=agent_pb2.ToolCall(tool_call_id=call.call_id, mcp_tool_call=mcp)
+    )
+    return _serialize(step)
+
+
+def _orphan_text(items: Items) -> str:
+    """Return a tool result with no call as assistant text."""
+    text = _items_text(items, images=True)
+    return f"[Tool Result]\n{text if text else '(empty result)'}"
+
+
+@dataclass(slots=True)
+class _Pairing:
+    """Which tool message answers which call, over the history before the active message."""
+
+    # (message index, call index) -> the index of the tool message answering it
+    result_of: dict[tuple[int, int], int]
+    # tool message indexes that answer a call
+    answering: set[int]
+    # tool message indexes whose id names no call at all: orphans
+    orphans: set[int]
+    # raw call id -> the tool's name (first call that names it)
+    names: dict[str, str]
+
+
+def _pair(messages: Sequence[Mapping[str, Any]], end: int) -> _Pairing:
+    """Return how the tool results of MESSAGES[:END] pair with the calls before them."""
+    pending: dict[str, tuple[int, int]] = {}
+    called: set[str] = set()
+    names: dict[str, str] = {}
+    result_of: dict[tuple[int, int], int] = {}
+    answering: set[int] = set()
+    orphans: set[int] = set()
+    tool_indexes: list[int] = []
+    for index in range(end):
+        message = messages[index]
+        role = _role(message)
+        if role == "assistant":
+            for call_index, call in enumerate(_calls(message)):
+                pending[call.raw_id] = (index, call_index)
+                called.add(call.raw_id)
+                names.setdefault(call.raw_id, call.name)
+        elif role == "tool":
+            tool_indexes.append(index)
+            raw = message.get("tool_call_id")
+            raw_id = raw if isinstance(raw, str) else ""
+            slot = pending.pop(raw_id, None)
+            if slot is not None:
+                result_of[slot] = index
+                answering.add(index)
+    for index in tool_indexes:
+        if index in answering:
+            continue
+        raw = messages[index].get("tool_call_id")
+        if (raw if isinstance(raw, str) else "") not in called:
+            orphans.add(index)
+    return _Pairing(result_of, answering, orphans, names)
+
+
+def _tool_result_blob(
+    store: BlobStore, message: Mapping[str, Any], items: Items, name: str
+) -> bytes:
+    """Store a tool result's root JSON blob and return its id."""
+    raw = message.get("tool_call_id")
+    call_id = normalize_call_id(raw if isinstance(raw, str) else "")
+    return store.cached(
+        ("root-tool", call_id, name, items),
+        lambda: json_bytes(
+            {
+                "role": "tool",
+                "id": call_id,
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolName": name,
+                        "toolCallId": call_id,
+                        "result": _items_text(items, images=True),
+                    }
+                ],
+            }
+        ),
+    )
+
+
+def _assistant_blob(
+    store: BlobStore, message: Mapping[str, Any], calls: list[_Call], writer: str | None
+) -> bytes | None:
+    """Store an assistant message's root JSON blob and return its id (None when it says nothing)."""
+    reasoning = message.get("reasoning_content")
+    thinking = (
+        reasoning if writer is not None and isinstance(reasoning, str) and reasoning else None
+    )
+    content = message.get("content")
+    text_key: Hashable = (
+        content if isinstance(content, str) or content is None else _text_of(content)
+    )
+    key = (
+        "root-assistant",
+        thinking,
+        writer if thinking else None,
+        text_key,
+        tuple((c.call_id, c.name, _arguments_key(c.arguments)) for c in calls),
+    )
+
+    def build() -> bytes:
+        """Return the assistant message's JSON blob."""
+        parts: list[dict[str, Any]] = []
+        if thinking:
+            parts.append(
+                {
+                    "type": "reasoning",
+                    "text": thinking,
+                    "providerOptions": {"cursor": {"modelName": writer}},
+                }
+            )
+        text = _text_of(content)
+        if text:
+            parts.append({"type": "text", "text": text})
+        for call in calls:
+            parts.append(
+                {
+                    "type": "tool-call",
+                    "toolCallId": call.call_id,
+                    "toolName": call.name,
+                    "args": _arguments_object(call.arguments),
+                }
+            )
+        return json_bytes({"role": "assistant", "content": parts})
+
+    if not thinking and not _text_of(content) and not calls:
+        return None
+    return store.cached(key, build)
+
+
+def _orphan_json(items: Items) -> bytes:
+    """Return the root JSON blob of a tool result with no call: assistant text."""
+    return json_bytes(
+        {"role": "assistant", "content": [{"type": "text", "text": _orphan_text(items)}]}
+    )
+
+
+def _root_ids(
+    store: BlobStore,
+    messages: Sequence[Mapping[str, Any]],
+    end: int,
+    pairing: _Pairing,
+    replay: ThinkingReplay,
+) -> list[bytes]:
+    """Return the root prompt blob ids of MESSAGES[:END] (the system ids not included)."""
+    ids: list[bytes] = []
+    emitted: set[int] = set()
+    for index in range(end):
+        message = messages[index]
+        role = _role(message)
+        if role == "user":
+            items = _items(message.get("content"))
+            known = store.cached_or_none(("root-user", items), partial(_user_json, items))
+            if known is not None:
+                ids.append(known)
+        elif role == "assistant":
+            calls = _calls(message)
+            blob = _assistant_blob(store, message, calls, replay(message))
+            if blob is not None:
+                ids.append(blob)
+            # each result right after its round, in call order
+            for call_index, call in enumerate(calls):
+                result_index = pairing.result_of.get((index, call_index))
+                if result_index is None:
+                    continue
+                result = messages[result_index]
+                name = pairing.names.get(call.raw_id, "")
+                ids.append(_tool_result_blob(store, result, _items(result.get("content")), name))
+                emitted.add(result_index)
+        elif role == "tool":
+            if index in emitted or index in pairing.answering:
+                continue
+            items = _items(message.get("content"))
+            if index in pairing.orphans:
+                ids.append(store.cached(("root-orphan", items), partial(_orphan_json, items)))
+            else:
+                # a second result for a call already answered: its call is in
+                # the history, so it stands where the host put it
+                raw = message.get("tool_call_id")
+                name = pairing.names.get(raw if isinstance(raw, str) else "", "")
+                ids.append(_tool_result_blob(store, message, items, name))
+    return ids
+
+
+def _user_json(items: Items) -> bytes | None:
+    """Return a user message's root JSON blob bytes, or None when it has no content."""
+    content = _prompt_content(items)
+    if not content:
+        return None
+    return json_bytes({"role": "user", "content": content})
+
+
+def _thinking_step(text: str) -> bytes:
+    """Return the ConversationStep bytes of replayed thinking."""
+    return _serialize(
+        agent_pb2.ConversationStep(thinking_message=agent_pb2.ThinkingMessage(text=text))
+    )
+
+
+def _text_step(text: str) -> bytes:
+    """Return the ConversationStep bytes of assistant text."""
+    return _serialize(
+        agent_pb2.ConversationStep(assistant_message=agent_pb2.AssistantMessage(text=text))
+    )
+
+
+def _user_step(items: Items, turn_index: int) -> bytes:
+    """Return the UserMessage bytes of history turn TURN_INDEX's user message."""
+    return _serialize(
+        _user_message(
+            _items_text(items).strip(), _message_id(turn_index, items), _items_images(items)
+        )
+    )
+
+
+def _turn(user_id: bytes, step_ids: tuple[bytes, ...]) -> bytes:
+    """Return the ConversationTurnStructure bytes of one agent turn of blob ids."""
+    return _serialize(
+        agent_pb2.ConversationTurnStructure(
+            agent_conversation_turn=agent_pb2.AgentConversationTurnStructure(
+                user_message=user_id, steps=list(step_ids)
+            )
+        )
+    )
+
+
+def _assistant_steps(
+    store: BlobStore,
+    messages: Sequence[Mapping[str, Any]],
+    index: int,
+    pairing: _Pairing,
+    replay: ThinkingReplay,
+) -> list[bytes]:
+    """Return the step blob ids of the assistant message at INDEX."""
+    step = messages[index]
+    steps: list[bytes] = []
+    reasoning = step.get("reasoning_content")
+    if isinstance(reasoning, str) and reasoning and replay(step) is not None:
+        steps.append(store.cached(("step-thinking", reasoning), partial(_thinking_step, reasoning)))
+    text = _text_of(step.get("content"))
+    if text:
+        steps.append(store.cached(("step-text", text), partial(_text_step, text)))
+    for call_index, call in enumerate(_calls(step)):
+        result_index = pairing.result_of.get((index, call_index))
+        result = None if result_index is None else _items(messages[result_index].get("content"))
+        key = ("step-call", call.call_id, call.name, _arguments_key(call.arguments), result)
+        steps.append(store.cached(key, partial(_tool_call_step, call, result)))
+    return steps
+
+
+def _turn_ids(
+    store: BlobStore,
+    messages: Sequence[Mapping[str, Any]],
+    end: int,
+    pairing: _Pairing,
+    replay: ThinkingReplay,
+) -> list[bytes]:
+    """Return the turn blob ids of each user message before END and what answered it."""
+    turns: list[bytes] = []
+    index = 0
+    while index < end:
+        message = messages[index]
+        index += 1
+        if _role(message) != "user":
+            continue
+        items = _items(message.get("content"))
+        images = not isinstance(items, str) and any(item[0] == "image" for item in items)
+        if not images and not _items_text(items).strip():
+            continue
+        turn_index = len(turns)
+        user_id = store.cached(
+            ("turn-user", turn_index, items), partial(_user_step, items, turn_index)
+        )
+        steps: list[bytes] = []
+        while index < end and _role(messages[index]) != "user":
+            role = _role(messages[index])
+            if role == "assistant":
+                steps.extend(_assistant_steps(store, messages, index, pairing, replay))
+            elif role == "tool" and index in pairing.orphans:
+                orphan = _items(messages[index].get("content"))
+                text = _orphan_text(orphan)
+                steps.append(store.cached(("step-orphan", orphan), partial(_text_step, text)))
+            index += 1
+        step_ids = tuple(steps)
+        turns.append(store.cached(("turn", user_id, step_ids), partial(_turn, user_id, step_ids)))
+    return turns
+
+
+def _no_replay(message: Mapping[str, Any]) -> str | None:
+    """Return None: no round's thinking replays."""
+    return None
+
+
+def build_history(
+    messages: Sequence[Mapping[str, Any]],
+    system: str | None,
+    store: BlobStore,
+    replay: ThinkingReplay | None = None,
+) -> HistoryBlobs:
+    """Store the history's blobs in STORE and return their ids and the action's user message.
+
+    MESSAGES are OpenAI chat messages (system/developer/user/assistant/tool).
+    The trailing user message, when there is one, is the action and stays out
+    of the history; REPLAY says, per assistant message, the model name its
+    thinking replays under (None: it does not replay).
+    """
+    policy = replay or _no_replay
+    rows = [message if isinstance(message, Mapping) else {} for message in messages]
+    end = len(rows)
+    active: ActiveUser | None = None
+    if rows and _role(rows[-1]) == "user":
+        end = len(rows) - 1
+        items = _items(rows[-1].get("content"))
+        text = items.strip() if isinstance(items, str) else _items_text(items)
+        images = _items_images(items)
+        if text.strip() or images:
+            active = ActiveUser(text, images)
+    system_ids = system_blob_ids(store, system)
+    pairing = _pair(rows, end)
+    root = list(system_ids) + _root_ids(store, rows, end, pairing, policy)
+    turns = _turn_ids(store, rows, end, pairing, policy)
+    return HistoryBlobs(system_ids, tuple(root), tuple(turns), active, end)
