@@ -1,0 +1,106 @@
+"""The ``/cursor`` command: ``login``, ``status`` and ``logout``, with completion of its verbs.
+
+Each verb answers one line at once. ``login`` starts the browser sign-in
+(``signin.py``) and returns the page to open; ``status`` says where the
+credential comes from without refreshing or touching the network; ``logout``
+forgets the kept sign-in (every other field of auth.json stays) and clears the
+cell's notices. The cell (``cell.py``) registers this command with its host.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .credentials import env_credential
+from .errors import StoreError
+from .limits import DEFAULT_BASE_URL, DEFAULT_WEB_URL
+from .signin import NOTICE_KEY, PollPacing, SignIn
+from .store import PROVIDER, AuthStore
+
+if TYPE_CHECKING:
+    from .host import Host
+
+__all__ = ["USAGE", "VERBS", "CursorCommand"]
+
+VERBS = ("login", "logout", "status")
+USAGE = "usage: /cursor login | status | logout"
+NOT_SIGNED_HINT = "not signed in: run /cursor login, or set CURSOR_ACCESS_TOKEN"
+
+
+class CursorCommand:
+    """``/cursor login | status | logout`` for one host."""
+
+    name = "cursor"
+    description = "Sign in to Cursor, or out"
+    argument_hint = "login | status | logout"
+
+    def __init__(
+        self,
+        host: Host,
+        base_url: str = DEFAULT_BASE_URL,
+        web_url: str = DEFAULT_WEB_URL,
+        pacing: PollPacing | None = None,
+    ) -> None:
+        self.host = host
+        self.store = AuthStore(host.home)
+        self.signin = SignIn(host, self.store, base_url, web_url, pacing)
+
+    def run(self, argline: str = "") -> str:
+        """Return the one line answering ``/cursor <argline>`` (an empty line asks for status)."""
+        words = argline.split()
+        verb = words[0].lower() if words else "status"
+        if verb == "login":
+            return self.login()
+        if verb == "logout":
+            return self.logout()
+        if verb == "status":
+            return self.status()
+        return USAGE
+
+    def complete(self, prefix: str = "") -> list[str]:
+        """Return the verbs that start with ``prefix``."""
+        start = prefix.strip().lower()
+        return [verb for verb in VERBS if verb.startswith(start)]
+
+    def login(self) -> str:
+        """Start a sign-in (cancelling one in progress); return the page to open."""
+        return self.signin.start()
+
+    def status(self) -> str:
+        """Return where the credential comes from, in a line; never refreshes, never dials."""
+        try:
+            entry = self.store.entry()
+            key = self.store.api_key()
+        except StoreError as exc:
+            return f"{PROVIDER}: {exc.detail}"
+        pending = self.signin.in_progress
+        if entry is not None:
+            line = (
+                f"{PROVIDER}: signed in as {entry.email}"
+                if entry.email
+                else f"{PROVIDER}: signed in"
+            )
+            if key:
+                line += "; a key saved by /connect is used first"
+            return line + ("; a sign-in is in progress" if pending else "")
+        if pending:
+            return f"{PROVIDER}: a sign-in is in progress"
+        if key:
+            return f"{PROVIDER}: not signed in; a key saved by /connect is used"
+        if env_credential() is not None:
+            return f"{PROVIDER}: not signed in; a token from the environment is used"
+        return f"{PROVIDER}: {NOT_SIGNED_HINT}"
+
+    def logout(self) -> str:
+        """Cancel a sign-in in progress, forget the kept one, clear the notices; return a line."""
+        self.signin.cancel()
+        try:
+            self.store.save_entry(None)
+        except StoreError as exc:
+            return f"{PROVIDER}: {exc.detail}"
+        self.host.notice(None, key=NOTICE_KEY)
+        return f"{PROVIDER}: signed out"
+
+    def stop(self) -> None:
+        """Cancel a sign-in in progress (the cell is stopping)."""
+        self.signin.cancel()

@@ -1,0 +1,108 @@
+"""Which credential a Cursor round sends: the cell's answer to the host's credential question.
+
+The ladder, for provider ``cursor`` only: a key a host's ``/connect`` saved
+(``api_keys.cursor.key``), then the kept sign-in (renewed first when a round
+asks and it is due), then ``CURSOR_ACCESS_TOKEN``, then ``CURSOR_API_KEY``, else
+nothing. It never answers for another provider and never lends another
+provider's key to Cursor. Reading auth.json is ``store.py``'s job; the refresh
+is ``signin.py``'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import TYPE_CHECKING, NoReturn
+
+from .errors import ConfigError
+from .limits import DEFAULT_BASE_URL
+from .store import PROVIDER, AuthStore
+
+if TYPE_CHECKING:
+    from .host import Host
+
+__all__ = [
+    "ENV_ACCESS_TOKEN",
+    "ENV_API_KEY",
+    "NOT_SIGNED_IN",
+    "env_credential",
+    "raise_not_signed_in",
+    "require_credential",
+    "resolve_credential",
+    "resolve_credential_async",
+]
+
+NOT_SIGNED_IN = "Cursor is not signed in: run /cursor login, or set CURSOR_ACCESS_TOKEN"
+ENV_ACCESS_TOKEN = "CURSOR_ACCESS_TOKEN"
+ENV_API_KEY = "CURSOR_API_KEY"
+
+
+def env_credential() -> str | None:
+    """Return CURSOR_ACCESS_TOKEN, else CURSOR_API_KEY (blank values do not count), else None."""
+    for name in (ENV_ACCESS_TOKEN, ENV_API_KEY):
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value
+    return None
+
+
+def resolve_credential(
+    host: Host,
+    provider: str = PROVIDER,
+    *,
+    for_round: bool = False,
+    base_url: str = DEFAULT_BASE_URL,
+) -> str | None:
+    """Return the bearer token for ``provider`` (only ``cursor`` is answered), or None.
+
+    ``for_round`` renews a kept sign-in that is due first; any other question
+    (status, a probe) never refreshes and never touches the network. A corrupt
+    auth.json raises StoreError; a refused refresh raises CredentialError.
+    """
+    if provider != PROVIDER:
+        return None
+    store = AuthStore(host.home)
+    key = store.api_key()
+    if key:
+        return key
+    if for_round:
+        from .signin import refresh_if_due
+
+        entry = refresh_if_due(store, base_url, host=host)
+    else:
+        entry = store.entry()
+    if entry is not None:
+        return entry.access_token
+    return env_credential()
+
+
+async def resolve_credential_async(
+    host: Host,
+    provider: str = PROVIDER,
+    *,
+    for_round: bool = False,
+    base_url: str = DEFAULT_BASE_URL,
+) -> str | None:
+    """Return ``resolve_credential`` run in a worker thread (a refresh may wait on the network)."""
+    return await asyncio.to_thread(
+        resolve_credential, host, provider, for_round=for_round, base_url=base_url
+    )
+
+
+def raise_not_signed_in() -> NoReturn:
+    """Raise the ConfigError a round meets when there is no credential at all."""
+    raise ConfigError(NOT_SIGNED_IN)
+
+
+def require_credential(
+    host: Host,
+    provider: str = PROVIDER,
+    *,
+    for_round: bool = False,
+    base_url: str = DEFAULT_BASE_URL,
+) -> str:
+    """Return the credential ``resolve_credential`` finds; raise ConfigError when there is none."""
+    token = resolve_credential(host, provider, for_round=for_round, base_url=base_url)
+    if token is None:
+        raise_not_signed_in()
+    return token

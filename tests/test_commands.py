@@ -1,0 +1,175 @@
+"""``/cursor login | status | logout``: one line each, completion, cancellation, no network."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from nodecode_cursor.commands import USAGE, CursorCommand
+from nodecode_cursor.host import MemoryHost
+from nodecode_cursor.signin import PollPacing
+from nodecode_cursor.simulator import Simulator
+from nodecode_cursor.simulator.auth import make_token
+from nodecode_cursor.store import AuthStore, TokenEntry
+
+FAST = PollPacing(first_delay=0.01, max_delay=0.03, request_timeout=2.0)
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("CURSOR_ACCESS_TOKEN", "CURSOR_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def command(sim: Simulator, host: MemoryHost) -> CursorCommand:
+    return CursorCommand(host, sim.url, sim.url, pacing=FAST)
+
+
+def uuid_of(line: str) -> str:
+    match = re.search(r"[?&]uuid=([0-9a-f-]+)", line)
+    assert match, line
+    return match.group(1)
+
+
+def wait_for(done: object, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not done():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "condition never held"
+        time.sleep(0.005)
+
+
+def test_login_then_status_then_logout(sim: Simulator, home: Path) -> None:
+    (home / "auth.json").write_text(json.dumps({"api_keys": {"openai": {"key": "sk-o"}}}))
+    host = MemoryHost(home)
+    cmd = command(sim, host)
+    assert (
+        cmd.run("status") == "cursor: not signed in: run /cursor login, or set CURSOR_ACCESS_TOKEN"
+    )
+    line = cmd.run("login")
+    assert "\n" not in line
+    assert f"{sim.url}/loginDeepControl?" in line and "redirectTarget=cli" in line
+    assert cmd.run("status") == "cursor: a sign-in is in progress"
+    sim.auth.confirm(uuid_of(line))
+    assert cmd.signin.wait(5)
+    assert host.said == ["cursor: signed in as person@example.com"]
+    assert cmd.run("status") == "cursor: signed in as person@example.com"
+    host.notice("cursor: something", key="cursor")
+    assert cmd.run("logout") == "cursor: signed out"
+    assert "cursor" not in host.notices
+    assert json.loads((home / "auth.json").read_text()) == {
+        "api_keys": {"openai": {"key": "sk-o"}},
+        "oauth_tokens": {},
+    }
+    assert cmd.run("status").startswith("cursor: not signed in: run /cursor login")
+
+
+def test_status_never_refreshes_nor_dials(sim: Simulator, home: Path) -> None:
+    entry = TokenEntry(make_token(lifetime=1), "r", time.time() - 100, None)
+    AuthStore(home).save_entry(entry)
+    cmd = command(sim, MemoryHost(home))
+    assert cmd.run("status") == "cursor: signed in"
+    assert cmd.run("") == "cursor: signed in"
+    assert sim.requests == []
+    assert AuthStore(home).entry() == entry
+
+
+def test_status_names_the_environment(
+    sim: Simulator, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cmd = command(sim, MemoryHost(home))
+    monkeypatch.setenv("CURSOR_ACCESS_TOKEN", "env-token-value")
+    line = cmd.run("status")
+    assert line == "cursor: not signed in; a token from the environment is used"
+    assert "env-token-value" not in line
+    monkeypatch.delenv("CURSOR_ACCESS_TOKEN")
+    monkeypatch.setenv("CURSOR_API_KEY", "env-key")
+    assert cmd.run("status") == "cursor: not signed in; a token from the environment is used"
+
+
+def test_status_names_a_connect_key(sim: Simulator, home: Path) -> None:
+    (home / "auth.json").write_text(json.dumps({"api_keys": {"cursor": {"key": "k-1"}}}))
+    assert command(sim, MemoryHost(home)).run("status") == (
+        "cursor: not signed in; a key saved by /connect is used"
+    )
+
+
+def test_logout_cancels_a_sign_in_in_progress(sim: Simulator, home: Path) -> None:
+    host = MemoryHost(home)
+    cmd = command(sim, host)
+    login_id = uuid_of(cmd.run("login"))
+    wait_for(lambda: len(sim.auth.polls) >= 1)
+    assert cmd.run("logout") == "cursor: signed out"
+    sim.auth.confirm(login_id)
+    assert cmd.signin.wait(5)
+    time.sleep(0.05)
+    assert not (home / "auth.json").exists()
+    assert host.said == []
+    assert cmd.run("status").startswith("cursor: not signed in")
+
+
+def test_stop_cancels_a_sign_in_in_progress(sim: Simulator, home: Path) -> None:
+    host = MemoryHost(home)
+    cmd = command(sim, host)
+    login_id = uuid_of(cmd.run("login"))
+    cmd.stop()
+    sim.auth.confirm(login_id)
+    assert cmd.signin.wait(5)
+    assert not (home / "auth.json").exists()
+    assert host.said == []
+
+
+def test_a_second_login_cancels_the_first(sim: Simulator, home: Path) -> None:
+    host = MemoryHost(home)
+    cmd = command(sim, host)
+    first = uuid_of(cmd.run("login"))
+    second = uuid_of(cmd.run("login"))
+    sim.auth.confirm(first)
+    time.sleep(0.1)
+    assert not (home / "auth.json").exists()
+    sim.auth.confirm(second)
+    assert cmd.signin.wait(5)
+    stored = AuthStore(home).entry()
+    assert stored is not None
+    assert stored.access_token in [a for (u, a, _r) in sim.auth.issued if u == second]
+    assert host.said == ["cursor: signed in as person@example.com"]
+
+
+@pytest.mark.parametrize("argline", ["help", "signin", "LOGOUTX", "log in"])
+def test_other_verbs_answer_the_usage_line(sim: Simulator, home: Path, argline: str) -> None:
+    assert command(sim, MemoryHost(home)).run(argline) == USAGE
+    assert USAGE == "usage: /cursor login | status | logout"
+    assert sim.requests == []
+
+
+def test_verbs_are_case_insensitive(sim: Simulator, home: Path) -> None:
+    assert command(sim, MemoryHost(home)).run("  STATUS  ").startswith("cursor: not signed in")
+
+
+def test_completion(sim: Simulator, home: Path) -> None:
+    cmd = command(sim, MemoryHost(home))
+    assert cmd.complete("") == ["login", "logout", "status"]
+    assert cmd.complete("log") == ["login", "logout"]
+    assert cmd.complete("logi") == ["login"]
+    assert cmd.complete("S") == ["status"]
+    assert cmd.complete("x") == []
+
+
+def test_corrupt_auth_json_is_left_byte_identical(sim: Simulator, home: Path) -> None:
+    content = b'{"oauth_tokens": {"cursor": "not an object"}, "other": 1}'
+    (home / "auth.json").write_bytes(content)
+    host = MemoryHost(home)
+    cmd = command(sim, host)
+    status = cmd.run("status")
+    assert str(home / "auth.json") in status and "oauth_tokens.cursor" in status
+    logout = cmd.run("logout")
+    assert str(home / "auth.json") in logout
+    line = cmd.run("login")
+    sim.auth.confirm(uuid_of(line))
+    assert cmd.signin.wait(5)
+    assert (home / "auth.json").read_bytes() == content
+    assert "auth.json" in host.notices["cursor"].text
+    assert host.said and host.said[-1].startswith("cursor: sign-in failed:")
