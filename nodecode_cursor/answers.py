@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from ._proto import agent_pb2
 from .fold import Fold, decode_mcp_args, mcp_call_name
+from .schema import tool_input_schema
 from .values import encode_value
 
 __all__ = [
@@ -55,9 +56,6 @@ KEPT_NATIVE_TOOL = "write"
 TOOL_NOT_AVAILABLE = "Tool not available"
 NOT_IMPLEMENTED = "Not implemented"
 NOT_IMPLEMENTED_BY_CLIENT = "Not implemented by this client"
-
-# A schema-less tool still needs an object schema.
-_EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
 
 
 class BlobStore(Protocol):
@@ -331,12 +329,7 @@ def tool_definitions(
 def _definition(fn: dict[str, Any], project_schemas: bool) -> agent_pb2.McpToolDefinition:
     """Return one function tool as an McpToolDefinition."""
     name = str(fn["name"])
-    raw = fn.get("parameters")
-    schema: Any = raw if isinstance(raw, dict) else _EMPTY_SCHEMA
-    if project_schemas and isinstance(raw, dict):
-        from .schema import project_schema  # type: ignore[import-not-found,unused-ignore]
-
-        schema = project_schema(schema)
+    schema = tool_input_schema(fn.get("parameters"), project=project_schemas)
     description = fn.get("description")
     return agent_pb2.McpToolDefinition(
         name=name,

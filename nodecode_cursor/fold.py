@@ -110,8 +110,12 @@ def _parse_or_text(text: str) -> Any:
 
 
 def decode_mcp_args(args: Mapping[str, bytes]) -> dict[str, Any]:
-    """Return an McpArgs argument map (each value a serialized Value) as a JSON object."""
-    return {key: decode_mcp_arg(raw) for key, raw in args.items()}
+    """Return an McpArgs argument map (each value a serialized Value) as a JSON object.
+
+    Keys come sorted: a protobuf map keeps no order, and the same call should always
+    spell the same argument text.
+    """
+    return {key: decode_mcp_arg(args[key]) for key in sorted(args)}
 
 
 def mcp_call_name(args: agent_pb2.McpArgs) -> str:
@@ -169,6 +173,8 @@ class Fold:
         self.saw_output = False
         self.saw_token_delta = False
         self._spans = _Spans()
+        # The text's list, held directly: the hot path appends to it once per delta.
+        self._text_parts = self._spans.text
         self._calls: list[_Call] = []
         self._by_id: dict[str, _Call] = {}
         # Streamed calls waiting for their completion, by envelope call id, and the latest one.
@@ -238,8 +244,15 @@ class Fold:
             kind = update.WhichOneof("message")
             # The hot path: one text delta per frame on a long answer.
             if kind == "text_delta":
+                # Inlined (no helper call): this line runs once per frame of a long answer.
+                chunk = update.text_delta.text
                 self._step_latest = False
-                self._text(update.text_delta.text)
+                self._last_kind = "text"
+                if chunk:
+                    self.saw_output = True
+                    self._text_parts.append(chunk)
+                    if self.on_part is not None:
+                        self.on_part(TextDelta(chunk))
                 return
             if kind != "heartbeat":
                 self._step_latest = kind == "step_completed"
@@ -263,14 +276,6 @@ class Fold:
         self._emit_args(call, _arguments(call))
 
     # --- the interaction updates --------------------------------------------------------
-
-    def _text(self, text: str) -> None:
-        self._last_kind = "text"
-        if text:
-            self.saw_output = True
-            self._spans.text.append(text)
-            if self.on_part is not None:
-                self.on_part(TextDelta(text))
 
     def _thinking(self, text: str) -> None:
         self._last_kind = "thinking"
