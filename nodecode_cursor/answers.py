@@ -40,6 +40,8 @@ __all__ = [
     "Answerer",
     "BlobStore",
     "handoff_text",
+    "request_rules",
+    "tool_definitions",
 ]
 
 # The MCP server our tools ride under (the one oh-my-pi names; the service accepts it).
