@@ -63,7 +63,14 @@ class CursorCommand:
         return [verb for verb in VERBS if verb.startswith(start)]
 
     def login(self) -> str:
-        """Start a sign-in (cancelling one in progress); return the page to open."""
+        """Start a sign-in (cancelling one in progress); return the page to open.
+
+        A corrupt auth.json is reported at once: the sign-in could not be kept anyway.
+        """
+        try:
+            self.store.read()
+        except StoreError as exc:
+            return f"{PROVIDER}: {exc.detail}"
         return self.signin.start()
 
     def status(self) -> str:

@@ -10,7 +10,6 @@ is ``signin.py``'s.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from typing import TYPE_CHECKING, NoReturn
 
@@ -84,6 +83,8 @@ async def resolve_credential_async(
     base_url: str = DEFAULT_BASE_URL,
 ) -> str | None:
     """Return ``resolve_credential`` run in a worker thread (a refresh may wait on the network)."""
+    import asyncio
+
     return await asyncio.to_thread(
         resolve_credential, host, provider, for_round=for_round, base_url=base_url
     )

@@ -14,7 +14,6 @@ The file format is ``store.py``'s; which credential a round sends is
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hashlib
 import logging
@@ -401,4 +400,6 @@ async def refresh_if_due_async(
     within: float = REFRESH_WHEN_DUE_WITHIN_SECONDS,
 ) -> TokenEntry | None:
     """Return ``refresh_if_due`` run in a worker thread, so the lane's event loop never blocks."""
+    import asyncio
+
     return await asyncio.to_thread(refresh_if_due, store, base_url, host=host, within=within)

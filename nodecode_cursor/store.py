@@ -23,12 +23,13 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from filelock import FileLock
+from typing import TYPE_CHECKING, Any
 
 from .errors import StoreError
 from .limits import EXPIRY_MARGIN_SECONDS, FALLBACK_TOKEN_LIFETIME_SECONDS
+
+if TYPE_CHECKING:
+    from filelock import FileLock
 
 __all__ = ["AUTH_FILE", "PROVIDER", "AuthStore", "TokenEntry", "token_expiry", "token_user_id"]
 
@@ -118,11 +119,15 @@ class AuthStore:
         """Hold the file lock (re-entrant in one thread; excludes other threads and processes)."""
         self._ensure_dir()
         if self._lock is None:
+            # Imported here: a host imports every cell at start-up, and filelock is not free.
+            from filelock import FileLock
+
             self._lock = FileLock(str(self.lock_path), mode=FILE_MODE)
         with self._lock:
             yield
 
     def _ensure_dir(self) -> None:
+        """Create the home folder (mode 0700) when it is missing."""
         folder = self.path.parent
         if not folder.exists():
             folder.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
@@ -192,6 +197,7 @@ class AuthStore:
                 self._expect(key is None or isinstance(key, str), f"{where}.key", "a string", key)
 
     def _expect(self, ok: bool, where: str, wanted: str, value: object) -> None:
+        """Return quietly when ``ok``; else raise StoreError naming the path and the field."""
         if not ok:
             # Name the kind of value, never the value itself: it may be a secret.
             raise StoreError(
@@ -232,6 +238,7 @@ class AuthStore:
         """Keep ``entry`` as the sign-in (None forgets it); every other field stays."""
 
         def change(data: dict[str, Any]) -> bool:
+            """Return whether ``data`` changed after setting or removing the entry."""
             tokens = data.get("oauth_tokens")
             if entry is None:
                 if not isinstance(tokens, dict) or PROVIDER not in tokens:

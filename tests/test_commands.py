@@ -167,9 +167,21 @@ def test_corrupt_auth_json_is_left_byte_identical(sim: Simulator, home: Path) ->
     assert str(home / "auth.json") in status and "oauth_tokens.cursor" in status
     logout = cmd.run("logout")
     assert str(home / "auth.json") in logout
+    login = cmd.run("login")
+    assert str(home / "auth.json") in login and "loginDeepControl" not in login
+    assert not cmd.signin.in_progress
+    assert sim.requests == []
+    assert (home / "auth.json").read_bytes() == content
+
+
+def test_auth_json_broken_during_a_sign_in_is_left_alone(sim: Simulator, home: Path) -> None:
+    host = MemoryHost(home)
+    cmd = command(sim, host)
     line = cmd.run("login")
+    content = b"[]"
+    (home / "auth.json").write_bytes(content)
     sim.auth.confirm(uuid_of(line))
     assert cmd.signin.wait(5)
     assert (home / "auth.json").read_bytes() == content
-    assert "auth.json" in host.notices["cursor"].text
+    assert str(home / "auth.json") in host.notices["cursor"].text
     assert host.said and host.said[-1].startswith("cursor: sign-in failed:")
