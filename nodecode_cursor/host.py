@@ -75,29 +75,30 @@ class Host(Protocol):
         ...
 
 
-# Stream parts, in the order a round emits them.
-@dataclass(frozen=True, slots=True)
+# Stream parts, in the order a round emits them. Not frozen: a long answer emits one per
+# delta, and a frozen dataclass's constructor costs several times a plain one's.
+@dataclass(slots=True)
 class StreamStart:
     """The round's stream opened; ``model`` is the wire model it asked for."""
 
     model: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextDelta:
     """More assistant text."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ReasoningDelta:
     """More reasoning (thinking) text."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolCallStart:
     """A tool call opened at ``index`` of the message's tool_calls."""
 
@@ -106,7 +107,7 @@ class ToolCallStart:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolCallArgsDelta:
     """More argument text of the tool call at ``index``."""
 
@@ -114,7 +115,7 @@ class ToolCallArgsDelta:
     delta: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Finish:
     """The round finished with ``reason``."""
 

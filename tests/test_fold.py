@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import json
 import struct
-import time
 from typing import Any
 
 import pytest
@@ -525,30 +524,3 @@ def test_any_prefix_of_streamed_arguments_settles_to_valid_chat_json(
     frames.append(completed("e1", mcp_call("c1", "t")))
     fold, _ = fold_all(*frames)
     assert json.loads(arguments(fold)) == args
-
-
-# --- speed ---------------------------------------------------------------------------------------
-
-
-def test_folding_many_text_deltas_costs_about_what_parsing_them_does() -> None:
-    frames = [text(f"word{i} ") for i in range(20_000)]
-
-    def floor() -> float:
-        start = time.perf_counter()
-        parse = agent_pb2.AgentServerMessage.FromString
-        "".join(parse(f).interaction_update.text_delta.text for f in frames)
-        return time.perf_counter() - start
-
-    def folding() -> float:
-        start = time.perf_counter()
-        parse = agent_pb2.AgentServerMessage.FromString
-        fold = Fold(on_part=None)
-        for f in frames:
-            fold.feed(parse(f))
-        fold.message()
-        return time.perf_counter() - start
-
-    # Best of three each, so one scheduling hiccup does not decide it; the benchmark
-    # holds the tight 2x target, this guards against a per-delta O(n) regression.
-    ratio = min(folding() for _ in range(3)) / min(floor() for _ in range(3))
-    assert ratio < 4.0, ratio
