@@ -1,0 +1,309 @@
+"""The ``cursor`` lane: one call runs one Cursor round, history in, one assistant message out.
+
+A round is one Cursor run (PROTOCOL.md §4–§9). The lane resolves the model and
+effort (``routing``), the token (the context's, else the cell's credential
+ladder, refreshing a due sign-in), builds the run request from the history
+(``request``), opens the run (``transport``), feeds every server message to the
+fold and the answerer and sends the answers back, then settles the end: the
+completeness rule, the end-of-stream error, one retry with the discovery id
+when the model was not found before any output, and a conversation rotation
+for a bare ``resource_exhausted``. It keeps the conversations (blob stores,
+checkpoints) and the Kimi K3 writer table for the life of the process.
+
+What a message means is ``fold.py``'s and ``answers.py``'s business; the bytes
+on the wire are ``transport.py``'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from . import limits
+from .blobs import Conversation, Conversations
+from .errors import ConfigError, ProviderError, StreamIncomplete
+from .host import Finish, RoundContext, RoundResult, StreamPart, StreamStart
+from .writers import WriterTable
+
+if TYPE_CHECKING:
+    from .answers import Answerer
+    from .fold import Fold
+    from .request import RunRequestBuild
+    from .routing import WireModel
+    from .transport import SseRun
+
+__all__ = [
+    "TURN_END_GRACE_SECONDS",
+    "conversations",
+    "forget_conversations",
+    "stream_round",
+    "stream_round_sync",
+    "writers",
+]
+
+log = logging.getLogger("nodecode_cursor.lane")
+
+# After turn_ended the service sends its checkpoint and the end frame at once; a
+# stream that stays open and silent this long after the turn is over is treated
+# as ended (the turn is complete) rather than waiting out the request timeout.
+TURN_END_GRACE_SECONDS = 5.0
+
+# Kept for the life of the process: one conversation per host session (LRU) and
+# the digest-keyed table of which model wrote which round (for Kimi K3 replay).
+conversations = Conversations()
+writers = WriterTable()
+_state_lock = threading.Lock()
+
+
+def forget_conversations() -> None:
+    """Forget every kept conversation and writer entry (the cell's stop calls this)."""
+    global conversations, writers
+    with _state_lock:
+        conversations = Conversations()
+        writers = WriterTable()
+
+
+def stream_round_sync(ctx: RoundContext) -> RoundResult:
+    """Return ``stream_round(ctx)`` run to completion, for callers without an event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(stream_round(ctx))
+    # Called from inside a running loop: run the round on a loop of its own.
+    outcome: list[RoundResult] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(asyncio.run(stream_round(ctx)))
+        except BaseException as exc:  # handed back to the caller's thread below
+            failure.append(exc)
+
+    worker = threading.Thread(target=run, name="cursor-round", daemon=True)
+    worker.start()
+    worker.join()
+    if failure:
+        raise failure[0]
+    return outcome[0]
+
+
+async def stream_round(ctx: RoundContext) -> RoundResult:
+    """Return one round on Cursor: the assistant message, usage and finish reason.
+
+    Stream parts go to ``ctx.on_part`` as they arrive (StreamStart first, Finish
+    last). Raises ConfigError (bad model or effort, not signed in — before any
+    network), ProviderError (the service's own error), StreamIncomplete (the
+    stream ended before the turn did; a retry may work). Cancelling the task
+    stops the run at once.
+    """
+    from . import routing
+
+    model = ctx.model
+    effort = routing.round_effort(model, ctx.effort)
+    wire_id = routing.wire_model_id(model, effort)
+    token = await _token(ctx)
+    system = ctx.system if ctx.system is not None else _system_of(ctx.messages)
+    with _state_lock:
+        conversation = conversations.get(ctx.session_id)
+        table = writers
+    _emit(ctx, StreamStart(wire_id))
+    mode: routing.WireMode = "normalized"
+    wire = routing.resolve_wire_model(model, wire_id, mode)
+    while True:
+        attempt = _Attempt(ctx, token, system, wire, conversation, table)
+        try:
+            result = await attempt.run()
+        except ProviderError as exc:
+            retry = _discovery_retry(exc, attempt, mode, model, wire_id, wire)
+            if retry is None:
+                raise
+            log.info("Cursor did not know %s; retrying with the discovery id", wire.requested_id)
+            mode, wire = "discovered", retry
+            continue
+        _emit(ctx, Finish(result.finish_reason))
+        return result
+
+
+def _discovery_retry(
+    exc: ProviderError,
+    attempt: _Attempt,
+    mode: str,
+    model: str,
+    wire_id: str,
+    wire: WireModel,
+) -> WireModel | None:
+    """Return the discovered WireModel to retry with, or None when this error is final."""
+    from . import routing
+
+    if mode != "normalized" or exc.status != 404 or attempt.saw_output:
+        return None
+    discovered = routing.resolve_wire_model(model, wire_id, "discovered")
+    if discovered == wire:
+        return None  # the same request again would be refused the same way
+    return discovered
+
+
+def _emit(ctx: RoundContext, part: StreamPart) -> None:
+    if ctx.on_part is not None:
+        ctx.on_part(part)
+
+
+def _system_of(messages: Sequence[Mapping[str, Any]]) -> str | None:
+    """Return the system prompt the history's system messages spell, or None."""
+    parts: list[str] = []
+    for message in messages:
+        if not isinstance(message, Mapping) or message.get("role") not in ("system", "developer"):
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts.extend(
+                str(item.get("text", ""))
+                for item in content
+                if isinstance(item, Mapping) and item.get("type") == "text"
+            )
+    return "\n\n".join(p for p in parts if p) or None
+
+
+async def _token(ctx: RoundContext) -> str:
+    """Return the round's bearer token; raise the not-signed-in ConfigError when there is none."""
+    if ctx.credential:
+        return ctx.credential
+    from . import credentials
+
+    token: str | None
+    if ctx.host is not None:
+        token = await credentials.resolve_credential_async(
+            ctx.host,
+            "cursor",
+            for_round=True,
+            base_url=ctx.base_url or limits.DEFAULT_BASE_URL,
+        )
+    else:
+        token = credentials.env_credential()
+    if not token:
+        raise ConfigError(credentials.NOT_SIGNED_IN)
+    return token
+
+
+def _bare_resource_exhausted(exc: ProviderError) -> bool:
+    """Return whether EXC is a resource_exhausted with no ErrorDetails to say why."""
+    return exc.status == 429 and exc.detail.startswith("Connect error resource_exhausted")
+
+
+class _Attempt:
+    """One run of the round on one wire model."""
+
+    def __init__(
+        self,
+        ctx: RoundContext,
+        token: str,
+        system: str | None,
+        wire: WireModel,
+        conversation: Conversation,
+        table: WriterTable,
+    ) -> None:
+        self.ctx = ctx
+        self.token = token
+        self.system = system
+        self.wire = wire
+        self.conversation = conversation
+        self.table = table
+        self.saw_output = False
+
+    async def run(self) -> RoundResult:
+        """Return the round's result from one run; raise the run's error."""
+        from . import catalog, routing
+        from .answers import Answerer
+        from .fold import Fold
+        from .request import build_run_request
+        from .transport import RunSettings, SseRun
+
+        ctx = self.ctx
+        model = ctx.model
+        row = catalog.find_model(model)
+        build = build_run_request(
+            ctx.messages,
+            self.system,
+            self.wire,
+            model,
+            row.name if row is not None else model,
+            self.conversation,
+            writers=self.table,
+        )
+        fold = Fold(ctx.on_part)
+        answerer = Answerer(
+            tools=list(ctx.tools),
+            system_prompt=self.system or "",
+            cwd=ctx.cwd or os.getcwd(),
+            blobs=self.conversation.blobs,
+            fold=fold,
+            project_schemas=routing.needs_schema_projection(model),
+        )
+        settings = RunSettings(
+            base_url=ctx.base_url or limits.DEFAULT_BASE_URL,
+            token=self.token,
+            client_version=limits.client_version(ctx.client_version),
+            proxy=ctx.proxy,
+            request_timeout=ctx.request_timeout or limits.DEFAULT_REQUEST_TIMEOUT_SECONDS,
+        )
+        try:
+            async with SseRun(settings) as run:
+                run.send(build.data)
+                await self._pump(run, fold, answerer)
+        except ProviderError as exc:
+            self.saw_output = fold.saw_output
+            raise self._failed(exc, fold) from None
+        self.saw_output = fold.saw_output
+        end_error = run.end_error
+        if end_error is not None and not fold.end_error_ignored:
+            raise self._failed(end_error, fold)
+        if not fold.complete:
+            why = run.cut or "the stream ended before the turn did"
+            raise StreamIncomplete(f"Cursor's answer is incomplete: {why} (try again)")
+        return self._finish(build, fold)
+
+    async def _pump(self, run: SseRun, fold: Fold, answerer: Answerer) -> None:
+        """Feed every server message to the fold and send its answers, until the stream ends."""
+        loop = asyncio.get_running_loop()
+        grace: asyncio.Timeout | None = None
+        try:
+            async with asyncio.timeout(None) as grace:
+                async for message in run.messages():
+                    fold.feed(message)
+                    for reply in answerer.answer(message):
+                        run.send(reply.SerializeToString())
+                    if fold.turn_ended:
+                        grace.reschedule(loop.time() + TURN_END_GRACE_SECONDS)
+        except TimeoutError:
+            if grace is None or not grace.expired():
+                raise
+            log.debug("the stream stayed open after the turn ended; treating it as over")
+
+    def _failed(self, exc: ProviderError, fold: Fold) -> ProviderError:
+        """Return EXC after its side effects: a bare resource_exhausted rotates the conversation."""
+        bare = _bare_resource_exhausted(exc) and not fold.saw_token_delta
+        if bare and self.conversation.poison():
+            log.info("Cursor refused the conversation (resource_exhausted); rotating its id")
+        return exc
+
+    def _finish(self, build: RunRequestBuild, fold: Fold) -> RoundResult:
+        """Return the result of a complete run, keeping its checkpoint and its writer."""
+        conversation = self.conversation
+        conversation.turn_completed()
+        if fold.checkpoint is not None:
+            conversation.keep_checkpoint(fold.checkpoint, build.history.system_ids)
+        message = fold.message()
+        self.table.record(message, self.ctx.model)
+        return RoundResult(
+            message=message,
+            usage=fold.usage,
+            finish_reason=fold.finish_reason,
+            request=build.data,
+            wire_model=self.wire.requested_id,
+        )

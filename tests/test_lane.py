@@ -1,0 +1,401 @@
+"""Whole rounds of the ``cursor`` lane over real sockets against the simulator."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from nodecode_cursor import lane
+from nodecode_cursor.answers import handoff_text
+from nodecode_cursor.errors import ConfigError, ProviderError, StreamIncomplete
+from nodecode_cursor.host import (
+    Finish,
+    MemoryHost,
+    ReasoningDelta,
+    RoundContext,
+    StreamPart,
+    StreamStart,
+    TextDelta,
+    ToolCallStart,
+)
+from nodecode_cursor.simulator import Simulator
+from nodecode_cursor.simulator.agent import (
+    AskRequestContext,
+    Checkpoint,
+    CutStream,
+    End,
+    EndError,
+    KvRead,
+    RefuseAppends,
+    RejectRun,
+    Sleep,
+    StepCompleted,
+    Text,
+    Thinking,
+    TokenDelta,
+    ToolCall,
+    TurnEnded,
+)
+
+TOKEN = "tok-lane-secret"
+MODEL = "claude-4.5-sonnet"
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "list_files",
+            "description": "List the files in a folder",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}},
+                "required": ["path"],
+            },
+        },
+    }
+]
+
+
+@pytest.fixture
+def sim() -> Iterator[Simulator]:
+    with Simulator() as simulator:
+        simulator.agent.answer_timeout = 5.0
+        yield simulator
+
+
+def context(sim: Simulator, prompt: str = "hello", **overrides: Any) -> RoundContext:
+    fields: dict[str, Any] = {
+        "model": MODEL,
+        "messages": [{"role": "user", "content": prompt}],
+        "system": "Be terse.",
+        "tools": TOOLS,
+        "session_id": f"session-{uuid.uuid4()}",
+        "cwd": "/work/here",
+        "credential": TOKEN,
+        "base_url": sim.url,
+        "client_version": "cli-lane-test",
+        "request_timeout": 10.0,
+    }
+    fields.update(overrides)
+    return RoundContext(**fields)
+
+
+def handoff_script() -> list[Any]:
+    return [
+        AskRequestContext(),
+        KvRead(),
+        Thinking("Looking "),
+        Thinking("around."),
+        Text("Let me "),
+        Text("check."),
+        ToolCall("list_files", {"path": "src"}, call_id="call_1"),
+        StepCompleted(),
+        TurnEnded(100, 20, 10),
+        Checkpoint(),
+        End(),
+    ]
+
+
+def test_a_round_with_text_thinking_and_a_handed_off_call(sim: Simulator) -> None:
+    sim.agent.script(handoff_script())
+    parts: list[StreamPart] = []
+    result = lane.stream_round_sync(context(sim, "look around", on_part=parts.append))
+
+    assert result.message == {
+        "role": "assistant",
+        "content": "Let me check.",
+        "reasoning_content": "Looking around.",
+        "tool_calls": [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "list_files", "arguments": '{"path":"src"}'},
+            }
+        ],
+    }
+    assert result.finish_reason == "tool_calls"
+    usage = result.usage
+    assert (usage.input, usage.output, usage.cache_read) == (90, 20, 10)
+    assert isinstance(parts[0], StreamStart) and parts[-1] == Finish("tool_calls")
+    assert [p.text for p in parts if isinstance(p, TextDelta)] == ["Let me ", "check."]
+    assert [p.text for p in parts if isinstance(p, ReasoningDelta)] == ["Looking ", "around."]
+    assert [p.id for p in parts if isinstance(p, ToolCallStart)] == ["call_1"]
+
+    run = sim.agent.run()
+    assert run.violations == []
+    for name, value in {
+        "authorization": f"Bearer {TOKEN}",
+        "x-cursor-client-type": "cli",
+        "x-cursor-client-version": "cli-lane-test",
+        "x-ghost-mode": "true",
+        "content-type": "application/connect+proto",
+        "connect-protocol-version": "1",
+        "x-request-id": run.request_id,
+        "x-cursor-streaming": "true",
+    }.items():
+        assert run.headers.get(name) == value, name
+    for append in run.appends:
+        assert append.headers["content-type"] == "application/proto"
+        assert append.headers["x-request-id"] == run.request_id
+        assert append.headers["authorization"] == f"Bearer {TOKEN}"
+        assert append.headers["x-cursor-client-version"] == "cli-lane-test"
+    assert [a.seqno for a in run.appends] == list(range(len(run.appends)))
+    assert run.appends[0].message.HasField("run_request")
+    assert result.request == run.appends[0].message.SerializeToString()
+    # Every root blob was served and hashed to its id; the system prompt is the first.
+    root = list(run.run_request.conversation_state.root_prompt_messages_json)  # type: ignore[union-attr]
+    assert root and set(run.served) == {blob.hex() for blob in root}
+    assert all(hashlib.sha256(run.served[b.hex()]).digest() == b for b in root)
+    assert b"Be terse." in run.served[root[0].hex()]
+    # The request context carried the rules and tools; the handoff was answered.
+    assert [t.name for t in run.tools] == ["list_files"]
+    assert [r.content for r in run.rules] == ["Be terse."]
+    assert run.handoffs == ["call_1"]
+    answers = [
+        m.exec_client_message.mcp_result.success.content[0].text.text
+        for msgs in run.answers.values()
+        for m in msgs
+        if m.exec_client_message.HasField("mcp_result")
+    ]
+    assert answers == [handoff_text()]
+    assert run.prompt() == "look around"
+
+
+def test_a_two_round_loop_hands_off_then_answers_from_the_result(sim: Simulator) -> None:
+    ctx = context(sim, "please list the files in src")
+    first = lane.stream_round_sync(ctx)
+    assert first.finish_reason == "tool_calls"
+    [call] = first.message["tool_calls"]
+    assert call["function"]["name"] == "list_files"
+    # The host runs the tool and calls the lane again with the result in the history.
+    history = [
+        *ctx.messages,
+        first.message,
+        {"role": "tool", "tool_call_id": call["id"], "content": "main.py util.py"},
+    ]
+    second = lane.stream_round_sync(context(sim, messages=history, session_id=ctx.session_id))
+    assert second.finish_reason == "stop"
+    assert "main.py util.py" in second.message["content"]
+    assert "tool_calls" not in second.message
+    assert sim.agent.violations() == []
+    second_run = sim.agent.run(-1)
+    assert second_run.run_request is not None
+    assert second_run.run_request.action.HasField("resume_action")
+    # The first round's checkpoint lends the second request its other state.
+    assert second_run.run_request.conversation_state.token_details.used_tokens == 100
+
+
+def test_model_not_found_before_output_retries_once_with_the_discovery_id(sim: Simulator) -> None:
+    sim.agent.script([EndError("not_found", "unknown model")])
+    sim.agent.script([Text("hi"), TurnEnded(5, 1), End()])
+    result = lane.stream_round_sync(context(sim, model="gpt-5.4", effort="high"))
+    assert result.message["content"] == "hi"
+    first, second = sim.agent.runs
+    assert first.run_request is not None and second.run_request is not None
+    assert first.run_request.requested_model.model_id == "gpt-5.4"
+    assert [(p.id, p.value) for p in first.run_request.requested_model.parameters] == [
+        ("reasoning", "high")
+    ]
+    assert second.run_request.requested_model.model_id == "gpt-5.4-high"
+    assert list(second.run_request.requested_model.parameters) == []
+    assert result.wire_model == "gpt-5.4-high"
+
+
+def test_bad_model_name_details_also_retry(sim: Simulator) -> None:
+    sim.agent.script([EndError("invalid_argument", "no", error=5, title="Bad model")])
+    sim.agent.script([EndError("invalid_argument", "no", error=5, title="Bad model")])
+    with pytest.raises(ProviderError) as caught:
+        lane.stream_round_sync(context(sim, model="gpt-5.4", effort="high"))
+    assert caught.value.status == 404
+    assert len(sim.agent.runs) == 2  # once, not forever
+
+
+def test_model_not_found_after_output_is_not_retried(sim: Simulator) -> None:
+    sim.agent.script([Text("partial"), EndError("not_found", "gone")])
+    with pytest.raises(ProviderError) as caught:
+        lane.stream_round_sync(context(sim, model="gpt-5.4", effort="high"))
+    assert caught.value.status == 404
+    assert len(sim.agent.runs) == 1
+
+
+def test_a_stream_cut_on_an_open_call_is_incomplete(sim: Simulator) -> None:
+    sim.agent.script(
+        [
+            Text("Calling."),
+            ToolCall("list_files", {"path": "a"}, complete=False, exec=False),
+            CutStream(),
+        ]
+    )
+    with pytest.raises(StreamIncomplete) as caught:
+        lane.stream_round_sync(context(sim))
+    assert caught.value.retryable
+
+
+def test_a_stream_cut_after_step_completed_following_text_is_complete(sim: Simulator) -> None:
+    sim.agent.script([Text("All done."), StepCompleted(), CutStream(reset=True)])
+    parts: list[StreamPart] = []
+    result = lane.stream_round_sync(context(sim, on_part=parts.append))
+    assert result.message == {"role": "assistant", "content": "All done."}
+    assert result.finish_reason == "stop"
+    assert parts[-1] == Finish("stop")
+
+
+def test_an_end_frame_before_the_turn_ended_is_incomplete(sim: Simulator) -> None:
+    sim.agent.script([Text("half"), End()])
+    with pytest.raises(StreamIncomplete):
+        lane.stream_round_sync(context(sim))
+
+
+def test_an_end_error_after_turn_ended_and_a_checkpoint_is_ignored(sim: Simulator) -> None:
+    sim.agent.script([Text("ok"), TurnEnded(10, 2), Checkpoint(), EndError("internal", "late")])
+    result = lane.stream_round_sync(context(sim))
+    assert result.message["content"] == "ok"
+
+
+def test_an_end_error_before_the_turn_is_raised_classified(sim: Simulator) -> None:
+    sim.agent.script([Text("ok"), EndError("unavailable", "overloaded")])
+    with pytest.raises(ProviderError) as caught:
+        lane.stream_round_sync(context(sim))
+    assert caught.value.status == 503 and caught.value.retryable
+    assert "overloaded" in str(caught.value)
+
+
+def test_resource_exhausted_is_429_and_rotates_once_per_streak(sim: Simulator) -> None:
+    session = f"rot-{uuid.uuid4()}"
+    ok = [Text("fine"), TurnEnded(3, 1), End()]
+    for script in ([EndError("resource_exhausted", "")], [EndError("resource_exhausted", "")], ok):
+        sim.agent.script(script)
+    for _ in range(2):
+        with pytest.raises(ProviderError) as caught:
+            lane.stream_round_sync(context(sim, session_id=session))
+        assert caught.value.status == 429
+    lane.stream_round_sync(context(sim, session_id=session))
+    sim.agent.script([EndError("resource_exhausted", "")])
+    with pytest.raises(ProviderError):
+        lane.stream_round_sync(context(sim, session_id=session))
+    lane.stream_round_sync(context(sim, session_id=session))  # default script
+    ids = [r.run_request.conversation_id for r in sim.agent.runs]  # type: ignore[union-attr]
+    first, rotated, again, completed, after = ids[0], ids[1], ids[2], ids[3], ids[4]
+    assert rotated != first  # the bare refusal rotated the wire id
+    assert again == rotated and completed == rotated  # once per failure streak
+    assert after != completed  # a rotated id that completed a turn may rotate again
+
+
+def test_resource_exhausted_after_a_token_delta_does_not_rotate(sim: Simulator) -> None:
+    session = f"tok-{uuid.uuid4()}"
+    sim.agent.script([TokenDelta(4), EndError("resource_exhausted", "")])
+    with pytest.raises(ProviderError) as caught:
+        lane.stream_round_sync(context(sim, session_id=session))
+    assert caught.value.status == 429
+    lane.stream_round_sync(context(sim, session_id=session))
+    first, second = (r.run_request.conversation_id for r in sim.agent.runs)  # type: ignore[union-attr]
+    assert first == second
+
+
+def test_run_sse_refused_is_a_provider_error_with_its_status(sim: Simulator) -> None:
+    sim.agent.script([RejectRun(403, "permission_denied", "agents are off for this team")])
+    with pytest.raises(ProviderError) as caught:
+        lane.stream_round_sync(context(sim))
+    assert caught.value.status == 403
+    assert "agents are off" in str(caught.value)
+
+
+def test_a_refused_append_fails_the_round_with_the_services_error(sim: Simulator) -> None:
+    sim.agent.script([RefuseAppends(409, "aborted", "run was superseded"), AskRequestContext()])
+    started = time.monotonic()
+    with pytest.raises(ProviderError) as caught:
+        lane.stream_round_sync(context(sim))
+    assert time.monotonic() - started < 4
+    assert caught.value.status == 409
+    assert "run was superseded" in str(caught.value)
+
+
+def test_silence_past_the_request_timeout_is_incomplete(sim: Simulator) -> None:
+    sim.agent.script([Text("thinking..."), Sleep(10)])
+    with pytest.raises(StreamIncomplete):
+        lane.stream_round_sync(context(sim, request_timeout=0.3))
+
+
+def test_no_credential_is_the_not_signed_in_error_before_any_network(
+    sim: Simulator, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    monkeypatch.delenv("CURSOR_ACCESS_TOKEN", raising=False)
+    monkeypatch.delenv("CURSOR_API_KEY", raising=False)
+    host = MemoryHost(tmp_path)
+    with pytest.raises(ConfigError) as caught:
+        lane.stream_round_sync(context(sim, credential=None, host=host))
+    assert "not signed in" in str(caught.value)
+    assert sim.requests == []
+
+
+def test_an_unknown_model_is_a_config_error_before_any_network(sim: Simulator) -> None:
+    with pytest.raises(ConfigError):
+        lane.stream_round_sync(context(sim, model="no-such-model"))
+    assert sim.requests == []
+
+
+def test_the_round_records_its_writer(sim: Simulator) -> None:
+    result = lane.stream_round_sync(context(sim))
+    assert lane.writers.writer_of(result.message) == MODEL
+
+
+def _sockets() -> int:
+    count = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}").startswith("socket:"):
+                count += 1
+        except OSError:
+            continue
+    return count
+
+
+def test_cancelling_mid_stream_leaves_no_thread_task_or_socket(sim: Simulator) -> None:
+    sim.agent.script([Text("partial "), Sleep(30), Text("never")])
+    threads_before = threading.active_count()
+    sockets_before = _sockets()
+    parts: list[StreamPart] = []
+    leftover: list[asyncio.Task[Any]] = []
+
+    async def main() -> None:
+        seen = asyncio.Event()
+
+        def on_part(part: StreamPart) -> None:
+            parts.append(part)
+            if isinstance(part, TextDelta):
+                seen.set()
+
+        task = asyncio.create_task(lane.stream_round(context(sim, on_part=on_part)))
+        await asyncio.wait_for(seen.wait(), 5)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        leftover.extend(t for t in asyncio.all_tasks() if t is not asyncio.current_task())
+
+    started = time.monotonic()
+    asyncio.run(main())
+    assert time.monotonic() - started < 5
+    assert leftover == []
+    assert [p.text for p in parts if isinstance(p, TextDelta)] == ["partial "]
+    assert not any(isinstance(p, Finish) for p in parts)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and (
+        threading.active_count() > threads_before or _sockets() > sockets_before
+    ):
+        time.sleep(0.02)
+    assert threading.active_count() <= threads_before
+    assert _sockets() <= sockets_before
+
+
+def test_stream_round_sync_works_inside_a_running_loop(sim: Simulator) -> None:
+    async def main() -> str:
+        return str(lane.stream_round_sync(context(sim)).message["content"])
+
+    assert "hello" in asyncio.run(main())
