@@ -2,39 +2,158 @@
 
 It declares what the cell contributes — the ``cursor`` lane, the catalog row,
 the credential resolver, the model listing, the ``/cursor`` command — and
-installs or removes them when the host starts or stops it. The work itself
-lives in the modules it names; this file only wires them to the host.
+installs or removes them when the host starts or stops it. A config section
+``"cursor": {"enabled": false}`` vetoes the cell: then nothing is installed.
+The work itself lives in the modules named below; this file only wires them to
+the host, importing each on first use so that loading the cell stays cheap.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
-from .host import Host
+from . import limits
+from .host import Host, RoundContext, RoundResult
 
-__all__ = ["CursorCell", "cell"]
+if TYPE_CHECKING:
+    from .commands import CursorCommand
+    from .listing import Roster
+
+__all__ = ["PROVIDER", "CursorCell", "Settings", "cell"]
+
+PROVIDER = "cursor"
+NOTICE_KEY = "cursor"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Settings:
+    """The cell's config section, with defaults filled in."""
+
+    base_url: str = limits.DEFAULT_BASE_URL
+    web_url: str = limits.DEFAULT_WEB_URL
+    client_version: str | None = None
+    enabled: bool = True
+    proxy: str | None = None
+
+    @classmethod
+    def from_section(cls, section: Mapping[str, Any]) -> Settings:
+        """Return settings read from a config section (unknown keys ignored)."""
+
+        def text(key: str, default: str | None) -> str | None:
+            value = section.get(key)
+            return value.strip() if isinstance(value, str) and value.strip() else default
+
+        return cls(
+            base_url=(text("base_url", limits.DEFAULT_BASE_URL) or "").rstrip("/"),
+            web_url=(text("web_url", limits.DEFAULT_WEB_URL) or "").rstrip("/"),
+            client_version=text("client_version", None),
+            enabled=section.get("enabled", True) is not False,
+            proxy=text("proxy", None),
+        )
+
+
+Lane = Callable[[RoundContext], Awaitable[RoundResult]]
 
 
 class CursorCell:
-    """The nodecode-cursor cell."""
+    """The nodecode-cursor cell: what it gives a host, and its start/stop."""
 
     name = "nodecode-cursor"
-    provider = "cursor"
+    provider = PROVIDER
 
     def __init__(self) -> None:
         self.host: Host | None = None
+        self.settings = Settings()
+        self._command: CursorCommand | None = None
 
-    def start(self, host: Host) -> None:
-        """Install the cell into ``host``."""
+    # Life cycle -------------------------------------------------------------------------
+
+    @property
+    def started(self) -> bool:
+        """Return whether the cell is installed in a host (started and not vetoed)."""
+        return self.host is not None
+
+    def start(self, host: Host) -> bool:
+        """Install the cell into ``host``; return False when its config vetoes it."""
+        settings = Settings.from_section(host.config(PROVIDER))
+        if not settings.enabled:
+            return False
+        from .commands import CursorCommand
+
         self.host = host
+        self.settings = settings
+        self._command = CursorCommand(host, base_url=settings.base_url, web_url=settings.web_url)
+        return True
 
     def stop(self) -> None:
-        """Take the cell out of its host."""
-        self.host = None
+        """Take the cell out of its host: end a sign-in, forget conversations, clear notices."""
+        if self._command is not None:
+            self._command.stop()
+        from . import lane
 
-    def config(self) -> dict[str, Any]:
-        """Return the cell's config section as the host holds it."""
-        return dict(self.host.config("cursor")) if self.host is not None else {}
+        lane.forget_conversations()
+        if self.host is not None:
+            self.host.notice(None, key=NOTICE_KEY)
+        self.host = None
+        self._command = None
+
+    # What the host reads ----------------------------------------------------------------
+
+    @property
+    def lanes(self) -> dict[str, Lane]:
+        """Return the provider lanes the cell installs (none when not started)."""
+        return {PROVIDER: self.stream_round} if self.started else {}
+
+    @property
+    def commands(self) -> dict[str, CursorCommand]:
+        """Return the slash commands the cell installs, by name (none when not started)."""
+        return {"cursor": self._command} if self._command is not None else {}
+
+    def catalog(self) -> dict[str, Any]:
+        """Return the catalog row: the provider and every bundled model."""
+        from .catalog import catalog_row
+
+        return catalog_row(self.settings.base_url)
+
+    def credential(self, provider: str) -> str | None:
+        """Return the token for ``provider`` (only ``cursor``); never refreshes."""
+        if provider != PROVIDER or self.host is None:
+            return None
+        from .credentials import resolve_credential
+
+        return resolve_credential(self.host, PROVIDER, base_url=self.settings.base_url)
+
+    async def list_models(self, key: str | None = None) -> Roster:
+        """Return the account's roster (or the bundled rows and why the live one is missing)."""
+        from .listing import list_models
+
+        token = key if key is not None else self.credential(PROVIDER)
+        return await list_models(
+            token, self.settings.base_url, client_version=self.settings.client_version
+        )
+
+    async def check_key(self, key: str) -> str | None:
+        """Return None when Cursor accepts ``key``, else the line saying why not."""
+        from .listing import check_key
+
+        return await check_key(
+            key, self.settings.base_url, client_version=self.settings.client_version
+        )
+
+    async def stream_round(self, ctx: RoundContext) -> RoundResult:
+        """Return one round on Cursor, with the cell's settings filling what ``ctx`` leaves open."""
+        from . import lane
+
+        filled = dataclasses.replace(
+            ctx,
+            host=ctx.host or self.host,
+            base_url=ctx.base_url or self.settings.base_url,
+            client_version=ctx.client_version or self.settings.client_version,
+            proxy=ctx.proxy or self.settings.proxy,
+        )
+        return await lane.stream_round(filled)
 
 
 cell = CursorCell()
