@@ -10,9 +10,10 @@ never refused:
    accepts anything); ``$defs`` / ``definitions`` are dropped afterwards;
 2. ``anyOf`` / ``oneOf`` / ``allOf`` whose branches are all object schemas fold
    into the node's properties: ``allOf`` requires the union of the branches'
-   required names, the others only what every branch requires; a property
-   the branches define differently keeps only its annotations under
-   ``anyOf`` / ``oneOf`` (any branch may have sent it);
+   required names, the others only what every branch requires; under
+   ``anyOf`` / ``oneOf`` a property keeps its schema only when every branch
+   gives it alike, else only its annotations (a branch that leaves it out
+   accepts any value for it);
 3. any other combiner is dropped, and so is a ``not`` (or an ``if`` with its
    ``then`` / ``else``) holding a ``$ref`` or a combiner anywhere, since widening
    inside a negation narrows the whole.
@@ -192,10 +193,12 @@ def _fold(node: dict[str, Any]) -> dict[str, Any]:
             if name in own:
                 continue
             first = schemas[0]
-            if combiner == "allOf" or all(schema == first for schema in schemas[1:]):
-                properties[name] = first
-            else:
-                properties[name] = _annotations(first)
+            # allOf: any one branch's schema accepts at least what all did;
+            # anyOf/oneOf: a branch that leaves the property out (or says it
+            # otherwise) lets any value through, so only a schema every branch
+            # gives alike is kept, else its annotations alone
+            alike = len(schemas) == len(branches) and all(s == first for s in schemas[1:])
+            properties[name] = first if combiner == "allOf" or alike else _annotations(first)
         required = _names(node.get("required"))
         branch_required = [_names(branch.get("required")) for branch in branches]
         if combiner == "allOf":
@@ -204,7 +207,9 @@ def _fold(node: dict[str, Any]) -> dict[str, Any]:
             common = set(branch_required[0]).intersection(*branch_required[1:])
             extra = [name for name in branch_required[0] if name in common]
         merged = list(dict.fromkeys(required + extra))
-        node["type"] = "object"
+        if all(branch.get("type") == "object" for branch in branches):
+            # only when every branch says so: properties alone accept non-objects
+            node["type"] = "object"
         node["properties"] = properties
         if merged:
             node["required"] = merged

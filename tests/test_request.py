@@ -1,0 +1,245 @@
+"""The run request, against bytes written by hand from the field numbers.
+
+Tag byte = field << 3 | wire type (2 = length-delimited, 0 = varint). Lengths
+are written out (or, for the blob ids and hand-written JSON, taken with len()
+of the literal pieces); nothing here uses the package's encoders.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from nodecode_cursor._proto import agent_pb2
+from nodecode_cursor.blobs import Conversation, Conversations
+from nodecode_cursor.errors import ConfigError
+from nodecode_cursor.request import build_run_request
+from nodecode_cursor.routing import WireModel
+from nodecode_cursor.writers import WriterTable
+
+CONVERSATION_ID = "00000000-0000-4000-8000-000000000001"
+GPT = WireModel("gpt-5", "gpt-5-high", (("reasoning", "high"),), False)
+SYSTEM_JSON = b'{"role":"system","content":"You are a helpful assistant."}'
+
+
+def fixed_ids() -> object:
+    """Return an id factory that answers m-1, m-2, ..."""
+    counter = iter(range(1, 1000))
+    return lambda: f"m-{next(counter)}"
+
+
+def test_one_message_history_is_the_hand_written_run_request() -> None:
+    conversation = Conversation(CONVERSATION_ID)
+    build = build_run_request(
+        [{"role": "user", "content": "hello"}],
+        None,
+        GPT,
+        "gpt-5",
+        "GPT-5",
+        conversation,
+        new_id=fixed_ids(),  # type: ignore[arg-type]
+    )
+    system_id = hashlib.sha256(SYSTEM_JSON).digest()
+    # ConversationStateStructure{1 root_prompt_messages_json: the system blob id}
+    state = b"\x0a\x20" + system_id
+    # UserMessage{1 text "hello", 2 message_id "m-1"}
+    user_message = b"\x0a\x05hello" + b"\x12\x03m-1"
+    # UserMessageAction{1 user_message}
+    user_action = b"\x0a\x0c" + user_message
+    # ConversationAction{1 user_message_action}
+    action = b"\x0a\x0e" + user_action
+    # ModelDetails{1 "gpt-5-high", 3 "gpt-5", 4 "GPT-5"} (max_mode 7 absent: off)
+    details = b"\x0a\x0agpt-5-high" + b"\x1a\x05gpt-5" + b"\x22\x05GPT-5"
+    # RequestedModel{1 "gpt-5", 3 {1 "reasoning", 2 "high"}}
+    parameter = b"\x0a\x09reasoning" + b"\x12\x04high"
+    requested = b"\x0a\x05gpt-5" + b"\x1a\x11" + parameter
+    run = (
+        b"\x0a\x22"
+        + state
+        + b"\x12\x10"
+        + action
+        + b"\x1a\x1a"
+        + details
+        + b"\x2a\x24"
+        + CONVERSATION_ID.encode()
+        + b"\x4a\x1a"
+        + requested
+    )
+    assert len(run) == 0x94
+    # AgentClientMessage{1 run_request}: length 148 = varint 0x94 0x01
+    expected = b"\x0a\x94\x01" + run
+    assert build.data == expected
+    assert conversation.blobs.get(system_id) == SYSTEM_JSON
+    assert build.history.root_ids == (system_id,)
+    assert build.history.turn_ids == ()
+    assert build.conversation_id == CONVERSATION_ID
+
+
+def test_max_mode_is_written_in_both_model_fields_when_on() -> None:
+    wire = WireModel("claude-x", "claude-x-max", (), True)
+    build = build_run_request(
+        [{"role": "user", "content": "hi"}], "s", wire, "claude-x", "Claude X", Conversation("c")
+    )
+    run = build.message.run_request
+    # ModelDetails{1 "claude-x-max", 3 "claude-x", 4 "Claude X", 7 true}
+    assert run.model_details.SerializeToString() == (
+        b"\x0a\x0cclaude-x-max" + b"\x1a\x08claude-x" + b"\x22\x08Claude X" + b"\x38\x01"
+    )
+    # RequestedModel{1 "claude-x", 2 true}
+    assert run.requested_model.SerializeToString() == b"\x0a\x08claude-x" + b"\x10\x01"
+
+
+def test_history_without_a_trailing_user_message_resumes() -> None:
+    messages = [
+        {"role": "user", "content": "go"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "a b"},
+    ]
+    build = build_run_request(messages, "", GPT, "gpt-5", "GPT-5", Conversation("c"))
+    # ConversationAction{2 resume_action{}}
+    assert build.message.run_request.action.SerializeToString() == b"\x12\x00"
+    # the trailing tool result is history: system, user, assistant, tool
+    assert len(build.history.root_ids) == 4
+    assert len(build.history.turn_ids) == 1
+
+
+def test_images_of_the_trailing_user_message_ride_inline() -> None:
+    messages = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "what is this"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAEC"}},
+            ],
+        }
+    ]
+    build = build_run_request(
+        messages,
+        None,
+        GPT,
+        "gpt-5",
+        "GPT-5",
+        Conversation("c"),
+        new_id=fixed_ids(),  # type: ignore[arg-type]
+    )
+    user = build.message.run_request.action.user_message_action.user_message
+    # SelectedImage{2 uuid "m-2", 7 mime "image/png", 8 data 00 01 02}
+    image = b"\x12\x03m-2" + b"\x3a\x09image/png" + b"\x42\x03\x00\x01\x02"
+    # UserMessage{1 text, 2 id, 3 SelectedContext{1 image}}
+    assert user.SerializeToString() == (
+        b"\x0a\x0cwhat is this" + b"\x12\x03m-1" + b"\x1a\x17" + b"\x0a\x15" + image
+    )
+
+
+def test_an_image_only_message_is_still_the_action_and_blank_text_resumes() -> None:
+    blank = build_run_request(
+        [{"role": "user", "content": "   "}], None, GPT, "gpt-5", "GPT-5", Conversation("c")
+    )
+    assert blank.message.run_request.action.WhichOneof("action") == "resume_action"
+
+
+def checkpoint_bytes(system_id: bytes) -> bytes:
+    """Return a checkpoint written by hand: root ids, a turn, todos, token details, field 99."""
+    return (
+        b"\x0a\x20"
+        + system_id  # 1 root_prompt_messages_json
+        + b"\x42\x03old"  # 8 turns
+        + b"\x1a\x04todo"  # 3 todos
+        + b"\x2a\x04\x08\x07\x10\x09"  # 5 token_details{1 used 7, 2 max 9}
+        + b"\x98\x06\x2a"  # 99 (unknown to us): varint 42
+    )
+
+
+def test_a_checkpoint_lends_every_field_but_prompt_and_turns_while_the_system_is_unchanged() -> (
+    None
+):
+    conversation = Conversation("c")
+    system_json = b'{"role":"system","content":"be brief"}'
+    checkpoint = agent_pb2.ConversationStateStructure()
+    checkpoint.ParseFromString(checkpoint_bytes(hashlib.sha256(system_json).digest()))
+    conversation.keep_checkpoint(checkpoint)
+    build = build_run_request(
+        [{"role": "user", "content": "hi"}], "be brief", GPT, "gpt-5", "GPT-5", conversation
+    )
+    assert build.reused_checkpoint
+    state = build.message.run_request.conversation_state.SerializeToString()
+    system_id = hashlib.sha256(system_json).digest()
+    assert state == (
+        b"\x0a\x20" + system_id + b"\x1a\x04todo" + b"\x2a\x04\x08\x07\x10\x09" + b"\x98\x06\x2a"
+    )
+
+    changed = build_run_request(
+        [{"role": "user", "content": "hi"}], "be verbose", GPT, "gpt-5", "GPT-5", conversation
+    )
+    assert not changed.reused_checkpoint
+    other_state = changed.message.run_request.conversation_state.SerializeToString()
+    new_id = hashlib.sha256(b'{"role":"system","content":"be verbose"}').digest()
+    assert other_state == b"\x0a\x20" + new_id
+
+
+def test_poisoned_conversation_rebuilds_without_its_checkpoint_under_a_new_id() -> None:
+    ids = iter(["rot-1", "rot-2"])
+    conversation = Conversations(new_id=lambda: next(ids)).get("session")
+    system_id = hashlib.sha256(SYSTEM_JSON).digest()
+    checkpoint = agent_pb2.ConversationStateStructure()
+    checkpoint.ParseFromString(checkpoint_bytes(system_id))
+    conversation.keep_checkpoint(checkpoint)
+    assert conversation.poison()
+    build = build_run_request(
+        [{"role": "user", "content": "hi"}], None, GPT, "gpt-5", "GPT-5", conversation
+    )
+    assert build.conversation_id == "rot-1"
+    assert not build.reused_checkpoint
+    assert build.message.run_request.conversation_state.SerializeToString() == (
+        b"\x0a\x20" + system_id
+    )
+
+
+def test_k3_refusal_comes_before_any_request() -> None:
+    table = WriterTable()
+    answer = {"role": "assistant", "content": "hello"}
+    table.record(answer, "gpt-5")
+    messages = [{"role": "user", "content": "hi"}, answer, {"role": "user", "content": "more"}]
+    with pytest.raises(ConfigError) as caught:
+        build_run_request(
+            messages, None, GPT, "kimi-k3-high", "Kimi K3", Conversation("c"), writers=table
+        )
+    assert "start a new session" in str(caught.value)
+    assert caught.value.status == 400
+
+
+def test_building_the_next_round_hashes_only_what_is_new() -> None:
+    conversation = Conversation("c")
+    big = "x" * (1 << 20)
+    messages: list[dict[str, object]] = [{"role": "user", "content": "read it"}]
+    messages.append(
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{}"}}
+            ],
+        }
+    )
+    messages.append({"role": "tool", "tool_call_id": "c1", "content": big})
+    messages.append({"role": "user", "content": "and?"})
+    first = build_run_request(messages, None, GPT, "gpt-5", "GPT-5", conversation)
+    after_first = conversation.blobs.hashed_bytes
+    assert after_first > 2 * len(big)  # the result is in a root blob and a step blob
+    messages[-1:] = [
+        {"role": "user", "content": "and?"},
+        {"role": "assistant", "content": "it is x"},
+        {"role": "user", "content": "thanks"},
+    ]
+    second = build_run_request(messages, None, GPT, "gpt-5", "GPT-5", conversation)
+    # the 1 MiB result was not encoded or hashed again: only the small new blobs
+    assert conversation.blobs.hashed_bytes - after_first < 4096
+    assert second.history.root_ids[: len(first.history.root_ids)] == first.history.root_ids
+    assert second.history.turn_ids[0] == first.history.turn_ids[0]
