@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import gzip
 import json
 import struct
 import zlib
@@ -139,7 +138,7 @@ class FrameDecoder:
                 payload = bytes(buf[start + header : end])
                 start = end
                 if flags & FLAG_COMPRESSED:
-                    payload = _gunzip(payload)
+                    payload = _gunzip(payload, self._max_frame)
                 yield Frame(flags, payload)
         finally:
             # Drop consumed bytes in one move, not per frame, to stay linear.
@@ -148,10 +147,30 @@ class FrameDecoder:
             self._start = 0
 
 
-def _gunzip(payload: bytes) -> bytes:
+def _gunzip(payload: bytes, limit: int) -> bytes:
+    """Return the decompressed payload, refusing more than ``limit`` bytes of output.
+
+    The frame length cap alone would let a small compressed frame expand to
+    gigabytes, so the output is capped too.
+    """
+    out = bytearray()
+    data = payload
+    if not data:
+        return b""
     try:
-        return gzip.decompress(payload)
-    except (OSError, EOFError, zlib.error) as exc:
+        while True:  # a gzip body may hold several members
+            member = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+            out += member.decompress(data, limit + 1 - len(out))
+            if len(out) > limit:
+                raise ProtocolError(
+                    f"a compressed Connect frame expands past the {limit}-byte limit"
+                )
+            if not member.eof:
+                raise ProtocolError("a compressed Connect frame did not decompress: cut short")
+            data = member.unused_data
+            if not data:
+                return bytes(out)
+    except zlib.error as exc:
         raise ProtocolError(f"a compressed Connect frame did not decompress: {exc}") from None
 
 

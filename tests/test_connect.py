@@ -462,3 +462,30 @@ def test_unary_body_not_a_whole_frame_is_bare() -> None:
     # Starts with a zero byte but declares more than it holds: read as is.
     body = b"\x00\x00\x00\x00\x09\x0a\x03abc"
     assert read_unary_body(body) == body
+
+
+def test_gzip_output_is_capped_too() -> None:
+    # 40-odd compressed bytes that expand to 10 000: refused under a 1000-byte cap.
+    packed = gzip.compress(b"\x00" * 10_000)
+    raw = b"\x01" + len(packed).to_bytes(4, "big") + packed
+    with pytest.raises(ProtocolError, match="expands past"):
+        FrameDecoder(max_frame=1000).feed(raw)
+    # The same frame under a cap it fits decodes.
+    assert FrameDecoder(max_frame=10_000).feed(raw) == [Frame(1, b"\x00" * 10_000)]
+
+
+def test_truncated_gzip_is_protocol_error() -> None:
+    packed = gzip.compress(b"hello world")[:-6]
+    raw = b"\x01" + len(packed).to_bytes(4, "big") + packed
+    with pytest.raises(ProtocolError, match="did not decompress"):
+        FrameDecoder().feed(raw)
+
+
+def test_gzip_with_two_members_decodes() -> None:
+    packed = gzip.compress(b"ab") + gzip.compress(b"cd")
+    raw = b"\x01" + len(packed).to_bytes(4, "big") + packed
+    assert FrameDecoder().feed(raw) == [Frame(1, b"abcd")]
+
+
+def test_empty_compressed_frame_is_empty() -> None:
+    assert FrameDecoder().feed(b"\x01\x00\x00\x00\x00") == [Frame(1, b"")]
