@@ -41,6 +41,9 @@ POLL_BACKOFF = 1.2
 POLL_MAX_DELAY_SECONDS = 10.0
 POLL_MAX_ATTEMPTS = 150
 POLL_MAX_CONSECUTIVE_ERRORS = 3
+# One poll that hangs this long counts as no answer, so a dead network ends the
+# sign-in after three of them rather than hanging it.
+POLL_REQUEST_TIMEOUT_SECONDS = 10.0
 
 # A kept token is treated as expiring 5 min before its JWT says, and a round
 # refreshes it when it is due within a minute.

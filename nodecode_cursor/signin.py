@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import logging
+import re
 import secrets
 import threading
 import uuid
@@ -32,6 +33,7 @@ from .limits import (
     POLL_MAX_ATTEMPTS,
     POLL_MAX_CONSECUTIVE_ERRORS,
     POLL_MAX_DELAY_SECONDS,
+    POLL_REQUEST_TIMEOUT_SECONDS,
     PROFILE_TIMEOUT_SECONDS,
     REFRESH_TIMEOUT_SECONDS,
     REFRESH_WHEN_DUE_WITHIN_SECONDS,
@@ -58,11 +60,35 @@ __all__ = [
 
 log = logging.getLogger("nodecode_cursor.signin")
 
+_VERIFIER_IN_URL = re.compile(r"(verifier=)[^&\s\"']+")
+
+
+class _RedactVerifier(logging.Filter):
+    """Masks the PKCE verifier in httpx's request log lines.
+
+    The poll carries the verifier in its query, and httpx logs every request URL
+    at INFO; whoever reads the verifier while the poll runs could claim the sign-in.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Return True after rewriting the record's text without the verifier."""
+        text = record.getMessage()
+        if "verifier=" in text:
+            record.msg = _VERIFIER_IN_URL.sub(r"\1[redacted]", text)
+            record.args = ()
+        return True
+
+
+def _guard_httpx_log() -> None:
+    """Install the verifier mask on httpx's logger once."""
+    httpx_log = logging.getLogger("httpx")
+    if not any(isinstance(f, _RedactVerifier) for f in httpx_log.filters):
+        httpx_log.addFilter(_RedactVerifier())
+
+
+_guard_httpx_log()
+
 NOTICE_KEY = "cursor"
-# One poll that hangs this long counts as no answer, so a dead network ends the
-# sign-in after three of them rather than hanging it. (Belongs in limits.py; kept
-# here while that file has another engineer's work in flight.)
-POLL_REQUEST_TIMEOUT_SECONDS = 10.0
 TOO_MANY_ERRORS = "Too many consecutive errors during Cursor auth polling"
 POLL_TIMEOUT = "Cursor authentication polling timeout: the sign-in was not confirmed in time"
 SESSION_ENDED = "Cursor ended the session: run /cursor login to sign in again"

@@ -404,3 +404,16 @@ def test_two_processes_refresh_once(sim: Simulator, home: Path) -> None:
     stored = AuthStore(home).entry()
     assert stored is not None and stored.access_token == sim.auth.refreshed[0]
     assert digests == {hashlib.sha256(stored.access_token.encode()).hexdigest()}
+
+
+def test_httpx_request_log_never_shows_the_verifier(caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    import nodecode_cursor.signin  # noqa: F401 - installs the mask
+
+    caplog.set_level(logging.INFO, logger="httpx")
+    logging.getLogger("httpx").info(
+        'HTTP Request: %s %s "%s"', "GET", "http://x/auth/poll?uuid=u1&verifier=SECRETVERIFIER", 404
+    )
+    assert "SECRETVERIFIER" not in caplog.text
+    assert "verifier=[redacted]" in caplog.text
