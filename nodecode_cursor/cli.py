@@ -455,15 +455,13 @@ def cmd_login(args: argparse.Namespace) -> int:
     """Start the browser sign-in and wait for it with a progress line; return the exit code."""
     said: list[str] = []
     host = make_host(args, say=said.append)
-    interrupted = False
     try:
         command = host.command(PROVIDER)
         print(command.run("login"), flush=True)
         started = time.monotonic()
         progress = sys.stderr.isatty()
         try:
-            status = command.run("status")
-            while _in_progress(status):
+            while _in_progress(command.run("status")):
                 if progress:
                     waited = int(time.monotonic() - started)
                     sys.stderr.write(
@@ -471,19 +469,22 @@ def cmd_login(args: argparse.Namespace) -> int:
                     )
                     sys.stderr.flush()
                 time.sleep(limits.HOST_LOGIN_PROGRESS_SECONDS)
-                status = command.run("status")
+            # The sign-in says how it went just after it stops being "in progress".
+            signin = getattr(command, "signin", None)
+            if signin is not None and hasattr(signin, "wait"):
+                signin.wait(limits.HOST_LOGIN_PROGRESS_SECONDS * 20)
         except KeyboardInterrupt:
-            interrupted = True
+            if progress:
+                sys.stderr.write("\r\x1b[K")
+            print("cursor: sign-in cancelled", file=sys.stderr)
+            return 130
         if progress:
             sys.stderr.write("\r\x1b[K")
         for line in said:
             print(line)
-        if interrupted:
-            print("sign-in cancelled", file=sys.stderr)
-            return 130
-        if not said or not _signed_in(status):
-            print(status)
-        return 0 if _signed_in(status) else 1
+        if not said:
+            print(command.run("status"))
+        return 0 if any(_signed_in(line) for line in said) else 1
     finally:
         host.stop()  # ends a sign-in still in progress (a cancelled one writes nothing)
 
@@ -604,6 +605,8 @@ def _failure(exc: BaseException, base_url: str | None) -> tuple[int, str]:
 
 def _report(status: int, message: str, *, as_json: bool) -> None:
     """Print a failure: JSON on stdout with --json, else one line on stderr."""
+    if "/cursor login" in message:
+        message += " (from a shell: nodecode-cursor login)"
     if as_json:
         print(json.dumps({"error": {"status": status, "message": message}}, ensure_ascii=False))
     else:

@@ -1,0 +1,525 @@
+"""The reference host's command line, driven as a subprocess against the simulator.
+
+Every test runs the real ``nodecode-cursor`` (``python -m nodecode_cursor.cli``)
+in its own process with a temporary NODECODE_HOME, ``--base-url`` pointing at
+the simulator on 127.0.0.1, and a token in ``CURSOR_ACCESS_TOKEN``; the
+simulator runs in the test process so each test can read what it received.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nodecode_cursor.simulator import Simulator
+from nodecode_cursor.simulator.agent import RUN_PATH, Sleep, StepStarted, Text
+
+REPO = Path(__file__).resolve().parent.parent
+TOKEN = "sim-token-for-cli-tests"
+# A subprocess start-up plus a round on loopback takes well under this.
+RUN_TIMEOUT = 60
+CLI = [sys.executable, "-m", "nodecode_cursor.cli"]
+
+
+def cli_env(home: Path, **extra: str) -> dict[str, str]:
+    """Return the environment of a CLI run: the temp home, a token, no colours, no other token."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CURSOR_")}
+    env.update(NODECODE_HOME=str(home), CURSOR_ACCESS_TOKEN=TOKEN, NO_COLOR="1")
+    env.update(extra)
+    return env
+
+
+def run_cli(
+    *args: str, env: dict[str, str], cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Return the finished run of ``nodecode-cursor ARGS``."""
+    return subprocess.run(
+        [sys.executable, "-m", "nodecode_cursor.cli", *args],
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
+
+
+def ask_json(sim: Simulator, home: Path, *args: str, cwd: Path | None = None) -> dict[str, Any]:
+    """Return the JSON object ``ask --json ARGS`` printed (and check it exited 0)."""
+    done = run_cli("--base-url", sim.url, "ask", "--json", *args, env=cli_env(home), cwd=cwd)
+    assert done.returncode == 0, done.stderr + done.stdout
+    answer: dict[str, Any] = json.loads(done.stdout)
+    return answer
+
+
+def test_version_still_answers() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "nodecode_cursor.cli", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
+    assert done.returncode == 0
+    assert done.stdout.strip() == "nodecode-cursor 0.1.0"
+
+
+def test_ask_json_text_round(sim: Simulator, home: Path, tmp_path: Path) -> None:
+    answer = ask_json(sim, home, "--tools", "none", "hello from the cli", cwd=tmp_path)
+    assert answer["message"] == {
+        "role": "assistant",
+        "content": "Simulated Cursor here. You said: hello from the cli",
+    }
+    assert answer["finish_reason"] == "stop"
+    assert answer["rounds"] == 1
+    assert answer["model"] == "composer-2.5"
+    assert answer["wire_model"] == "composer-2.5"
+    assert set(answer["usage"]) >= {"input", "output", "cache_read", "cache_write", "total"}
+    assert answer["usage"]["output"] > 0
+    runs = sim.requests_to(RUN_PATH)
+    assert len(runs) == 1
+    assert runs[0].headers["authorization"] == f"Bearer {TOKEN}"
+    assert sim.agent.run().prompt() == "hello from the cli"
+
+
+def test_ask_json_tool_round_returns_calls_unrun(
+    sim: Simulator, home: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("the secret word is heliotrope\n")
+    answer = ask_json(
+        sim,
+        home,
+        "--max-rounds",
+        "1",
+        'Use read_file with {"path": "notes.txt"}',
+        cwd=tmp_path,
+    )
+    assert answer["finish_reason"] == "tool_calls"
+    assert answer["rounds"] == 1
+    calls = answer["message"]["tool_calls"]
+    assert [c["function"]["name"] for c in calls] == ["read_file"]
+    assert json.loads(calls[0]["function"]["arguments"]) == {"path": "notes.txt"}
+    assert calls[0]["type"] == "function" and calls[0]["id"]
+    # One round only: the call came back unrun, nothing went back to the service.
+    assert len(sim.requests_to(RUN_PATH)) == 1
+
+
+def test_ask_full_tool_turn_with_default_tools(sim: Simulator, home: Path, tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("the secret word is heliotrope\n")
+    answer = ask_json(sim, home, 'Use read_file with {"path": "notes.txt"}', cwd=tmp_path)
+    assert answer["finish_reason"] == "stop"
+    assert answer["rounds"] == 2
+    assert answer["message"]["role"] == "assistant"
+    assert "the secret word is heliotrope" in answer["message"]["content"]
+    assert answer["message"]["content"].startswith("read_file returned:")
+    assert len(sim.requests_to(RUN_PATH)) == 2
+
+
+def test_ask_default_tools_refuse_a_path_outside_the_folder(
+    sim: Simulator, home: Path, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (tmp_path / "outside.txt").write_text("not for the model\n")
+    answer = ask_json(sim, home, 'Use read_file with {"path": "../outside.txt"}', cwd=work)
+    content = answer["message"]["content"]
+    assert "outside the working directory" in content
+    assert "not for the model" not in content
+
+
+def test_ask_history_that_ends_on_a_tool_result_resumes(
+    sim: Simulator, home: Path, tmp_path: Path
+) -> None:
+    history = [
+        {"role": "user", "content": "what is in the box?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "open_box", "arguments": "{}"},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": "a brass key"},
+    ]
+    path = tmp_path / "history.json"
+    path.write_text(json.dumps(history))
+    answer = ask_json(sim, home, "--tools", "none", "--history", str(path), cwd=tmp_path)
+    assert answer["finish_reason"] == "stop"
+    assert "a brass key" in answer["message"]["content"]
+
+
+def test_ask_tools_from_a_file_are_returned_not_run(
+    sim: Simulator, home: Path, tmp_path: Path
+) -> None:
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "lookup_weather",
+                "description": "The weather in a city",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"city": {"type": "string"}},
+                    "required": ["city"],
+                },
+            },
+        }
+    ]
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(tools))
+    answer = ask_json(
+        sim, home, "--tools", str(path), 'Use lookup_weather with {"city": "Oslo"}', cwd=tmp_path
+    )
+    assert answer["finish_reason"] == "tool_calls"
+    assert answer["rounds"] == 1
+    (call,) = answer["message"]["tool_calls"]
+    assert call["function"]["name"] == "lookup_weather"
+    assert json.loads(call["function"]["arguments"]) == {"city": "Oslo"}
+
+
+def test_ask_plain_streams_the_answer_to_stdout(sim: Simulator, home: Path, tmp_path: Path) -> None:
+    done = run_cli(
+        "--base-url", sim.url, "ask", "--tools", "none", "plain words", env=cli_env(home)
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Simulated Cursor here. You said: plain words\n"
+
+
+def test_unknown_model_names_the_nearest(sim: Simulator, home: Path) -> None:
+    done = run_cli(
+        "--base-url", sim.url, "ask", "--json", "--model", "gpt-5.9", "hi", env=cli_env(home)
+    )
+    assert done.returncode == 2
+    error = json.loads(done.stdout)["error"]
+    assert error["status"] == 400
+    assert "gpt-5.9" in error["message"] and "gpt-5.5" in error["message"]
+    assert not sim.requests_to(RUN_PATH)
+
+
+def test_unknown_effort_lists_the_models_efforts(sim: Simulator, home: Path) -> None:
+    done = run_cli(
+        "--base-url",
+        sim.url,
+        "ask",
+        "--model",
+        "gpt-5.4",
+        "--effort",
+        "max",
+        "hi",
+        env=cli_env(home),
+    )
+    assert done.returncode == 2
+    assert "low, medium, high, xhigh" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not sim.requests_to(RUN_PATH)
+
+
+def test_usage_error_with_json_is_json_and_exit_2(home: Path) -> None:
+    done = run_cli("ask", "--json", env=cli_env(home))
+    assert done.returncode == 2
+    assert json.loads(done.stdout)["error"]["status"] == 400
+
+
+def test_not_signed_in_says_how_to_sign_in(sim: Simulator, home: Path) -> None:
+    env = cli_env(home)
+    del env["CURSOR_ACCESS_TOKEN"]
+    done = run_cli("--base-url", sim.url, "ask", "--json", "hi", env=env)
+    assert done.returncode == 2
+    message = json.loads(done.stdout)["error"]["message"]
+    assert "not signed in" in message and "nodecode-cursor login" in message
+    assert not sim.requests_to(RUN_PATH)
+
+
+def test_unreachable_names_the_url(home: Path) -> None:
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    done = run_cli("--base-url", url, "ask", "--json", "hi", env=cli_env(home))
+    assert done.returncode == 1
+    error = json.loads(done.stdout)["error"]
+    assert url in error["message"]
+    assert TOKEN not in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_verbose_log_never_shows_the_token(sim: Simulator, home: Path) -> None:
+    done = run_cli("-v", "--base-url", sim.url, "ask", "--tools", "none", "hi", env=cli_env(home))
+    assert done.returncode == 0
+    assert "nodecode_cursor" in done.stderr  # the debug log is on
+    assert TOKEN not in done.stderr + done.stdout
+
+
+def test_models_json_lists_the_accounts_roster(sim: Simulator, home: Path) -> None:
+    done = run_cli("--base-url", sim.url, "models", "--json", env=cli_env(home))
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["live"] is True and answer["reason"] is None
+    served = sorted(entry.model_id for entry in sim.models.roster)
+    assert [row["id"] for row in answer["models"]] == served
+    assert all(row["context_window"] > 0 for row in answer["models"])
+
+
+def test_models_without_a_token_lists_the_bundled_rows_and_why(home: Path) -> None:
+    env = cli_env(home)
+    del env["CURSOR_ACCESS_TOKEN"]
+    done = run_cli("models", "--json", env=env)
+    assert done.returncode == 0
+    answer = json.loads(done.stdout)
+    assert answer["live"] is False
+    assert "not signed in" in answer["reason"]
+    assert "composer-2.5" in {row["id"] for row in answer["models"]}
+
+
+def test_status_names_the_token_source(home: Path) -> None:
+    done = run_cli("status", env=cli_env(home))
+    assert done.returncode == 0
+    assert done.stdout.strip() == "cursor: not signed in; a token from the environment is used"
+    env = cli_env(home)
+    del env["CURSOR_ACCESS_TOKEN"]
+    bare = run_cli("status", env=env)
+    assert bare.returncode == 0
+    assert "not signed in" in bare.stdout and "/cursor login" in bare.stdout
+
+
+def test_login_status_logout(sim: Simulator, home: Path) -> None:
+    env = cli_env(home)
+    del env["CURSOR_ACCESS_TOKEN"]
+    process = subprocess.Popen(
+        [*CLI, "--base-url", sim.url, "--web-url", sim.url, "login"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        assert f"{sim.url}/loginDeepControl?" in first
+        login_id = first.split("uuid=")[1].split("&")[0].split()[0]
+        sim.auth.confirm(login_id)
+        out, err = process.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0, err
+    assert "cursor: signed in as person@example.com" in out
+    assert json.loads((home / "auth.json").read_text())["oauth_tokens"]["cursor"]["access_token"]
+    status = run_cli("status", env=env)
+    assert status.stdout.strip() == "cursor: signed in as person@example.com"
+    logout = run_cli("logout", env=env)
+    assert logout.returncode == 0 and logout.stdout.strip() == "cursor: signed out"
+    assert "not signed in" in run_cli("status", env=env).stdout
+
+
+def test_login_interrupted_exits_non_zero_and_keeps_nothing(sim: Simulator, home: Path) -> None:
+    env = cli_env(home)
+    del env["CURSOR_ACCESS_TOKEN"]
+    process = subprocess.Popen(
+        [*CLI, "--base-url", sim.url, "--web-url", sim.url, "login"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        assert "loginDeepControl" in process.stdout.readline()
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 130
+    assert "cancelled" in err
+    assert not (home / "auth.json").exists() or "cursor" not in json.loads(
+        (home / "auth.json").read_text()
+    ).get("oauth_tokens", {})
+
+
+def copy_cell_folder(target: Path) -> Path:
+    """Copy the repo's cell folder (manifest, package, data) to TARGET; return it."""
+    target.mkdir(parents=True)
+    shutil.copy2(REPO / "cell.toml", target / "cell.toml")
+    for name in ("models.json", "wire.json"):
+        shutil.copy2(REPO / name, target / name)
+    shutil.copytree(
+        REPO / "nodecode_cursor",
+        target / "nodecode_cursor",
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+    )
+    return target
+
+
+def test_drop_in_folder_loads_without_the_entry_point(sim: Simulator, home: Path) -> None:
+    folder = copy_cell_folder(home / "cells" / "nodecode-cursor")
+    # Entry points off: only the folder can give the lane. The package must also be
+    # imported from the folder, not from the installed distribution, so the folder
+    # leads the import path (as the host's own folder handling would put it).
+    env = cli_env(home, NODECODE_ENTRY_POINTS="0", PYTHONPATH=str(folder))
+    done = run_cli(
+        "-v", "--base-url", sim.url, "ask", "--json", "--tools", "none", "hi", env=env, cwd=home
+    )
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert json.loads(done.stdout)["message"]["content"].endswith("You said: hi")
+    assert f"loaded cell nodecode-cursor from folder {folder}" in done.stderr
+    assert f"(module {folder / 'nodecode_cursor' / 'cell.py'})" in done.stderr
+    assert "from entry point" not in done.stderr
+
+
+def test_without_entry_points_or_folders_there_is_no_lane(sim: Simulator, home: Path) -> None:
+    env = cli_env(home, NODECODE_ENTRY_POINTS="0")
+    done = run_cli("--base-url", sim.url, "ask", "--json", "hi", env=env)
+    assert done.returncode == 2
+    assert "no cell gives the cursor lane" in json.loads(done.stdout)["error"]["message"]
+    assert not sim.requests_to(RUN_PATH)
+
+
+def test_config_veto_leaves_no_lane_and_no_command(sim: Simulator, home: Path) -> None:
+    (home / "config.json").write_text(json.dumps({"cursor": {"enabled": False}}))
+    done = run_cli("--base-url", sim.url, "ask", "--json", "hi", env=cli_env(home))
+    assert done.returncode == 2
+    assert "disabled" in json.loads(done.stdout)["error"]["message"]
+    status = run_cli("status", env=cli_env(home))
+    assert status.returncode == 2
+    assert "disabled" in status.stderr
+    assert not sim.requests_to(RUN_PATH)
+
+
+def test_a_broken_config_json_is_a_config_error(home: Path) -> None:
+    (home / "config.json").write_text("{not json")
+    done = run_cli("status", env=cli_env(home))
+    assert done.returncode == 2
+    assert "config.json" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_demo_runs_the_tool_handoff_to_the_final_answer(home: Path) -> None:
+    env = cli_env(home)
+    del env["CURSOR_ACCESS_TOKEN"]
+    done = run_cli("demo", env=env)
+    assert done.returncode == 0, done.stderr + done.stdout
+    out = done.stdout
+    assert "OFFLINE DEMO" in out and "not Cursor" in out
+    assert "round 1" in out and "round 2" in out
+    assert '→ read_file({"path": "release-notes.txt"})' in out
+    final = "read_file returned: nodecode-cursor 0.1.0: the cursor lane"
+    assert final in out
+    assert out.index("round 2") < out.index(final)
+    assert "2 rounds, finish stop" in out
+    # The demo never touches the person's home.
+    assert list(home.iterdir()) == []
+
+
+# The chat REPL through a pseudo-terminal ------------------------------------------------------
+
+
+def spawn_chat(sim: Simulator, home: Path, cwd: Path, *extra: str) -> Any:
+    """Return a pexpect child running ``nodecode-cursor chat`` on a pseudo-terminal."""
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "nodecode_cursor.cli", "--base-url", sim.url, "chat", *extra],
+        env=cli_env(home, TERM="dumb"),
+        cwd=str(cwd),
+        encoding="utf-8",
+        timeout=RUN_TIMEOUT,
+        dimensions=(40, 200),
+    )
+    return child
+
+
+def close_chat(child: Any) -> None:
+    """Leave the chat with /quit and check it exited 0."""
+    child.sendline("/quit")
+    child.expect(child.EOF if hasattr(child, "EOF") else __import__("pexpect").EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_chat_streams_an_answer_and_answers_cursor_status(
+    sim: Simulator, home: Path, tmp_path: Path
+) -> None:
+    child = spawn_chat(sim, home, tmp_path)
+    try:
+        child.expect("session chat-")
+        child.expect("> ")
+        child.sendline("hello through a terminal")
+        child.expect("Simulated Cursor here. You said: hello through a terminal")
+        child.expect("> ")
+        child.sendline("/cursor status")
+        child.expect("cursor: not signed in; a token from the environment is used")
+        child.expect("> ")
+        child.sendline("/model gpt-5.9")
+        child.expect("unknown model cursor/gpt-5.9")
+        child.expect("> ")
+        child.sendline("/model gpt-5.4")
+        child.expect("model: cursor/gpt-5.4")
+        child.expect("> ")
+        child.sendline("/effort max")
+        child.expect("its efforts: low, medium, high, xhigh")
+        child.expect("> ")
+        close_chat(child)
+    finally:
+        child.close(force=True)
+    assert sim.agent.run(0).prompt() == "hello through a terminal"
+
+
+def test_chat_runs_a_confirmed_command_for_the_model(
+    sim: Simulator, home: Path, tmp_path: Path
+) -> None:
+    child = spawn_chat(sim, home, tmp_path)
+    try:
+        child.expect("> ")
+        child.sendline('Use run_command with {"command": "echo tool-said-$((6*7))"}')
+        child.expect(r"run `echo tool-said-\$\(\(6\*7\)\)`\? \[y/N\]")
+        child.sendline("y")
+        child.expect("run_command returned: exit code 0")
+        child.expect("tool-said-42")
+        child.expect("> ")
+        close_chat(child)
+    finally:
+        child.close(force=True)
+    assert len(sim.requests_to(RUN_PATH)) == 2
+
+
+def test_chat_ctrl_c_stops_the_round_and_keeps_the_text(
+    sim: Simulator, home: Path, tmp_path: Path
+) -> None:
+    sim.agent.script([StepStarted(), Text("the first half "), Sleep(30), Text("never sent")])
+    child = spawn_chat(sim, home, tmp_path, "--tools", "none")
+    try:
+        child.expect("> ")
+        child.sendline("tell me a long story")
+        child.expect("the first half")
+        started = time.monotonic()
+        child.sendintr()
+        child.expect("interrupted")
+        child.expect("> ")
+        assert time.monotonic() - started < 10
+        # The next turn carries the kept text in its history.
+        child.sendline("go on")
+        child.expect("You said: go on")
+        child.expect("> ")
+        close_chat(child)
+    finally:
+        child.close(force=True)
+    history = json.dumps(sim.agent.run(-1).root_messages())
+    assert "the first half" in history
+    assert "never sent" not in history
