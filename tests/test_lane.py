@@ -399,3 +399,23 @@ def test_stream_round_sync_works_inside_a_running_loop(sim: Simulator) -> None:
         return str(lane.stream_round_sync(context(sim)).message["content"])
 
     assert "hello" in asyncio.run(main())
+
+
+def test_without_a_context_credential_the_cells_ladder_is_asked(
+    sim: Simulator, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    monkeypatch.setenv("CURSOR_ACCESS_TOKEN", "tok-from-env")
+    lane.stream_round_sync(context(sim, credential=None, host=MemoryHost(tmp_path)))
+    assert sim.agent.run().headers["authorization"] == "Bearer tok-from-env"
+
+
+def test_the_client_version_header_follows_the_environment(
+    sim: Simulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CURSOR_CLIENT_VERSION", "cli-2099.01.01-env")
+    lane.stream_round_sync(context(sim))
+    assert sim.agent.run().headers["x-cursor-client-version"] == "cli-2099.01.01-env"
+    assert all(
+        a.headers["x-cursor-client-version"] == "cli-2099.01.01-env"
+        for a in sim.agent.run().appends
+    )

@@ -388,3 +388,33 @@ def test_the_trailer_json_is_parsed_from_the_stream(sim: Simulator) -> None:
     run = asyncio.run(main())
     assert run.end_error is not None and run.end_error.status == 404
     assert "BAD_MODEL_NAME" in str(run.end_error)
+
+
+def test_the_hosts_proxy_carries_the_run(sim: Simulator) -> None:
+    # The simulator doubles as a forward proxy: it routes absolute-form targets by path.
+    sim.agent.script([Text("via proxy"), End()])
+    far = RunSettings("http://cursor.invalid", TOKEN, "v", proxy=sim.url, request_timeout=5)
+
+    async def main() -> list[agent_pb2.AgentServerMessage]:
+        async with SseRun(far) as run:
+            return await play(run)
+
+    assert texts(asyncio.run(main())) == "via proxy"
+    targets = [r.target for r in sim.requests]
+    assert "http://cursor.invalid/agent.v1.AgentService/RunSSE" in targets
+    assert "http://cursor.invalid/aiserver.v1.BidiService/BidiAppend" in targets
+
+
+def test_the_proxy_environment_is_honoured(sim: Simulator, monkeypatch: pytest.MonkeyPatch) -> None:
+    sim.agent.script([Text("env proxy"), End()])
+    monkeypatch.setenv("HTTP_PROXY", sim.url)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    far = RunSettings("http://cursor.invalid", TOKEN, "v", request_timeout=5)
+
+    async def main() -> list[agent_pb2.AgentServerMessage]:
+        async with SseRun(far) as run:
+            return await play(run)
+
+    assert texts(asyncio.run(main())) == "env proxy"
+    assert any(r.target.startswith("http://cursor.invalid/") for r in sim.requests)
