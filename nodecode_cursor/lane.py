@@ -50,6 +50,7 @@ log = logging.getLogger("nodecode_cursor.lane")
 # After turn_ended the service sends its checkpoint and the end frame at once; a
 # stream that stays open and silent this long after the turn is over is treated
 # as ended (the turn is complete) rather than waiting out the request timeout.
+# The grace never exceeds the round's own request timeout.
 TURN_END_GRACE_SECONDS = 5.0
 
 # Kept for the life of the process: one conversation per host session (LRU) and
@@ -271,6 +272,7 @@ class _Attempt:
     async def _pump(self, run: SseRun, fold: Fold, answerer: Answerer) -> None:
         """Feed every server message to the fold and send its answers, until the stream ends."""
         loop = asyncio.get_running_loop()
+        wait = min(TURN_END_GRACE_SECONDS, run.settings.request_timeout)
         grace: asyncio.Timeout | None = None
         try:
             async with asyncio.timeout(None) as grace:
@@ -279,7 +281,7 @@ class _Attempt:
                     for reply in answerer.answer(message):
                         run.send(reply.SerializeToString())
                     if fold.turn_ended:
-                        grace.reschedule(loop.time() + TURN_END_GRACE_SECONDS)
+                        grace.reschedule(loop.time() + wait)
         except TimeoutError:
             if grace is None or not grace.expired():
                 raise

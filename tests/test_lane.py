@@ -419,3 +419,12 @@ def test_the_client_version_header_follows_the_environment(
         a.headers["x-cursor-client-version"] == "cli-2099.01.01-env"
         for a in sim.agent.run().appends
     )
+
+
+def test_a_stream_left_open_after_the_turn_ended_completes_after_a_grace(sim: Simulator) -> None:
+    sim.agent.script([Text("done"), TurnEnded(4, 1), Checkpoint(), Sleep(10)])
+    started = time.monotonic()
+    result = lane.stream_round_sync(context(sim, request_timeout=0.4))
+    assert time.monotonic() - started < 3
+    assert result.message["content"] == "done"
+    assert result.usage.input == 4
