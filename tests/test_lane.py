@@ -428,3 +428,28 @@ def test_a_stream_left_open_after_the_turn_ended_completes_after_a_grace(sim: Si
     assert time.monotonic() - started < 3
     assert result.message["content"] == "done"
     assert result.usage.input == 4
+
+
+def test_kimi_k3_replays_its_own_thinking_and_refuses_another_models_history(
+    sim: Simulator,
+) -> None:
+    k3 = "kimi-k3-high"
+    session = f"k3-{uuid.uuid4()}"
+    sim.agent.script([Thinking("private plan"), Text("first"), TurnEnded(3, 1), End()])
+    first = lane.stream_round_sync(context(sim, "one", model=k3, session_id=session))
+    history = [
+        {"role": "user", "content": "one"},
+        first.message,
+        {"role": "user", "content": "two"},
+    ]
+    lane.stream_round_sync(context(sim, model=k3, messages=history, session_id=session))
+    served = b"".join(sim.agent.run().served.values())
+    assert b"private plan" in served and k3.encode() in served  # replayed, naming its writer
+
+    other = lane.stream_round_sync(context(sim, "one"))  # written by MODEL, not K3
+    mixed = [{"role": "user", "content": "one"}, other.message, {"role": "user", "content": "go"}]
+    runs_before = len(sim.agent.runs)
+    with pytest.raises(ConfigError) as caught:
+        lane.stream_round_sync(context(sim, model=k3, messages=mixed))
+    assert "new session" in str(caught.value)
+    assert len(sim.agent.runs) == runs_before  # refused before any network
