@@ -102,16 +102,18 @@ class TerminalView(TurnObserver):
         self.rounds = rounds
         self.round_number = 0
         self._last: str | None = None  # "text" or "reasoning": what the open line holds
+        self._ended = True  # whether what was written last ended its line
 
     def _end_line(self) -> None:
         """Close the open line of streamed text or reasoning, if any."""
-        if self._last == "reasoning" and self.reasoning is not None:
+        if self._last == "reasoning" and self.reasoning is not None and not self._ended:
             self.reasoning.write("\n")
             self.reasoning.flush()
-        elif self._last == "text":
+        elif self._last == "text" and not self._ended:
             self.out.write("\n")
             self.out.flush()
         self._last = None
+        self._ended = True
 
     def part(self, part: StreamPart) -> None:
         """Write one stream part."""
@@ -131,12 +133,14 @@ class TerminalView(TurnObserver):
                 # Marked in words too, so a transcript without colour still tells them apart.
                 self.reasoning.write(self.style.dim("thinking: "))
             self._last = "reasoning"
+            self._ended = part.text.endswith("\n")
             self.reasoning.write(self.style.dim(part.text))
             self.reasoning.flush()
         elif isinstance(part, TextDelta):
             if self._last == "reasoning":
                 self._end_line()
             self._last = "text"
+            self._ended = part.text.endswith("\n")
             self.out.write(part.text)
             self.out.flush()
         elif isinstance(part, ToolCallStart):
