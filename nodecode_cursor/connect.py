@@ -178,7 +178,7 @@ def parse_end_stream(payload: bytes) -> ProviderError | None:
     """Return None for a successful end of stream, else the classified error."""
     try:
         trailer = json.loads(payload.decode("utf-8")) if payload.strip() else {}
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return ProviderError("Failed to parse Connect end stream", status=502)
     if not isinstance(trailer, dict):
         return ProviderError("Failed to parse Connect end stream", status=502)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import tempfile
 import time
@@ -90,7 +91,8 @@ def token_claims(token: str) -> dict[str, Any]:
 def token_expiry(token: str, *, now: float | None = None) -> int:
     """Return when the token is kept as expiring: its ``exp`` less 5 min, else now + 1 h."""
     exp = token_claims(token).get("exp")
-    if isinstance(exp, int | float) and not isinstance(exp, bool):
+    # JSON parsers accept NaN and Infinity; neither is a moment a token can expire at.
+    if isinstance(exp, int | float) and not isinstance(exp, bool) and math.isfinite(exp):
         return int(exp) - EXPIRY_MARGIN_SECONDS
     return int(time.time() if now is None else now) + FALLBACK_TOKEN_LIFETIME_SECONDS
 
@@ -148,6 +150,11 @@ class AuthStore:
             return {}
         try:
             data = json.loads(text)
+        except RecursionError:
+            raise StoreError(
+                f"{self.path} nests deeper than any auth file should; "
+                "fix or remove it, nothing will be written until then"
+            ) from None
         except json.JSONDecodeError as exc:
             raise StoreError(
                 f"{self.path} is not valid JSON (line {exc.lineno}, column {exc.colno}); "
@@ -177,7 +184,9 @@ class AuthStore:
                     )
                 expires = entry.get("expires_at")
                 self._expect(
-                    isinstance(expires, int | float) and not isinstance(expires, bool),
+                    isinstance(expires, int | float)
+                    and not isinstance(expires, bool)
+                    and math.isfinite(expires),
                     f"{where}.expires_at",
                     "a number",
                     expires,
@@ -276,6 +285,8 @@ def _kind(value: object) -> str:
         return "null"
     if isinstance(value, bool):
         return "a boolean"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN or Infinity"
     if isinstance(value, int | float):
         return "a number"
     if isinstance(value, str):

@@ -124,7 +124,7 @@ def http_error(status: int, body: bytes, what: str) -> ProviderError:
     """Return the error for a refused call: its Connect JSON body classified, else the status."""
     try:
         parsed = json.loads(body.decode("utf-8")) if body.strip() else None
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         parsed = None
     if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict):
         parsed = parsed["error"]
