@@ -35,7 +35,10 @@ def _fill(value: struct_pb2.Value, obj: Any) -> None:
     elif isinstance(obj, bool):
         value.bool_value = obj
     elif isinstance(obj, int | float):
-        value.number_value = float(obj)
+        try:
+            value.number_value = float(obj)
+        except OverflowError:
+            raise ValueError(f"a number of {len(str(obj))} digits does not fit a Value") from None
     elif isinstance(obj, str):
         value.string_value = obj
     elif isinstance(obj, dict):
