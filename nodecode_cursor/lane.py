@@ -47,11 +47,7 @@ __all__ = [
 
 log = logging.getLogger("nodecode_cursor.lane")
 
-# After turn_ended the service sends its checkpoint and the end frame at once; a
-# stream that stays open and silent this long after the turn is over is treated
-# as ended (the turn is complete) rather than waiting out the request timeout.
-# The grace never exceeds the round's own request timeout.
-TURN_END_GRACE_SECONDS = 5.0
+TURN_END_GRACE_SECONDS = limits.TURN_END_GRACE_SECONDS
 
 # Kept for the life of the process: one conversation per host session (LRU) and
 # the digest-keyed table of which model wrote which round (for Kimi K3 replay).

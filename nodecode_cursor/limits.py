@@ -30,6 +30,16 @@ APPEND_BYTES_PER_EXTRA_SECOND = 128 * 1024
 # No bytes from RunSSE for this long ends the round as incomplete.
 DEFAULT_REQUEST_TIMEOUT_SECONDS = 120.0
 
+# Connecting is separate from the "no data" budget: a dead address should fail
+# fast, while a model may legitimately think for a long time between frames.
+CONNECT_TIMEOUT_SECONDS = 15.0
+
+# After turn_ended the service sends its checkpoint and the end frame at once; a
+# stream that stays open and silent this long after the turn is over is treated
+# as ended (the turn is complete) rather than waiting out the request timeout.
+# The grace never exceeds the round's own request timeout.
+TURN_END_GRACE_SECONDS = 5.0
+
 # Unary calls that a person waits on (roster, profile) must answer quickly.
 ROSTER_TIMEOUT_SECONDS = 5.0
 PROFILE_TIMEOUT_SECONDS = 3.0

@@ -49,9 +49,7 @@ log = logging.getLogger("nodecode_cursor.transport")
 RUN_SSE_PATH = "/agent.v1.AgentService/RunSSE"
 APPEND_PATH = "/aiserver.v1.BidiService/BidiAppend"
 
-# Connecting is separate from the "no data" budget: a dead address should fail
-# fast, while a model may legitimately think for a long time between frames.
-CONNECT_TIMEOUT_SECONDS = 15.0
+CONNECT_TIMEOUT_SECONDS = limits.CONNECT_TIMEOUT_SECONDS
 
 _HEARTBEAT = agent_pb2.AgentClientMessage(
     client_heartbeat=agent_pb2.ClientHeartbeat()
