@@ -457,10 +457,10 @@ def cmd_login(args: argparse.Namespace) -> int:
     host = make_host(args, say=said.append)
     try:
         command = host.command(PROVIDER)
-        print(command.run("login"), flush=True)
         started = time.monotonic()
         progress = sys.stderr.isatty()
         try:
+            print(command.run("login"), flush=True)
             while _in_progress(command.run("status")):
                 if progress:
                     waited = int(time.monotonic() - started)
