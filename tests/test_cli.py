@@ -538,3 +538,54 @@ def test_chat_ctrl_c_stops_the_round_and_keeps_the_text(
     history = json.dumps(sim.agent.run(-1).root_messages())
     assert "the first half" in history
     assert "never sent" not in history
+
+
+def test_chat_shows_a_standing_notice_above_the_prompt_until_cleared(
+    sim: Simulator, home: Path, tmp_path: Path
+) -> None:
+    from nodecode_cursor.simulator.auth import make_token
+
+    # A kept sign-in due for renewal, and a Cursor that answers the renewal with
+    # shouldLogout: the round fails and the cell posts a standing notice.
+    entry = {
+        "access_token": make_token(lifetime=3600),
+        "refresh_token": "refresh-kept",
+        "expires_at": time.time() + 5,
+        "email": "person@example.com",
+    }
+    (home / "auth.json").write_text(json.dumps({"oauth_tokens": {"cursor": entry}}))
+    sim.auth.refresh_mode = "logout"
+    pexpect = pytest.importorskip("pexpect")
+    env = cli_env(home, TERM="dumb")
+    del env["CURSOR_ACCESS_TOKEN"]
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "nodecode_cursor.cli", "--base-url", sim.url, "chat", "--tools", "none"],
+        env=env,
+        cwd=str(tmp_path),
+        encoding="utf-8",
+        timeout=RUN_TIMEOUT,
+        dimensions=(40, 200),
+    )
+    try:
+        child.expect("> ")
+        child.sendline("hello")
+        child.expect("error: ")
+        child.expect("\r\n! cursor: ")  # the notice, on its own line above the prompt
+        child.expect("> ")
+        child.sendline("/help")
+        child.expect("/quit")
+        child.expect("! cursor: ")  # still standing at the next prompt
+        child.expect("> ")
+        child.sendline("/cursor logout")
+        child.expect("cursor: signed out")
+        child.expect("> ")
+        child.sendline("/new")
+        child.expect("new session")
+        child.expect("> ")
+        assert "! cursor" not in child.before
+        close_chat(child)
+    finally:
+        child.close(force=True)
+    assert sim.auth.refresh_calls == 1
+    assert not sim.requests_to(RUN_PATH)
