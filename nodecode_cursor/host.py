@@ -175,6 +175,8 @@ class RoundContext:
     credential: str | None = None
     base_url: str | None = None
     request_timeout: float | None = None
+    # Per-append deadline base (seconds; 1 s per 128 KiB is added); None: limits' default.
+    append_timeout: float | None = None
     proxy: str | None = None
     client_version: str | None = None
     on_part: Callable[[StreamPart], None] | None = None

@@ -17,6 +17,7 @@ on the wire are ``transport.py``'s.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import threading
@@ -188,6 +189,14 @@ async def _token(ctx: RoundContext) -> str:
     return token
 
 
+def _heartbeat(message: Any) -> bool:
+    """Return whether MESSAGE is only a server heartbeat (an interaction update saying nothing)."""
+    return bool(
+        message.WhichOneof("message") == "interaction_update"
+        and message.interaction_update.WhichOneof("message") == "heartbeat"
+    )
+
+
 def _bare_resource_exhausted(exc: ProviderError) -> bool:
     """Return whether EXC is a resource_exhausted with no ErrorDetails to say why."""
     return exc.status == 429 and exc.detail.startswith("Connect error resource_exhausted")
@@ -248,6 +257,7 @@ class _Attempt:
             client_version=limits.client_version(ctx.client_version),
             proxy=ctx.proxy,
             request_timeout=ctx.request_timeout or limits.DEFAULT_REQUEST_TIMEOUT_SECONDS,
+            append_base_timeout=ctx.append_timeout or limits.APPEND_BASE_TIMEOUT_SECONDS,
         )
         try:
             async with SseRun(settings) as run:
@@ -266,21 +276,42 @@ class _Attempt:
         return self._finish(build, fold)
 
     async def _pump(self, run: SseRun, fold: Fold, answerer: Answerer) -> None:
-        """Feed every server message to the fold and send its answers, until the stream ends."""
+        """Feed every server message to the fold and send its answers, until the stream ends.
+
+        Server heartbeats keep the socket busy but say nothing: a stream of only
+        heartbeats for the request timeout is as incomplete as a silent one.
+        """
         loop = asyncio.get_running_loop()
-        wait = min(TURN_END_GRACE_SECONDS, run.settings.request_timeout)
-        grace: asyncio.Timeout | None = None
+        idle = run.settings.request_timeout
+        wait = min(TURN_END_GRACE_SECONDS, idle)
+        deadline: asyncio.Timeout | None = None
+        beats = 0  # heartbeats since the last message that said something
         try:
-            async with asyncio.timeout(None) as grace:
-                async for message in run.messages():
+            # aclosing: a deadline leaving the loop early must close the generator here,
+            # not leave its finalizer as a task pending on the loop.
+            async with (
+                asyncio.timeout(loop.time() + idle) as deadline,
+                contextlib.aclosing(run.messages()) as messages,
+            ):
+                async for message in messages:
                     fold.feed(message)
                     for reply in answerer.answer(message):
                         run.send(reply.SerializeToString())
                     if fold.turn_ended:
-                        grace.reschedule(loop.time() + wait)
+                        deadline.reschedule(loop.time() + wait)
+                    elif _heartbeat(message):
+                        beats += 1
+                    else:
+                        beats = 0
+                        deadline.reschedule(loop.time() + idle)
         except TimeoutError:
-            if grace is None or not grace.expired():
+            if deadline is None or not deadline.expired():
                 raise
+            if not fold.turn_ended:
+                what = "only heartbeats" if beats else "nothing"
+                raise StreamIncomplete(
+                    f"Cursor sent {what} for {idle:g} s; the stream is incomplete (try again)"
+                ) from None
             log.debug("the stream stayed open after the turn ended; treating it as over")
 
     def _failed(self, exc: ProviderError, fold: Fold) -> ProviderError:

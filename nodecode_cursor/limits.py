@@ -27,6 +27,11 @@ HEARTBEAT_SECONDS = 5.0
 APPEND_BASE_TIMEOUT_SECONDS = 60.0
 APPEND_BYTES_PER_EXTRA_SECOND = 128 * 1024
 
+# Decoded batches (one per network read) the run's reader may hold ahead of the lane
+# before it stops reading: a stream faster than the host renders waits in the socket,
+# so a long answer is held once (by the fold), not twice.
+RUN_INBOX_BATCHES = 16
+
 # No bytes from RunSSE for this long ends the round as incomplete.
 DEFAULT_REQUEST_TIMEOUT_SECONDS = 120.0
 

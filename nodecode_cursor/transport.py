@@ -21,7 +21,7 @@ import asyncio
 import json
 import logging
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Protocol
@@ -87,7 +87,7 @@ class RunTransport(Protocol):
         """Queue one serialized AgentClientMessage to go after those already queued."""
         ...
 
-    def messages(self) -> AsyncIterator[agent_pb2.AgentServerMessage]:
+    def messages(self) -> AsyncGenerator[agent_pb2.AgentServerMessage, None]:
         """Yield the server's messages as they arrive, until the stream ends."""
         ...
 
@@ -172,6 +172,9 @@ class SseRun:
         self._response: httpx.Response | None = None
         self._outbox: asyncio.Queue[bytes] = asyncio.Queue()
         self._inbox: asyncio.Queue[_Item] = asyncio.Queue()
+        # Set while the consumer keeps up; the reader waits on it (backpressure).
+        self._room = asyncio.Event()
+        self._room.set()
         self._tasks: list[asyncio.Task[None]] = []
         self._ended = False
         self._closed = False
@@ -222,10 +225,12 @@ class SseRun:
             return
         self._outbox.put_nowait(message)
 
-    async def messages(self) -> AsyncIterator[agent_pb2.AgentServerMessage]:
+    async def messages(self) -> AsyncGenerator[agent_pb2.AgentServerMessage, None]:
         """Yield the server's messages as they arrive; raise the run's failure if it fails."""
         while True:
             item = await self._inbox.get()
+            if self._inbox.qsize() < limits.RUN_INBOX_BATCHES:
+                self._room.set()
             if item is None:
                 return
             if isinstance(item, BaseException):
@@ -304,8 +309,11 @@ class SseRun:
             raise http_error(response.status_code, raw, "Cursor's RunSSE")
         decoder = FrameDecoder()
         decode = agent_pb2.AgentServerMessage.FromString
+        # Closed here when the end frame returns early, rather than by a finalizer
+        # task left pending on the loop.
+        chunks = response.aiter_bytes()
         try:
-            async for chunk in response.aiter_bytes():
+            async for chunk in chunks:
                 batch: list[agent_pb2.AgentServerMessage] = []
                 for frame in decoder.iter_feed(chunk):
                     if frame.end_stream:
@@ -323,15 +331,28 @@ class SseRun:
                         ) from None
                 if batch:
                     self._inbox.put_nowait(batch)
+                    if self._inbox.qsize() >= limits.RUN_INBOX_BATCHES:
+                        # The consumer is behind: stop reading until it catches up, so
+                        # a fast stream waits in the socket, not in this process.
+                        self._room.clear()
+                        await self._room.wait()
         except httpx.TimeoutException:
             raise self._silence() from None
         except httpx.TransportError as exc:
             # The connection dropped mid-answer. Whether that loses anything is
-            # the completeness rule's call (fold.py), not the transport's.
+            # the completeness rule's call (fold.py), not the transport's...
             self.cut = f"the stream was cut: {exc or type(exc).__name__}"
-            self._finish(None)
-            return
-        self.cut = "the stream closed before its end frame"
+        else:
+            self.cut = "the stream closed before its end frame"
+        finally:
+            close = getattr(chunks, "aclose", None)
+            if close is not None:
+                await close()
+        if decoder.pending:
+            # ...unless a frame had begun: more was coming, so the turn was not over.
+            raise StreamIncomplete(
+                f"Cursor's answer is incomplete: {self.cut} inside a frame (try again)"
+            )
         self._finish(None)
 
     def _silence(self) -> StreamIncomplete:
@@ -378,7 +399,7 @@ class SseRun:
                 )
         except (TimeoutError, httpx.TimeoutException):
             raise ProviderError(
-                f"Cursor did not accept append #{seqno} within {deadline:g} s",
+                f"Cursor did not accept append #{seqno} within {round(deadline, 1):g} s",
                 status=504,
                 retryable=True,
             ) from None

@@ -59,15 +59,24 @@ def _call_ids(message: Mapping[str, Any]) -> list[str]:
     return [str(call.get("id") or "") for call in calls if isinstance(call, dict)]
 
 
+# Text is hashed in slices of this many characters: encoding a long answer whole
+# would hold a second copy of it (as UTF-8) at the round's memory peak.
+_HASH_SLICE = 1 << 20
+
+
+def _hash_text(hasher: Any, text: str) -> None:
+    """Feed TEXT's UTF-8 bytes to HASHER a slice at a time (the same digest as all at once)."""
+    for start in range(0, len(text), _HASH_SLICE):
+        hasher.update(text[start : start + _HASH_SLICE].encode("utf-8", "surrogatepass"))
+
+
 def round_digest(message: Mapping[str, Any]) -> str:
     """Return the digest a round is known by: SHA-256 of its text, thinking and call ids."""
     reasoning = message.get("reasoning_content")
     hasher = hashlib.sha256()
-    hasher.update(message_text(message).encode("utf-8", "surrogatepass"))
+    _hash_text(hasher, message_text(message))
     hasher.update(b"\0")
-    hasher.update(
-        (reasoning if isinstance(reasoning, str) else "").encode("utf-8", "surrogatepass")
-    )
+    _hash_text(hasher, reasoning if isinstance(reasoning, str) else "")
     hasher.update(b"\0")
     hasher.update(",".join(_call_ids(message)).encode("utf-8", "surrogatepass"))
     return hasher.hexdigest()
