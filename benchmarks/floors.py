@@ -1,0 +1,274 @@
+"""The cell's costs against floors measured in the same run, each with a verdict.
+
+Usage: python benchmarks/floors.py
+
+1. Fold: 100 000 text-delta frames through FrameDecoder + AgentServerMessage +
+   Fold (and the message at the end), against the floor of walking the same
+   frames by hand, parsing each with the generated class and joining the text.
+   Target: at most 2x the floor.
+2. Request build: histories of 10, 100, 1 000 and 5 000 messages (tool rounds,
+   a 100 KiB tool result every 12 rounds; request_build.py's histories) built
+   into a fresh conversation, against the floor of serializing each message to
+   compact JSON and hashing it once. Target: at most 3x the floor at every
+   size, and linear (time per message at 5 000 within 2x of that at 100).
+   Round N+1 (two messages more, same conversation) must hash only the new
+   blobs: its hashed bytes are printed beside the history's.
+3. Round overhead: a 2 000-delta round against the simulator (round_overhead.py's
+   script), client CPU (the event loop's thread) against the simulator's own
+   CPU for the same stream. Target: at most 3x.
+4. Import: ``import nodecode_cursor`` against bare ``python -c pass``. Target:
+   at most 1.5x (the package must not pull in httpx, protobuf or the catalog).
+5. Memory per kept conversation: tracemalloc growth of keeping 128 conversations
+   (the LRU's cap) of a 20-message history each. Target: under 256 KiB each.
+
+Prints one block per measurement, ending in ``verdict: PASS|FAIL ...``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import hashlib
+import json
+import statistics
+import struct
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path[:0] = [str(REPO), str(HERE)]
+
+import request_build  # noqa: E402
+import round_overhead  # noqa: E402
+
+from nodecode_cursor._proto import agent_pb2  # noqa: E402
+from nodecode_cursor.blobs import Conversation  # noqa: E402
+from nodecode_cursor.connect import FrameDecoder  # noqa: E402
+from nodecode_cursor.fold import Fold  # noqa: E402
+from nodecode_cursor.request import build_run_request  # noqa: E402
+
+NETWORK_CHUNK = 16 * 1024
+
+
+def best_of(runs: int, work: Callable[[], object]) -> float:
+    """Return the fastest of RUNS timings of WORK, in seconds."""
+    best = float("inf")
+    for _ in range(runs):
+        gc.collect()
+        start = time.perf_counter()
+        work()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def verdict(ok: bool, text: str) -> None:
+    print(f"  verdict: {'PASS' if ok else 'FAIL'} — {text}")
+
+
+# --- 1. fold -------------------------------------------------------------------------------
+
+
+def fold_benchmark(frames: int = 100_000) -> None:
+    one = agent_pb2.AgentServerMessage(
+        interaction_update=agent_pb2.InteractionUpdate(
+            text_delta=agent_pb2.TextDeltaUpdate(text="word ")
+        )
+    ).SerializeToString()
+    stream = (struct.pack(">BI", 0, len(one)) + one) * frames
+    chunks = [stream[i : i + NETWORK_CHUNK] for i in range(0, len(stream), NETWORK_CHUNK)]
+
+    def ours() -> None:
+        decoder = FrameDecoder()
+        decode = agent_pb2.AgentServerMessage.FromString
+        fold = Fold(None)
+        for chunk in chunks:
+            for frame in decoder.iter_feed(chunk):
+                fold.feed(decode(frame.payload))
+        assert len(fold.message()["content"]) == 5 * frames
+
+    def floor() -> None:
+        decode = agent_pb2.AgentServerMessage.FromString
+        texts = []
+        data = b"".join(chunks)
+        at = 0
+        while at < len(data):
+            length = int.from_bytes(data[at + 1 : at + 5], "big")
+            texts.append(decode(data[at + 5 : at + 5 + length]).interaction_update.text_delta.text)
+            at += 5 + length
+        assert len("".join(texts)) == 5 * frames
+
+    mine, base = best_of(3, ours), best_of(3, floor)
+    ratio = mine / base
+    print(f"fold: {frames} text-delta frames in {NETWORK_CHUNK // 1024} KiB chunks")
+    print(f"  decoder + fold {mine * 1e3:8.1f} ms")
+    print(f"  floor (parse)  {base * 1e3:8.1f} ms")
+    print(f"  ratio          {ratio:8.2f}x")
+    verdict(ratio <= 2.0, f"{ratio:.2f}x the raw-parse floor (target <= 2x)")
+
+
+# --- 2. request build --------------------------------------------------------------------
+
+
+def request_benchmark() -> None:
+    wire, system = request_build.WIRE, "system"
+    print("request build: first build into a fresh conversation vs JSON+SHA-256 per message")
+    print(
+        f"  {'messages':>8} {'ours ms':>8} {'floor ms':>9} {'ratio':>6} {'us/msg':>7}"
+        f" {'peak MiB':>9} {'hashed':>10} {'N+1 ms':>7} {'N+1 hashed':>10}"
+    )
+    ratios, per_message, rehashed_ok = [], {}, True
+    for size in (10, 100, 1000, 5000):
+        messages = request_build.history(size)
+
+        def ours(messages: list[dict[str, object]] = messages) -> None:
+            build_run_request(messages, system, wire, "gpt-5", "GPT-5", Conversation("bench"))
+
+        def floor(messages: list[dict[str, object]] = messages) -> None:
+            for message in [{"role": "system", "content": system}, *messages]:
+                hashlib.sha256(json.dumps(message, separators=(",", ":")).encode()).digest()
+
+        runs = 5 if size <= 1000 else 2
+        mine, base = best_of(runs, ours), best_of(runs, floor)
+        conversation = Conversation("bench")
+        tracemalloc.start()
+        build_run_request(messages, system, wire, "gpt-5", "GPT-5", conversation)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        hashed = conversation.blobs.hashed_bytes
+        following = [*messages[:-1], messages[-1], {"role": "assistant", "content": "done"}]
+        following.append({"role": "user", "content": "thanks"})
+        start = time.perf_counter()
+        build_run_request(following, system, wire, "gpt-5", "GPT-5", conversation)
+        next_ms = (time.perf_counter() - start) * 1e3
+        next_hashed = conversation.blobs.hashed_bytes - hashed
+        # Round N+1 may hash only its new messages (and its new turn): a few KiB at most.
+        rehashed_ok &= next_hashed < 16 * 1024
+        ratio = mine / base
+        ratios.append(ratio)
+        per_message[size] = mine / size
+        print(
+            f"  {size:>8} {mine * 1e3:>8.1f} {base * 1e3:>9.1f} {ratio:>5.2f}x"
+            f" {mine / size * 1e6:>7.1f} {peak / 2**20:>9.1f} {hashed:>10}"
+            f" {next_ms:>7.2f} {next_hashed:>10}"
+        )
+    growth = per_message[5000] / per_message[100]
+    print(f"  time per message at 5 000 / at 100: {growth:.2f}")
+    ok = max(ratios) <= 3.0 and growth <= 2.0 and rehashed_ok
+    verdict(
+        ok,
+        f"worst {max(ratios):.2f}x the floor (target <= 3x), per-message growth {growth:.2f}"
+        f" (linear: <= 2), round N+1 re-hashes {'nothing old' if rehashed_ok else 'OLD BLOBS'}",
+    )
+
+
+# --- 3. round overhead -------------------------------------------------------------------
+
+
+def round_benchmark(deltas: int = 2000) -> None:
+    from nodecode_cursor import lane
+    from nodecode_cursor.host import RoundContext
+    from nodecode_cursor.simulator import Simulator
+
+    client: list[float] = []
+    server: list[float] = []
+    with Simulator() as sim:
+        for index in range(6):
+            sim.agent.script(round_overhead.timed_script(deltas, server))
+            ctx = RoundContext(
+                model="claude-4.5-sonnet",
+                messages=[{"role": "user", "content": "go"}],
+                credential="bench",
+                base_url=sim.url,
+                session_id=f"bench-{index}",
+            )
+
+            async def one(ctx: RoundContext = ctx) -> float:
+                started = time.thread_time()
+                await lane.stream_round(ctx)
+                return time.thread_time() - started
+
+            spent = asyncio.run(one())
+            if index:
+                client.append(spent)
+    c, s = statistics.median(client), statistics.median(server[1:])
+    ratio = c / s
+    print(f"round overhead: {deltas} text deltas on loopback (median of {len(client)})")
+    print(f"  client CPU     {c * 1e3:8.1f} ms")
+    print(f"  simulator CPU  {s * 1e3:8.1f} ms")
+    print(f"  ratio          {ratio:8.2f}x")
+    verdict(ratio <= 3.0, f"client CPU {ratio:.2f}x the simulator's for the stream (target <= 3x)")
+
+
+# --- 4. import ---------------------------------------------------------------------------
+
+
+def import_benchmark(runs: int = 15) -> None:
+    def spawn(code: str) -> Callable[[], object]:
+        return lambda: subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+    bare = best_of(runs, spawn("pass"))
+    ours = best_of(runs, spawn("import nodecode_cursor"))
+    heavy = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, nodecode_cursor; "
+            "print(','.join(m for m in ('httpx','google.protobuf','h11','jwt') if m in sys.modules))",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    ).stdout.strip()
+    ratio = ours / bare
+    print("import: python -c 'import nodecode_cursor' vs python -c pass (best of runs)")
+    print(f"  bare python    {bare * 1e3:8.1f} ms")
+    print(f"  with package   {ours * 1e3:8.1f} ms")
+    print(f"  ratio          {ratio:8.2f}x; heavy modules loaded: {heavy or 'none'}")
+    verdict(ratio <= 1.5 and not heavy, f"{ratio:.2f}x bare Python, heavy modules: {heavy or 0}")
+
+
+# --- 5. memory per conversation ----------------------------------------------------------
+
+
+def conversation_memory_benchmark(count: int = 128, size: int = 20) -> None:
+    from nodecode_cursor.blobs import Conversations
+
+    histories = [request_build.history(size) for _ in range(count)]
+    for n, messages in enumerate(histories):
+        messages[0] = {"role": "user", "content": f"conversation {n}"}
+    gc.collect()
+    tracemalloc.start()
+    base, _ = tracemalloc.get_traced_memory()
+    kept = Conversations()
+    for n, messages in enumerate(histories):
+        conversation = kept.get(f"session-{n}")
+        build_run_request(messages, "system", request_build.WIRE, "gpt-5", "GPT-5", conversation)
+    gc.collect()
+    used, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    per = (used - base) / count
+    big = len(request_build.BIG)
+    print(f"memory per kept conversation: {count} conversations of {size} messages")
+    print(f"  per conversation {per / 1024:8.1f} KiB (history holds one {big // 1024} KiB result)")
+    verdict(per < 256 * 1024, f"{per / 1024:.0f} KiB each (target < 256 KiB)")
+
+
+def main() -> None:
+    for bench in (
+        fold_benchmark,
+        request_benchmark,
+        round_benchmark,
+        import_benchmark,
+        conversation_memory_benchmark,
+    ):
+        bench()
+        print()
+
+
+if __name__ == "__main__":
+    main()
