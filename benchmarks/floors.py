@@ -217,8 +217,8 @@ def import_benchmark(runs: int = 15) -> None:
         [
             sys.executable,
             "-c",
-            "import sys, nodecode_cursor; "
-            "print(','.join(m for m in ('httpx','google.protobuf','h11','jwt') if m in sys.modules))",
+            "import sys, nodecode_cursor; print(','.join(m for m in "
+            "('httpx', 'google.protobuf', 'h11', 'jwt') if m in sys.modules))",
         ],
         capture_output=True,
         text=True,

@@ -46,7 +46,9 @@ def main() -> int:
         text = done.stdout + (f"\n(stderr)\n{done.stderr}" if done.returncode else "")
         print(text, flush=True)
         outputs.append((name, text.rstrip()))
-    verdicts = [line.strip() for _, out in outputs for line in out.splitlines() if "verdict:" in line]
+    verdicts = [
+        line.strip() for _, out in outputs for line in out.splitlines() if "verdict:" in line
+    ]
     machine = (
         f"- date: {datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%d %H:%M UTC')}\n"
         f"- CPUs (nproc): {os.cpu_count()}\n"
