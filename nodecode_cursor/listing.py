@@ -157,7 +157,7 @@ def _refusal(status: int, body: bytes) -> ProviderError:
         parsed = json.loads(body.decode("utf-8"))
         if isinstance(parsed, dict) and isinstance(parsed.get("code"), str):
             code = parsed["code"]
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         pass
     return ProviderError(f"HTTP {status} {code}", status=status, retryable=status in (429, 503))
 

@@ -230,7 +230,7 @@ def _json_object(body: bytes) -> dict[str, Any] | None:
 
     try:
         data = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
 

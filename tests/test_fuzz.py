@@ -714,3 +714,60 @@ def _varint(value: int) -> bytes:
         else:
             out.append(byte)
             return bytes(out)
+
+
+# --- answers of the account endpoints (refresh, roster) over sockets -------------------
+
+_bodies = st.one_of(
+    st.binary(max_size=120),
+    json_values.map(lambda v: json.dumps(v).encode()),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "access_token": st.text(max_size=8) | json_values,
+            "refresh_token": st.text(max_size=8) | json_values,
+            "shouldLogout": json_values,
+            "code": st.text(max_size=8) | json_values,
+            "error": json_values,
+        },
+    ).map(lambda d: json.dumps(d).encode()),
+    st.sampled_from([b"[" * 100_000, b'{"a":' * 50_000, b'{"access_token":NaN}']),
+)
+
+
+@pytest.fixture(scope="module")
+def account_sim() -> Iterator[Any]:
+    from nodecode_cursor.simulator import SimResponse, Simulator
+
+    served: dict[str, Any] = {"status": 200, "body": b"{}"}
+
+    def answer(request: Any) -> Any:
+        return SimResponse(served["status"], {"content-type": "application/json"}, served["body"])
+
+    with Simulator() as sim:
+        sim.route("/oauth/token", answer)
+        sim.route("/agent.v1.AgentService/GetUsableModels", answer)
+        yield sim, served
+
+
+@settings(
+    max_examples=max(10, FUZZ_EXAMPLES // 4),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(st.sampled_from([200, 400, 401, 429, 500, 503]), _bodies)
+def test_refresh_and_roster_answers_of_any_body_fail_only_in_our_errors(
+    account_sim: Any, status: int, body: bytes
+) -> None:
+    import asyncio
+
+    from nodecode_cursor import listing, signin
+
+    sim, served = account_sim
+    served["status"], served["body"] = status, body
+    entry = store.TokenEntry("old-access", "old-refresh", 0.0)
+    with signin.http_client(5.0) as client:
+        renewed = only_our_errors(signin.refresh_entry, client, sim.url, entry)
+    assert isinstance(renewed, CursorError | store.TokenEntry)
+    roster = only_our_errors(asyncio.run, listing.fetch_roster("tok", sim.url))
+    assert isinstance(roster, CursorError | tuple)
