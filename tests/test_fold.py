@@ -27,6 +27,8 @@ import pytest
 from google.protobuf.message import DecodeError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from protobytes import ld, vi
+from protobytes import text as st_
 
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.errors import CursorError
@@ -40,28 +42,6 @@ from nodecode_cursor.host import (
 )
 
 # --- hand encoding -----------------------------------------------------------------------
-
-
-def varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, n = n & 0x7F, n >> 7
-        out.append(byte | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def ld(field: int, *parts: bytes) -> bytes:
-    payload = b"".join(parts)
-    return varint(field << 3 | 2) + varint(len(payload)) + payload
-
-
-def st_(field: int, text: str) -> bytes:
-    return ld(field, text.encode())
-
-
-def vi(field: int, n: int) -> bytes:
-    return varint(field << 3) + varint(n)
 
 
 # google.protobuf.Value bytes

@@ -30,6 +30,7 @@ from google.protobuf import descriptor as pb_descriptor
 from google.protobuf.message import Message
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from protobytes import varint
 
 from nodecode_cursor import connect, schema, store
 from nodecode_cursor._proto import agent_pb2
@@ -677,11 +678,11 @@ def test_deeply_nested_arguments_do_not_escape_the_fold() -> None:
     # Value{6 list_value: ListValue{1 values: Value{...}}}, innermost Value{4 bool_value: 1}.
     inner = b"\x20\x01"
     for _ in range(300):
-        list_value = b"\x0a" + _varint(len(inner)) + inner
-        inner = b"\x32" + _varint(len(list_value)) + list_value
+        list_value = b"\x0a" + varint(len(inner)) + inner
+        inner = b"\x32" + varint(len(list_value)) + list_value
     args = agent_pb2.McpArgs(name="list", tool_call_id="c1")
     args.args["deep"] = inner
-    args.args["text"] = b"\x1a" + _varint(len(deep_text)) + deep_text.encode()
+    args.args["text"] = b"\x1a" + varint(len(deep_text)) + deep_text.encode()
     call = agent_pb2.ToolCall(mcp_tool_call=agent_pb2.McpToolCall(args=args))
     started = agent_pb2.InteractionUpdate()
     started.tool_call_started.call_id = "c1"
@@ -702,18 +703,6 @@ def test_deeply_nested_arguments_do_not_escape_the_fold() -> None:
             agent_pb2.AgentServerMessage(exec_server_message=exec_ask),
         ]
     )
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
 
 
 # --- answers of the account endpoints (refresh, roster) over sockets -------------------
