@@ -3,7 +3,7 @@
 The simulator plays its scripted model, which answers every prompt with
 ``Simulated Cursor here. You said: <prompt>``, so a message that came back on
 the wrong round is visible at once. ``NODECODE_LOAD_ROUNDS`` sets how many
-sequential rounds the second test plays (600 by default, 1 000 for the full run).
+sequential rounds the second test plays (1 000 by default, as the issue asks).
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from nodecode_cursor.simulator import Simulator
 
 MODEL = "claude-4.5-sonnet"
 CONCURRENT = 50
-# 600 keeps CI near 30 s; the full 1 000 (about 50 s here) is NODECODE_LOAD_ROUNDS=1000.
-SEQUENTIAL = int(os.environ.get("NODECODE_LOAD_ROUNDS") or 600)
+# The issue asks for 1 000 rounds (about 50 s on 2 cores, within the suite budget);
+# NODECODE_LOAD_ROUNDS lowers it for a quick local run.
+SEQUENTIAL = int(os.environ.get("NODECODE_LOAD_ROUNDS") or 1000)
 # Growth of the resident set from round 100 to the last one; generous, since the
 # allocator keeps what it once had. Rounds that each kept their blobs, request or
 # message forever would grow by tens of MiB over 1 000 rounds of these sizes.
