@@ -215,6 +215,7 @@ def classify_connect_error(
 
 
 def _from_error_details(entry: object) -> ProviderError | None:
+    """Return the error an ``aiserver.v1.ErrorDetails`` detail entry names, or None."""
     if not isinstance(entry, dict):
         return None
     kind = str(entry.get("type") or "")
@@ -234,7 +235,9 @@ def _from_error_details(entry: object) -> ProviderError | None:
     try:
         name = aiserver_pb2.ErrorDetails.Error.Name(code).removeprefix("ERROR_")
     except ValueError:
-        name = f"ERROR_{code}"
+        # A code newer than our table: the same shape as a known name (no
+        # ERROR_ prefix), with the number kept so a report can name it.
+        name = f"UNKNOWN_{code}"
     title = details.details.title
     detail = details.details.detail
     retryable = bool(details.details.is_retryable)
@@ -245,6 +248,7 @@ def _from_error_details(entry: object) -> ProviderError | None:
 
 
 def _debug_retryable(entry: object) -> bool:
+    """Return whether a detail entry's debug form says ``details.isRetryable: true``."""
     if not isinstance(entry, dict):
         return False
     debug = entry.get("debug")
@@ -255,6 +259,7 @@ def _debug_retryable(entry: object) -> bool:
 
 
 def _summarise_details(entries: list[Any]) -> str:
+    """Return a one-line summary of the first debug entry's title/detail or error, or ""."""
     for entry in entries:
         if isinstance(entry, dict) and isinstance(entry.get("debug"), dict):
             debug = entry["debug"]

@@ -294,6 +294,17 @@ def test_error_details_is_retryable_flag_makes_503() -> None:
     assert str(error) == "Cursor BAD_REQUEST: Busy: try again"
 
 
+def test_unknown_error_details_code_reads_like_a_known_one() -> None:
+    # A code past the table: no ERROR_ prefix (as known names drop it), the
+    # number kept, and the status of the else-branch (400).
+    error = parse_end_stream(_details_trailer(99, "New thing", "from a newer server"))
+    assert error is not None
+    assert str(error) == "Cursor UNKNOWN_99: New thing: from a newer server"
+    assert "ERROR_" not in str(error)
+    assert error.status == 400
+    assert error.retryable is False
+
+
 def test_error_details_without_title_or_detail() -> None:
     error = parse_end_stream(_details_trailer(5))
     assert error is not None
