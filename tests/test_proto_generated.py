@@ -8,8 +8,10 @@ up here as a byte difference rather than as a silent hang against the service.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -42,6 +44,40 @@ def test_generated_code_is_up_to_date(tmp_path: Path) -> None:
     assert sorted(fresh) == sorted(committed), "generated file set differs; run tools/gen_proto.py"
     stale = [name for name in fresh if fresh[name] != committed[name]]
     assert not stale, f"stale generated files {stale}; run tools/gen_proto.py"
+
+
+def _version(text: str) -> tuple[int, ...]:
+    """Return a dotted version as a tuple of ints."""
+    return tuple(int(part) for part in text.split("."))
+
+
+def test_protobuf_pin_admits_the_generated_code() -> None:
+    # Generated modules refuse to load on a protobuf runtime older than the
+    # protoc that wrote them, or of another major version. The runtime pin in
+    # pyproject must therefore start at or above that version and stay in its
+    # major; the grpcio-tools pin is the one that writes that version.
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        project = tomllib.load(f)["project"]
+    (spec,) = [d for d in project["dependencies"] if d.startswith("protobuf")]
+    lower = re.search(r">=\s*([0-9.]+)", spec)
+    upper = re.search(r"<\s*([0-9]+)", spec)
+    assert lower is not None and upper is not None, spec
+    (tools,) = [d for d in project["optional-dependencies"]["test"] if d.startswith("grpcio-tools")]
+    assert "==" in tools, f"grpcio-tools must be pinned exactly: {tools}"
+    for module in ("agent_pb2.py", "aiserver_pb2.py"):
+        text = (COMMITTED / module).read_text(encoding="utf-8")
+        found = re.search(
+            r"ValidateProtobufRuntimeVersion\(\s*_runtime_version\.Domain\.PUBLIC,"
+            r"\s*(\d+),\s*(\d+),\s*(\d+),",
+            text,
+        )
+        assert found is not None, module
+        gencode = tuple(int(n) for n in found.groups())
+        assert _version(lower.group(1)) >= gencode, (spec, gencode)
+        assert int(upper.group(1)) == gencode[0] + 1, (spec, gencode)
+    from google.protobuf import __version__ as runtime
+
+    assert _version(runtime)[:3] >= gencode
 
 
 def test_client_heartbeat() -> None:
