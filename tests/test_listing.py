@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 
+import httpx
 import pytest
 
 from nodecode_cursor import listing
@@ -113,3 +114,85 @@ def test_garbage_roster_is_a_provider_error(sim: Simulator) -> None:
     sim.models.raw_body = b"\x0a\xff\xff"
     line = asyncio.run(listing.check_key("tok", sim.url))
     assert line is not None and "did not parse" in line
+
+
+# Display-name fallbacks (PROTOCOL.md §10), each row written by hand:
+# display_name (4) beats display_name_short (5); aliases (6) speak only when 4, 5
+# and 3 are empty, the first non-empty one; the id when nothing else does.
+BOTH = b"\x0a\x04both" + b"\x22\x04Long" + b"\x2a\x05Short"
+ALIASED = b"\x0a\x07default" + b"\x32\x00" + b"\x32\x04Auto" + b"\x32\x05Other"
+BARE = b"\x0a\x04bare" + b"\x38\x00"  # max_mode (7) present and false
+
+
+def test_display_name_fallbacks_bundled_window_and_a_false_marker(sim: Simulator) -> None:
+    sim.models.raw_body = _field(1, BOTH) + _field(1, ALIASED) + _field(1, BARE)
+    models = asyncio.run(listing.fetch_roster("tok-abc", sim.url))
+    by_id = {m.id: m for m in models}
+    assert [m.id for m in models] == ["bare", "both", "default"]
+    assert by_id["both"].name == "Long"
+    assert by_id["default"].name == "Auto"
+    assert by_id["bare"].name == "bare"
+    # "default" has a bundled row (256 000 tokens): its window, not the 200 000 default
+    assert by_id["default"].context_window == 256_000
+    assert by_id["both"].context_window == listing.DEFAULT_CONTEXT_WINDOW
+    # a marker that says false is remembered as false, not as unknown
+    assert by_id["bare"].max_mode is False
+    assert listing.roster_marker("bare") is False
+    assert by_id["both"].max_mode is None
+
+
+def test_roster_timeout_is_five_seconds() -> None:
+    assert listing.limits.ROSTER_TIMEOUT_SECONDS == 5.0
+
+
+def _post_roster(sim: Simulator, headers: dict[str, str], body: bytes = b"") -> httpx.Response:
+    """Return the simulator's answer to a GetUsableModels call with these headers."""
+    with httpx.Client(base_url=sim.url, timeout=5.0) as client:
+        return client.post(listing.GET_USABLE_MODELS_PATH, content=body, headers=headers)
+
+
+GOOD_HEADERS = {
+    "authorization": "Bearer tok-abc",
+    "content-type": "application/proto",
+    "connect-protocol-version": "1",
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "body", "status", "code"),
+    [
+        ({"authorization": None}, b"", 401, "unauthenticated"),
+        ({"authorization": "Basic tok-abc"}, b"", 401, "unauthenticated"),
+        ({"content-type": "application/json"}, b"", 415, "invalid_argument"),
+        ({"content-type": "application/connect+proto"}, b"", 415, "invalid_argument"),
+        ({"connect-protocol-version": None}, b"", 400, "invalid_argument"),
+        # field 1, length-delimited, declaring 5 bytes but carrying 1: not a message
+        ({}, b"\x0a\x05x", 400, "invalid_argument"),
+    ],
+)
+def test_simulator_checks_the_roster_call(
+    sim: Simulator, change: dict[str, str | None], body: bytes, status: int, code: str
+) -> None:
+    headers = {**GOOD_HEADERS, **{k: v for k, v in change.items() if v is not None}}
+    for name, value in change.items():
+        if value is None:
+            headers.pop(name)
+    answer = _post_roster(sim, headers, body)
+    assert answer.status_code == status
+    assert answer.headers["content-type"] == "application/json"
+    assert answer.json()["code"] == code
+    # the conforming call is served
+    assert _post_roster(sim, GOOD_HEADERS).status_code == 200
+
+
+def test_simulator_refuses_a_token_it_does_not_know(sim: Simulator) -> None:
+    sim.valid_tokens = {"good"}
+    assert _post_roster(sim, GOOD_HEADERS).status_code == 401
+    assert _post_roster(sim, {**GOOD_HEADERS, "authorization": "Bearer good"}).status_code == 200
+
+
+def test_simulator_roster_takes_post_only(sim: Simulator) -> None:
+    with httpx.Client(base_url=sim.url, timeout=5.0) as client:
+        answer = client.get(listing.GET_USABLE_MODELS_PATH, headers=GOOD_HEADERS)
+    assert answer.status_code == 405
+    assert answer.json()["code"] == "unimplemented"
