@@ -106,6 +106,7 @@ def parse_roster(body: bytes) -> tuple[RosterModel, ...]:
 
 
 def _remember(models: tuple[RosterModel, ...]) -> None:
+    """Keep each model's max-mode marker for the lane's rounds (returns nothing)."""
     with _markers_lock:
         for model in models:
             if model.max_mode is not None:
@@ -186,6 +187,7 @@ async def list_models(
 
 
 def _bundled() -> tuple[RosterModel, ...]:
+    """Return the bundled rows as roster rows: what ``/models`` lists without the live roster."""
     from .catalog import bundled_models
 
     return tuple(

@@ -79,6 +79,7 @@ class Simulator:
         self.server.stop()
 
     def __enter__(self) -> Simulator:
+        """Start serving; return self."""
         return self.start()
 
     def __exit__(
@@ -87,4 +88,5 @@ class Simulator:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        """Stop serving, whatever ended the block."""
         self.stop()

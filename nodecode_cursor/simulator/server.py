@@ -4,7 +4,8 @@ It knows nothing of Cursor. It parses requests with h11, hands each one to the
 handler routed for its path, and writes the answer: a whole body, or a
 streamed one sent chunk by chunk as the handler yields it (really chunked, not
 buffered). A handler can cut the connection mid-answer to inject a fault. The
-Cursor-shaped routes live beside this module (``service.py``).
+Cursor-shaped routes live beside this module (``agent.py``, ``models.py``,
+``auth.py``), installed by ``Simulator`` in ``__init__.py``.
 """
 
 from __future__ import annotations
@@ -143,6 +144,7 @@ class HttpServer:
             thread.join(5)
 
     def _accept_loop(self) -> None:
+        """Accept connections until stopped, one serving thread each (returns nothing)."""
         while not self._stop.is_set():
             try:
                 sock, _ = self._listener.accept()
@@ -161,6 +163,7 @@ class HttpServer:
             thread.start()
 
     def _serve(self, sock: socket.socket) -> None:
+        """Serve requests on one connection until it closes or the server stops."""
         conn = h11.Connection(h11.SERVER, max_incomplete_event_size=_MAX_BODY)
         try:
             while not self._stop.is_set():
@@ -192,6 +195,7 @@ class HttpServer:
                 self._threads.discard(threading.current_thread())
 
     def _read_request(self, conn: h11.Connection, sock: socket.socket) -> SimRequest | None:
+        """Return the next whole request on the connection, or None when it ended."""
         head: h11.Request | None = None
         body = bytearray()
         while True:
@@ -223,6 +227,7 @@ class HttpServer:
     def _write_response(
         self, conn: h11.Connection, sock: socket.socket, response: SimResponse
     ) -> bool:
+        """Send RESPONSE (a streamed body chunk by chunk); return whether the connection lives."""
         headers = list(response.headers.items())
         body = response.body
         if isinstance(body, bytes | bytearray):
@@ -252,6 +257,7 @@ class HttpServer:
 
 
 def _abort(sock: socket.socket, *, reset: bool) -> None:
+    """Cut the connection: an orderly shutdown, or a TCP reset when RESET (returns nothing)."""
     with contextlib.suppress(OSError):
         if reset:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -261,6 +267,7 @@ def _abort(sock: socket.socket, *, reset: bool) -> None:
 
 
 def _not_found(request: SimRequest) -> SimResponse:
+    """Return the Connect error for a path no route serves."""
     body = b'{"code":"unimplemented","message":"no such route in the simulator"}'
     return SimResponse(404, {"content-type": "application/json"}, body)
 
