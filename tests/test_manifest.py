@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import importlib
 import json
+import shutil
 import subprocess
 import sys
 import tomllib
+import zipfile
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -150,3 +152,47 @@ def test_loading_the_cell_entry_is_cheap(cell: dict[str, Any]) -> None:
     loaded = _modules_after(f"from {module_name} import {attr}")
     assert module_name in loaded
     assert _heavy(loaded) == []
+
+
+def test_wheel_carries_data_and_stubs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A non-editable install gets only what the wheel holds: the bundled rows,
+    # the handoff text, the .pyi stubs and py.typed must be inside it. Built from
+    # a copy of the tracked files (root symlinks kept as links) so the checkout
+    # is untouched and an untracked file cannot hide a gap.
+    setuptools_build = pytest.importorskip("setuptools.build_meta")
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=False)
+    if tracked.returncode != 0:
+        pytest.skip("not a git checkout")
+    src = tmp_path / "src"
+    for name in tracked.stdout.decode().split("\0"):
+        if not name:
+            continue
+        origin, target = ROOT / name, src / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if origin.is_symlink():
+            target.symlink_to(origin.readlink())
+        elif origin.is_file():
+            shutil.copyfile(origin, target)
+    out = tmp_path / "dist"
+    out.mkdir()
+    monkeypatch.chdir(src)
+    wheel_name = setuptools_build.build_wheel(str(out))
+    with zipfile.ZipFile(out / wheel_name) as wheel:
+        names = set(wheel.namelist())
+        entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+        points = wheel.read(entry_points).decode()
+    for needed in (
+        "nodecode_cursor/data/models.json",
+        "nodecode_cursor/data/wire.json",
+        "nodecode_cursor/data/external-tool-handoff.md",
+        "nodecode_cursor/_proto/agent_pb2.pyi",
+        "nodecode_cursor/_proto/aiserver_pb2.pyi",
+        "nodecode_cursor/py.typed",
+        "nodecode_cursor/simulator/__main__.py",
+    ):
+        assert needed in names, needed
+    # the root links are not shipped as top-level files
+    assert not {"models.json", "wire.json", "external-tool-handoff.md"} & names
+    assert not any(name.startswith("tests/") for name in names)
+    assert "[nodecode.cells]\ncursor = nodecode_cursor.cell:cell" in points
+    assert "nodecode-cursor = nodecode_cursor.cli:main" in points
