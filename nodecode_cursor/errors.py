@@ -26,7 +26,10 @@ class CursorError(Exception):
     status: int = 500
     retryable: bool = False
 
-    def __init__(self, detail: str, *, status: int | None = None, retryable: bool | None = None):
+    def __init__(
+        self, detail: str, *, status: int | None = None, retryable: bool | None = None
+    ) -> None:
+        """Keep DETAIL; STATUS and RETRYABLE override the class's defaults for this error."""
         super().__init__(detail)
         self.detail = detail
         if status is not None:
@@ -35,9 +38,11 @@ class CursorError(Exception):
             self.retryable = retryable
 
     def __str__(self) -> str:
+        """Return the one line a person reads."""
         return self.detail
 
     def __repr__(self) -> str:
+        """Return the class, status and detail (never anything else the caller held)."""
         return f"{type(self).__name__}(status={self.status}, detail={self.detail!r})"
 
 

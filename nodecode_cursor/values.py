@@ -30,6 +30,7 @@ def to_value(obj: Any) -> struct_pb2.Value:
 
 
 def _fill(value: struct_pb2.Value, obj: Any) -> None:
+    """Set ``value`` to hold ``obj`` (returns nothing; raises TypeError for a non-JSON value)."""
     if obj is None:
         value.null_value = struct_pb2.NULL_VALUE
     elif isinstance(obj, bool):
