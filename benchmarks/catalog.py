@@ -85,6 +85,7 @@ def import_time(code: str) -> float:
     command = [sys.executable, "-c", code]
 
     def run() -> None:
+        """Run the command once (returns nothing)."""
         subprocess.run(command, check=True, cwd=REPO)
 
     return best_of(IMPORT_RUNS, run)

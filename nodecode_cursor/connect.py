@@ -105,6 +105,7 @@ class FrameDecoder:
     __slots__ = ("_buffer", "_max_frame", "_start")
 
     def __init__(self, *, max_frame: int = MAX_FRAME_BYTES) -> None:
+        """Start with nothing buffered; refuse any frame declaring more than MAX_FRAME bytes."""
         self._buffer = bytearray()
         self._start = 0
         self._max_frame = max_frame

@@ -47,6 +47,7 @@ and proto/aiserver.proto (aiserver.v1); regenerate with tools/gen_proto.py.
 
 
 def _proto_files() -> list[Path]:
+    """Return the repository's .proto files, sorted; exit when there are none."""
     files = sorted(PROTO_DIR.glob("*.proto"))
     if not files:
         raise SystemExit(f"no .proto files in {PROTO_DIR}")
@@ -115,6 +116,7 @@ def generate(out_dir: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Regenerate into --out (default nodecode_cursor/_proto/); return the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--out",

@@ -32,6 +32,7 @@ class Simulator:
     """The simulated Cursor: start it, point ``base_url`` and ``web_url`` at ``url``, stop it."""
 
     def __init__(self, *, port: int = 0, valid_tokens: set[str] | None = None) -> None:
+        """Bind 127.0.0.1:PORT (0 picks one) and install every route family; serve on start."""
         self.server = HttpServer(port=port)
         # None accepts any non-empty bearer; a set accepts only its members.
         self.valid_tokens = valid_tokens

@@ -68,6 +68,7 @@ def install(sim: Simulator) -> ModelsState:
     state = ModelsState(roster=_default_roster())
 
     def handle(request: SimRequest) -> SimResponse:
+        """Return the roster, the scripted refusal, or the Connect error for a bad call."""
         with state.lock:
             state.calls += 1
         if request.method != "POST":

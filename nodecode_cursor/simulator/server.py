@@ -40,6 +40,7 @@ class Cut(Exception):
     """
 
     def __init__(self, *, reset: bool = False) -> None:
+        """Cut with an orderly close, or with a TCP reset when RESET."""
         super().__init__("cut")
         self.reset = reset
 
@@ -94,6 +95,7 @@ class HttpServer:
     """A threaded HTTP/1.1 server on 127.0.0.1; routes by exact path to handlers."""
 
     def __init__(self, *, host: str = "127.0.0.1", port: int = 0) -> None:
+        """Bind HOST:PORT now (0 picks a port); accept connections only once started."""
         self._routes: dict[str, Handler] = {}
         self._fallback: Handler = _not_found
         self._listener = socket.create_server((host, port))
