@@ -31,6 +31,7 @@ __all__ = [
     "list_models",
     "parse_roster",
     "roster_marker",
+    "round_marker",
 ]
 
 log = logging.getLogger("nodecode_cursor.listing")
@@ -68,6 +69,15 @@ def roster_marker(model_id: str) -> bool | None:
     """Return the max-mode marker the last roster gave ``model_id``, or None when unknown."""
     with _markers_lock:
         return _markers.get(model_id)
+
+
+def round_marker(model_id: str, wire_id: str) -> bool | None:
+    """Return the roster's max-mode marker for a round: the routed slug's, else the model's."""
+    # The roster names Cursor's own slugs; a round routed to a sibling slug
+    # asks about that slug first, then about the public id the turn named.
+    with _markers_lock:
+        marker = _markers.get(wire_id)
+        return marker if marker is not None else _markers.get(model_id)
 
 
 def parse_roster(body: bytes) -> tuple[RosterModel, ...]:

@@ -196,3 +196,14 @@ def test_simulator_roster_takes_post_only(sim: Simulator) -> None:
         answer = client.get(listing.GET_USABLE_MODELS_PATH, headers=GOOD_HEADERS)
     assert answer.status_code == 405
     assert answer.json()["code"] == "unimplemented"
+
+
+def test_round_marker_prefers_the_routed_slug(sim: Simulator) -> None:
+    # models 1 { model_id 1 "mm-base", max_mode 7 true }, { "mm-base-high", max_mode false }
+    sim.models.raw_body = _field(1, b"\x0a\x07mm-base\x38\x01") + _field(
+        1, b"\x0a\x0cmm-base-high\x38\x00"
+    )
+    asyncio.run(listing.fetch_roster("tok-abc", sim.url))
+    assert listing.round_marker("mm-base", "mm-base-high") is False
+    assert listing.round_marker("mm-base", "mm-base-low") is True
+    assert listing.round_marker("mm-other", "mm-other-low") is None
