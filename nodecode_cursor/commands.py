@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .credentials import env_credential
-from .errors import StoreError
+from .errors import ConfigError, StoreError
 from .limits import DEFAULT_BASE_URL, DEFAULT_WEB_URL
 from .signin import NOTICE_KEY, PollPacing, SignIn
 from .store import PROVIDER, AuthStore
@@ -94,7 +94,11 @@ class CursorCommand:
             return f"{PROVIDER}: a sign-in is in progress"
         if key:
             return f"{PROVIDER}: not signed in; a key saved by /connect is used"
-        if env_credential() is not None:
+        try:
+            from_env = env_credential() is not None
+        except ConfigError as exc:  # a token no request could carry
+            return f"{PROVIDER}: {exc.detail}"
+        if from_env:
             return f"{PROVIDER}: not signed in; a token from the environment is used"
         return f"{PROVIDER}: {NOT_SIGNED_HINT}"
 

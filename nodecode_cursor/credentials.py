@@ -11,6 +11,7 @@ is ``signin.py``'s.
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING, NoReturn
 
 from .errors import ConfigError
@@ -24,6 +25,7 @@ __all__ = [
     "ENV_ACCESS_TOKEN",
     "ENV_API_KEY",
     "NOT_SIGNED_IN",
+    "checked_token",
     "env_credential",
     "raise_not_signed_in",
     "require_credential",
@@ -35,13 +37,28 @@ NOT_SIGNED_IN = "Cursor is not signed in: run /cursor login, or set CURSOR_ACCES
 ENV_ACCESS_TOKEN = "CURSOR_ACCESS_TOKEN"
 ENV_API_KEY = "CURSOR_API_KEY"
 
+# A bearer token is visible ASCII without spaces (JWTs, Cursor keys). Anything else cannot
+# go into an Authorization header, and the HTTP stack's complaint would quote the header,
+# token and all, into an error a person reads: refuse it here, naming only its source.
+_TOKEN_SHAPE = re.compile(r"[\x21-\x7e]+")
+
+
+def checked_token(token: str, source: str) -> str:
+    """Return ``token`` when it can be sent as a bearer; else ConfigError naming ``source``."""
+    if _TOKEN_SHAPE.fullmatch(token):
+        return token
+    raise ConfigError(
+        f"the Cursor token from {source} has characters a token cannot hold "
+        "(a space, a line break or a non-ASCII character); set it again"
+    )
+
 
 def env_credential() -> str | None:
     """Return CURSOR_ACCESS_TOKEN, else CURSOR_API_KEY (blank values do not count), else None."""
     for name in (ENV_ACCESS_TOKEN, ENV_API_KEY):
         value = os.environ.get(name, "").strip()
         if value:
-            return value
+            return checked_token(value, name)
     return None
 
 
@@ -56,14 +73,15 @@ def resolve_credential(
 
     ``for_round`` renews a kept sign-in that is due first; any other question
     (status, a probe) never refreshes and never touches the network. A corrupt
-    auth.json raises StoreError; a refused refresh raises CredentialError.
+    auth.json raises StoreError; a refused refresh raises CredentialError; a token
+    no request could carry raises ConfigError naming where it came from, never the token.
     """
     if provider != PROVIDER:
         return None
     store = AuthStore(host.home)
     key = store.api_key()
     if key:
-        return key
+        return checked_token(key, f"{store.path} (api_keys.{PROVIDER}.key)")
     if for_round:
         from .signin import refresh_if_due
 
@@ -71,7 +89,7 @@ def resolve_credential(
     else:
         entry = store.entry()
     if entry is not None:
-        return entry.access_token
+        return checked_token(entry.access_token, f"{store.path} (oauth_tokens.{PROVIDER})")
     return env_credential()
 
 

@@ -256,6 +256,20 @@ def test_unreachable_names_the_url(home: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_a_token_with_a_line_break_is_refused_without_echoing_it(
+    sim: Simulator, home: Path
+) -> None:
+    env = cli_env(home, CURSOR_ACCESS_TOKEN="secretHALF1\nsecretHALF2")
+    # models still lists the bundled rows (exit 0), saying why the live list is missing.
+    for args, code in ((("ask", "--json", "hi"), 2), (("models",), 0), (("status",), 0)):
+        done = run_cli("--base-url", sim.url, *args, env=env)
+        assert done.returncode == code, done.stdout + done.stderr
+        assert "CURSOR_ACCESS_TOKEN" in done.stdout + done.stderr
+        assert "secretHALF" not in done.stdout + done.stderr
+        assert "Traceback" not in done.stderr
+    assert not sim.requests_to(RUN_PATH)
+
+
 def test_verbose_log_never_shows_the_token(sim: Simulator, home: Path) -> None:
     done = run_cli("-v", "--base-url", sim.url, "ask", "--tools", "none", "hi", env=cli_env(home))
     assert done.returncode == 0

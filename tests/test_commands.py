@@ -185,3 +185,12 @@ def test_auth_json_broken_during_a_sign_in_is_left_alone(sim: Simulator, home: P
     assert (home / "auth.json").read_bytes() == content
     assert str(home / "auth.json") in host.notices["cursor"].text
     assert host.said and host.said[-1].startswith("cursor: sign-in failed:")
+
+
+def test_status_names_an_unusable_environment_token_without_it(
+    sim: Simulator, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CURSOR_ACCESS_TOKEN", "tokenPART1\ntokenPART2")
+    line = command(sim, MemoryHost(home)).run("status")
+    assert line.startswith("cursor: the Cursor token from CURSOR_ACCESS_TOKEN has characters")
+    assert "tokenPART" not in line

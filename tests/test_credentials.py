@@ -158,3 +158,38 @@ def test_corrupt_auth_json_says_where(home: Path, monkeypatch: pytest.MonkeyPatc
         resolve_credential(MemoryHost(home))
     assert str(home / "auth.json") in str(caught.value)
     assert (home / "auth.json").read_text() == "{oops"
+
+
+@pytest.mark.parametrize(
+    "bad", ["secretAAA\nsecretBBB", "secret\u00e9CCC", "sec ret DDD", "a\x01b"]
+)
+def test_a_token_no_header_can_carry_is_refused_without_echoing_it(
+    home: Path, monkeypatch: pytest.MonkeyPatch, bad: str
+) -> None:
+    host = MemoryHost(home)
+    monkeypatch.setenv("CURSOR_ACCESS_TOKEN", bad)
+    with pytest.raises(ConfigError) as caught:
+        resolve_credential(host)
+    assert "CURSOR_ACCESS_TOKEN" in str(caught.value)
+    assert bad not in str(caught.value) and bad not in repr(caught.value)
+    for part in bad.split():
+        assert part not in str(caught.value)
+    monkeypatch.delenv("CURSOR_ACCESS_TOKEN")
+    write_auth(home, {"api_keys": {"cursor": {"key": bad}}})
+    with pytest.raises(ConfigError, match=r"api_keys\.cursor\.key") as caught:
+        resolve_credential(host)
+    assert bad not in str(caught.value)
+    write_auth(
+        home,
+        {
+            "oauth_tokens": {
+                "cursor": {
+                    "access_token": bad,
+                    "refresh_token": "r",
+                    "expires_at": time.time() + 3000,
+                }
+            }
+        },
+    )
+    with pytest.raises(ConfigError, match=r"oauth_tokens\.cursor"):
+        resolve_credential(host)
