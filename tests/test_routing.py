@@ -7,8 +7,11 @@ produced by the code under test. Each comment names the row fields that decide.
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -390,3 +393,47 @@ def test_collapse_inverts_a_sibling(base: str, tier: str, fast: bool) -> None:
     assert routing.collapse_variant(f"{base}-{tier}{lane}") == (base + lane, expected)
     if tier == "xhigh":
         assert routing.collapse_variant(f"{base}-extra-high{lane}") == (base + lane, "xhigh")
+
+
+# PROTOCOL.md §10's max-mode rule, written out literally and independently of
+# routing.py: the routed slug's own marker in max_routes, else the row's
+# max_mode, else the roster's marker, else whether the slug's tier is xhigh/max.
+_MAX_TIER = re.compile(r"-(?:xhigh|extra-high|max)(?:-fast)?$")
+
+
+def _protocol_max_mode(model: str, wire: str, roster: bool | None) -> bool:
+    """Return max mode as PROTOCOL.md §10 words it, from the raw wire.json row."""
+    row = _WIRE_ROWS[model]
+    if wire in row["max_routes"]:
+        return bool(row["max_routes"][wire])
+    if row["max_mode"] is not None:
+        return bool(row["max_mode"])
+    if roster is not None:
+        return roster
+    return _MAX_TIER.search(wire) is not None and not wire.startswith("qwen")
+
+
+_WIRE_ROWS = {
+    row["id"]: row
+    for row in json.loads(
+        (
+            Path(__file__).resolve().parent.parent / "nodecode_cursor" / "data" / "wire.json"
+        ).read_text(encoding="utf-8")
+    )
+}
+
+
+@pytest.mark.parametrize("roster", [None, True, False])
+def test_max_mode_follows_the_protocol_rule_for_every_route(roster: bool | None) -> None:
+    checked = 0
+    for model, row in _WIRE_ROWS.items():
+        slugs = {*row["routing"].values(), model}
+        if row["request"] is not None:
+            slugs.add(row["request"])
+        for wire in sorted(slugs):
+            expected = _protocol_max_mode(model, wire, roster)
+            assert routing.resolve_max_mode(model, wire, roster) is expected, (model, wire)
+            resolved = routing.resolve_wire_model(model, wire, "normalized", roster)
+            assert resolved.max_mode is expected, (model, wire)
+            checked += 1
+    assert checked > 200
