@@ -194,7 +194,8 @@ def resolve_model(host: Any, name: str | None, extra: Sequence[str] = ()) -> str
     """Return the model id NAME names (``cursor/`` prefix allowed); ConfigError with the nearest."""
     model = (name or _configured(host, "model") or DEFAULT_MODEL).strip()
     model = model.removeprefix(f"{PROVIDER}/")
-    known = list(catalog_models(host)) + [m for m in extra if m]
+    # The roster repeats catalog ids: each may appear once among the nearest.
+    known = list(dict.fromkeys([*catalog_models(host), *(m for m in extra if m)]))
     if model in known:
         return model
     nearest = difflib.get_close_matches(model, known, n=5, cutoff=0.4)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -207,6 +208,23 @@ def test_unknown_model_names_the_nearest(sim: Simulator, home: Path) -> None:
     assert error["status"] == 400
     assert "gpt-5.9" in error["message"] and "gpt-5.5" in error["message"]
     assert not sim.requests_to(RUN_PATH)
+
+
+def test_the_nearest_models_are_named_once_each(home: Path) -> None:
+    from nodecode_cursor.cli import resolve_model
+    from nodecode_cursor.errors import ConfigError
+    from nodecode_cursor.refhost import ReferenceHost
+
+    with ReferenceHost(home) as host:
+        host.start()
+        # After /models the chat passes the roster's ids too; they repeat the catalog's.
+        with pytest.raises(ConfigError) as caught:
+            resolve_model(host, "gpt-9", ["gpt-5.4", "gpt-5.5"])
+    found = re.search(r"Nearest supported: (.*?)\. \(", str(caught.value))
+    assert found is not None, str(caught.value)
+    names = found.group(1).split(", ")
+    assert "gpt-5.4" in names
+    assert len(names) == len(set(names)), names
 
 
 def test_unknown_effort_lists_the_models_efforts(sim: Simulator, home: Path) -> None:
