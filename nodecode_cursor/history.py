@@ -60,6 +60,9 @@ PROVIDER_IDENTIFIER = "pi-agent"
 _CALL_ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _CALL_ID_MAX = 64
 
+# One encoder for every blob: json.dumps with options builds a new one per call.
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
 _DATA_URL = re.compile(r"^data:([^;,]+);base64,(.*)$", re.DOTALL)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -87,6 +90,9 @@ class HistoryBlobs:
     turn_ids: tuple[bytes, ...]
     active: ActiveUser | None
     history_end: int
+    # Every blob id the state names, directly or through a turn (user message and
+    # step blobs included): what the store must keep while this request is current.
+    blob_ids: frozenset[bytes] = frozenset()
 
 
 # --- small pure pieces --------------------------------------------------------------
@@ -103,7 +109,7 @@ def json_bytes(obj: Any) -> bytes:
     Matches JavaScript's JSON.stringify, which omp uses: non-ASCII stays as
     itself, and a lone surrogate is written as a ``\\uXXXX`` escape.
     """
-    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    text = _JSON.encode(obj)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
@@ -233,7 +239,7 @@ def _text_of(content: Any) -> str:
     return ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Call:
     """One tool call of an assistant message, as the history holds it."""
 
@@ -241,6 +247,14 @@ class _Call:
     call_id: str
     name: str
     arguments: Any  # the host's arguments: usually a JSON string
+    # the arguments parsed, once: the root prompt and the turn step both need them
+    parsed: dict[str, Any] | None = None
+
+    def arguments_object(self) -> dict[str, Any]:
+        """Return the call's arguments as a JSON object (parsed on first use)."""
+        if self.parsed is None:
+            self.parsed = _arguments_object(self.arguments)
+        return self.parsed
 
 
 def _calls(message: Mapping[str, Any]) -> list[_Call]:
@@ -328,33 +342,34 @@ def _user_message(
     return message
 
 
-def _result_items(items: Items) -> list[agent_pb2.McpToolResultContentItem]:
-    """Return a tool result's content as MCP content items (text and images)."""
+def _add_result_items(success: agent_pb2.McpSuccess, items: Items) -> None:
+    """Add a tool result's content to SUCCESS as MCP content items (text and images)."""
+    content = success.content
     if isinstance(items, str):
-        return [agent_pb2.McpToolResultContentItem(text=agent_pb2.McpTextContent(text=items))]
-    out = []
+        content.add().text.text = items
+        return
     for item in items:
         if item[0] == "text":
-            out.append(
-                agent_pb2.McpToolResultContentItem(text=agent_pb2.McpTextContent(text=item[1]))
-            )
+            content.add().text.text = item[1]
         else:
-            out.append(
-                agent_pb2.McpToolResultContentItem(
-                    image=agent_pb2.McpImageContent(
-                        data=_unbase64(item[2]) or b"", mime_type=item[1]
-                    )
-                )
-            )
-    return out
+            image = content.add().image
+            image.data = _unbase64(item[2]) or b""
+            image.mime_type = item[1]
 
 
 def _tool_call_step(call: _Call, result: Items | None) -> bytes:
-    """Return the ConversationStep bytes of one MCP call, with its result when held."""
-    mcp = agent_pb2.McpToolCall()
+    """Return the ConversationStep bytes of one MCP call, with its result when held.
+
+    Built in place: a submessage handed to a constructor or ``extend`` is copied,
+    and a tool result may be hundreds of KiB.
+    """
+    step = agent_pb2.ConversationStep()
+    tool_call = step.tool_call
+    tool_call.tool_call_id = call.call_id
+    mcp = tool_call.mcp_tool_call
     args = mcp.args
     args.name = call.name
-    for key, value in _arguments_object(call.arguments).items():
+    for key, value in call.arguments_object().items():
         try:
             args.args[str(key)] = encode_value(value)
         except TypeError:
@@ -362,13 +377,8 @@ def _tool_call_step(call: _Call, result: Items | None) -> bytes:
     args.tool_call_id = call.call_id
     args.provider_identifier = PROVIDER_IDENTIFIER
     args.tool_name = call.name
-    if result is not None:
-        content = _result_items(result)
-        if content:
-            mcp.result.success.content.extend(content)
-    step = agent_pb2.ConversationStep(
-        tool_call=agent_pb2.ToolCall(tool_call_id=call.call_id, mcp_tool_call=mcp)
-    )
+    if result is not None and (isinstance(result, str) or result):
+        _add_result_items(mcp.result.success, result)
     return _serialize(step)
 
 
@@ -380,8 +390,17 @@ def _orphan_text(items: Items) -> str:
 
 @dataclass(slots=True)
 class _Pairing:
-    """Which tool message answers which call, over the history before the active message."""
+    """The history read once: roles, calls, content items, and which result answers which call.
 
+    Request building walks the history three times (pairing, root prompt, turns);
+    reading each message's role, calls and content once here keeps that linear
+    in one pass's cost rather than three.
+    """
+
+    rows: list[Mapping[str, Any]]
+    roles: list[str]
+    # message index -> that assistant message's tool calls
+    calls: dict[int, list[_Call]]
     # (message index, call index) -> the index of the tool message answering it
     result_of: dict[tuple[int, int], int]
     # tool message indexes that answer a call
@@ -390,40 +409,51 @@ class _Pairing:
     orphans: set[int]
     # raw call id -> the tool's name (first call that names it)
     names: dict[str, str]
+    # message index -> its content items (filled on first use)
+    content: dict[int, Items]
+
+    def items(self, index: int) -> Items:
+        """Return the content items of the message at INDEX (read once per build)."""
+        known = self.content.get(index)
+        if known is None:
+            known = self.content[index] = _items(self.rows[index].get("content"))
+        return known
 
 
-def _pair(messages: Sequence[Mapping[str, Any]], end: int) -> _Pairing:
-    """Return how the tool results of MESSAGES[:END] pair with the calls before them."""
+def _tool_call_id(message: Mapping[str, Any]) -> str:
+    """Return a tool message's raw call id ('' when it has none)."""
+    raw = message.get("tool_call_id")
+    return raw if isinstance(raw, str) else ""
+
+
+def _pair(rows: list[Mapping[str, Any]], roles: list[str], end: int) -> _Pairing:
+    """Return how the tool results of ROWS[:END] pair with the calls before them."""
     pending: dict[str, tuple[int, int]] = {}
     called: set[str] = set()
     names: dict[str, str] = {}
+    calls_of: dict[int, list[_Call]] = {}
     result_of: dict[tuple[int, int], int] = {}
     answering: set[int] = set()
     orphans: set[int] = set()
     tool_indexes: list[int] = []
     for index in range(end):
-        message = messages[index]
-        role = _role(message)
+        role = roles[index]
         if role == "assistant":
-            for call_index, call in enumerate(_calls(message)):
+            calls = calls_of[index] = _calls(rows[index])
+            for call_index, call in enumerate(calls):
                 pending[call.raw_id] = (index, call_index)
                 called.add(call.raw_id)
                 names.setdefault(call.raw_id, call.name)
         elif role == "tool":
             tool_indexes.append(index)
-            raw = message.get("tool_call_id")
-            raw_id = raw if isinstance(raw, str) else ""
-            slot = pending.pop(raw_id, None)
+            slot = pending.pop(_tool_call_id(rows[index]), None)
             if slot is not None:
                 result_of[slot] = index
                 answering.add(index)
     for index in tool_indexes:
-        if index in answering:
-            continue
-        raw = messages[index].get("tool_call_id")
-        if (raw if isinstance(raw, str) else "") not in called:
+        if index not in answering and _tool_call_id(rows[index]) not in called:
             orphans.add(index)
-    return _Pairing(result_of, answering, orphans, names)
+    return _Pairing(rows, roles, calls_of, result_of, answering, orphans, names, {})
 
 
 def _tool_result_blob(
@@ -491,7 +521,7 @@ def _assistant_blob(
                     "type": "tool-call",
                     "toolCallId": call.call_id,
                     "toolName": call.name,
-                    "args": _arguments_object(call.arguments),
+                    "args": call.arguments_object(),
                 }
             )
         return json_bytes({"role": "assistant", "content": parts})
@@ -508,26 +538,21 @@ def _orphan_json(items: Items) -> bytes:
     )
 
 
-def _root_ids(
-    store: BlobStore,
-    messages: Sequence[Mapping[str, Any]],
-    end: int,
-    pairing: _Pairing,
-    replay: ThinkingReplay,
-) -> list[bytes]:
-    """Return the root prompt blob ids of MESSAGES[:END] (the system ids not included)."""
+def _root_ids(store: BlobStore, end: int, pairing: _Pairing, replay: ThinkingReplay) -> list[bytes]:
+    """Return the root prompt blob ids of the history before END (the system ids not included)."""
+    rows, roles = pairing.rows, pairing.roles
     ids: list[bytes] = []
     emitted: set[int] = set()
     for index in range(end):
-        message = messages[index]
-        role = _role(message)
+        role = roles[index]
         if role == "user":
-            items = _items(message.get("content"))
+            items = pairing.items(index)
             known = store.cached_or_none(("root-user", items), partial(_user_json, items))
             if known is not None:
                 ids.append(known)
         elif role == "assistant":
-            calls = _calls(message)
+            message = rows[index]
+            calls = pairing.calls[index]
             blob = _assistant_blob(store, message, calls, replay(message))
             if blob is not None:
                 ids.append(blob)
@@ -536,22 +561,21 @@ def _root_ids(
                 result_index = pairing.result_of.get((index, call_index))
                 if result_index is None:
                     continue
-                result = messages[result_index]
                 name = pairing.names.get(call.raw_id, "")
-                ids.append(_tool_result_blob(store, result, _items(result.get("content")), name))
+                result = rows[result_index]
+                ids.append(_tool_result_blob(store, result, pairing.items(result_index), name))
                 emitted.add(result_index)
         elif role == "tool":
             if index in emitted or index in pairing.answering:
                 continue
-            items = _items(message.get("content"))
+            items = pairing.items(index)
             if index in pairing.orphans:
                 ids.append(store.cached(("root-orphan", items), partial(_orphan_json, items)))
             else:
                 # a second result for a call already answered: its call is in
                 # the history, so it stands where the host put it
-                raw = message.get("tool_call_id")
-                name = pairing.names.get(raw if isinstance(raw, str) else "", "")
-                ids.append(_tool_result_blob(store, message, items, name))
+                name = pairing.names.get(_tool_call_id(rows[index]), "")
+                ids.append(_tool_result_blob(store, rows[index], items, name))
     return ids
 
 
@@ -598,14 +622,10 @@ def _turn(user_id: bytes, step_ids: tuple[bytes, ...]) -> bytes:
 
 
 def _assistant_steps(
-    store: BlobStore,
-    messages: Sequence[Mapping[str, Any]],
-    index: int,
-    pairing: _Pairing,
-    replay: ThinkingReplay,
+    store: BlobStore, index: int, pairing: _Pairing, replay: ThinkingReplay
 ) -> list[bytes]:
     """Return the step blob ids of the assistant message at INDEX."""
-    step = messages[index]
+    step = pairing.rows[index]
     steps: list[bytes] = []
     reasoning = step.get("reasoning_content")
     if isinstance(reasoning, str) and reasoning and replay(step) is not None:
@@ -613,9 +633,9 @@ def _assistant_steps(
     text = _text_of(step.get("content"))
     if text:
         steps.append(store.cached(("step-text", text), partial(_text_step, text)))
-    for call_index, call in enumerate(_calls(step)):
+    for call_index, call in enumerate(pairing.calls[index]):
         result_index = pairing.result_of.get((index, call_index))
-        result = None if result_index is None else _items(messages[result_index].get("content"))
+        result = None if result_index is None else pairing.items(result_index)
         key = ("step-call", call.call_id, call.name, _arguments_key(call.arguments), result)
         steps.append(store.cached(key, partial(_tool_call_step, call, result)))
     return steps
@@ -623,20 +643,24 @@ def _assistant_steps(
 
 def _turn_ids(
     store: BlobStore,
-    messages: Sequence[Mapping[str, Any]],
     end: int,
     pairing: _Pairing,
     replay: ThinkingReplay,
+    named: list[bytes],
 ) -> list[bytes]:
-    """Return the turn blob ids of each user message before END and what answered it."""
+    """Return the turn blob ids of each user message before END and what answered it.
+
+    The user message and step ids each turn names are added to NAMED.
+    """
+    roles = pairing.roles
     turns: list[bytes] = []
     index = 0
     while index < end:
-        message = messages[index]
+        role = roles[index]
         index += 1
-        if _role(message) != "user":
+        if role != "user":
             continue
-        items = _items(message.get("content"))
+        items = pairing.items(index - 1)
         images = not isinstance(items, str) and any(item[0] == "image" for item in items)
         if not images and not _items_text(items).strip():
             continue
@@ -645,16 +669,18 @@ def _turn_ids(
             ("turn-user", turn_index, items), partial(_user_step, items, turn_index)
         )
         steps: list[bytes] = []
-        while index < end and _role(messages[index]) != "user":
-            role = _role(messages[index])
+        while index < end and roles[index] != "user":
+            role = roles[index]
             if role == "assistant":
-                steps.extend(_assistant_steps(store, messages, index, pairing, replay))
+                steps.extend(_assistant_steps(store, index, pairing, replay))
             elif role == "tool" and index in pairing.orphans:
-                orphan = _items(messages[index].get("content"))
+                orphan = pairing.items(index)
                 text = _orphan_text(orphan)
                 steps.append(store.cached(("step-orphan", orphan), partial(_text_step, text)))
             index += 1
         step_ids = tuple(steps)
+        named.append(user_id)
+        named.extend(step_ids)
         turns.append(store.cached(("turn", user_id, step_ids), partial(_turn, user_id, step_ids)))
     return turns
 
@@ -675,13 +701,16 @@ def build_history(
     MESSAGES are OpenAI chat messages (system/developer/user/assistant/tool).
     The trailing user message, when there is one, is the action and stays out
     of the history; REPLAY says, per assistant message, the model name its
-    thinking replays under (None: it does not replay).
+    thinking replays under (None: it does not replay). The ids returned name
+    every blob the state needs (``blob_ids``); pruning the rest is the caller's
+    call (``BlobStore.retain``).
     """
     policy = replay or _no_replay
     rows = [message if isinstance(message, Mapping) else {} for message in messages]
+    roles = [_role(message) for message in rows]
     end = len(rows)
     active: ActiveUser | None = None
-    if rows and _role(rows[-1]) == "user":
+    if rows and roles[-1] == "user":
         end = len(rows) - 1
         items = _items(rows[-1].get("content"))
         text = items.strip() if isinstance(items, str) else _items_text(items)
@@ -689,7 +718,9 @@ def build_history(
         if text.strip() or images:
             active = ActiveUser(text, images)
     system_ids = system_blob_ids(store, system)
-    pairing = _pair(rows, end)
-    root = list(system_ids) + _root_ids(store, rows, end, pairing, policy)
-    turns = _turn_ids(store, rows, end, pairing, policy)
-    return HistoryBlobs(system_ids, tuple(root), tuple(turns), active, end)
+    pairing = _pair(rows, roles, end)
+    root = list(system_ids) + _root_ids(store, end, pairing, policy)
+    named: list[bytes] = []
+    turns = _turn_ids(store, end, pairing, policy, named)
+    blob_ids = frozenset((*root, *turns, *named))
+    return HistoryBlobs(system_ids, tuple(root), tuple(turns), active, end, blob_ids)
