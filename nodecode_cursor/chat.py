@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 import uuid
 from pathlib import Path
 from typing import Any, TextIO
@@ -36,6 +37,17 @@ SLASH_COMMANDS = {
 }
 
 
+def typed_so_far() -> str:
+    """Return the line the person is typing at the prompt ("" without readline)."""
+    readline = sys.modules.get("readline")
+    if readline is None:
+        return ""
+    try:
+        return str(readline.get_line_buffer())
+    except Exception:  # a readline stand-in without the call
+        return ""
+
+
 def new_session_id() -> str:
     """Return a fresh session id (it keys Cursor's conversation)."""
     return f"chat-{uuid.uuid4().hex[:12]}"
@@ -44,7 +56,15 @@ def new_session_id() -> str:
 class ChatRepl:
     """The read–turn–print loop of one chat."""
 
-    def __init__(self, host: Any, conversation: Any, tools: Any, *, out: TextIO | None = None):
+    def __init__(
+        self,
+        host: Any,
+        conversation: Any,
+        tools: Any,
+        *,
+        out: TextIO | None = None,
+        verbose: bool = False,
+    ):
         from .render import Style
 
         self.host = host
@@ -54,6 +74,8 @@ class ChatRepl:
         self.style = Style(self.out)
         self.roster_ids: list[str] = []
         self.at_prompt = False
+        # -v: a failure that is not one of ours shows its traceback on stderr.
+        self.verbose = verbose
 
     # Output -------------------------------------------------------------------------------
 
@@ -64,7 +86,14 @@ class ChatRepl:
 
     def say(self, text: str) -> None:
         """Write a line a cell said (it may arrive from a background thread at the prompt)."""
-        self.out.write(("\n" if self.at_prompt else "") + text + "\n")
+        if not self.at_prompt:
+            self.out.write(text + "\n")
+        elif self.out.isatty():
+            # Over the prompt line, then the prompt again with what was typed so far, so
+            # the person sees where their input goes (readline keeps its own buffer).
+            self.out.write("\r\x1b[K" + text + "\n" + PROMPT + typed_so_far())
+        else:
+            self.out.write("\n" + text + "\n" + PROMPT)
         self.out.flush()
 
     def show_notices(self) -> None:
@@ -124,6 +153,13 @@ class ChatRepl:
                 messages.pop()  # nothing was answered: the history stays as it was
             self.write(self.style.red(f"error: {exc}") + self.style.dim(" (↑ recalls your line)"))
             return
+        except Exception as exc:  # a bug, or a tool that broke: the chat goes on
+            view.close()
+            del messages[before:]  # the turn left no whole exchange: drop it all
+            if self.verbose:
+                traceback.print_exc()
+            self.write(self.style.red(f"error: internal error: {type(exc).__name__}: {exc}"))
+            return
         view.close()
         if outcome.interrupted:
             self.write(self.style.dim("(interrupted — the text so far is kept)"))
@@ -168,6 +204,10 @@ class ChatRepl:
                 self.write(f"unknown command {name}; /help lists them")
         except CursorError as exc:
             self.write(self.style.red(f"error: {exc}"))
+        except Exception as exc:  # a bug must not end the chat
+            if self.verbose:
+                traceback.print_exc()
+            self.write(self.style.red(f"error: internal error: {type(exc).__name__}: {exc}"))
         return True
 
     def models(self) -> None:
@@ -285,7 +325,7 @@ def run_chat(args: argparse.Namespace) -> int:
             session_id=args.session or new_session_id(),
             cwd=str(cwd),
         )
-        repl = ChatRepl(host, conversation, tools)
+        repl = ChatRepl(host, conversation, tools, verbose=bool(getattr(args, "verbose", False)))
         holder.append(repl)
         return repl.loop()
     finally:

@@ -528,6 +528,32 @@ def test_chat_streams_an_answer_and_answers_cursor_status(
     assert sim.agent.run(0).prompt() == "hello through a terminal"
 
 
+def test_chat_login_then_logout_redraws_the_prompt(
+    sim: Simulator, home: Path, tmp_path: Path
+) -> None:
+    sim.auth.queue_poll("tokens")  # the person confirms in the browser at once
+    env_home = home
+    child = spawn_chat(sim, env_home, tmp_path, "--web-url", sim.url)
+    try:
+        child.expect("> ")
+        child.sendline("/cursor login")
+        child.expect(r"cursor: open http://127\.0\.0\.1:\d+/loginDeepControl\?challenge=")
+        child.expect("> ")
+        # The background sign-in reports over the prompt, then the prompt comes back.
+        child.expect("cursor: signed in as person@example.com\r\n> ")
+        child.sendline("/cursor status")
+        child.expect("cursor: signed in as person@example.com")
+        child.expect("> ")
+        child.sendline("/cursor logout")
+        child.expect("cursor: signed out")
+        child.expect("> ")
+        close_chat(child)
+    finally:
+        child.close(force=True)
+    kept = json.loads((home / "auth.json").read_text())
+    assert kept == {"oauth_tokens": {}}
+
+
 def test_chat_runs_a_confirmed_command_for_the_model(
     sim: Simulator, home: Path, tmp_path: Path
 ) -> None:
@@ -621,3 +647,35 @@ def test_chat_shows_a_standing_notice_above_the_prompt_until_cleared(
         child.close(force=True)
     assert sim.auth.refresh_calls == 1
     assert not sim.requests_to(RUN_PATH)
+
+
+def test_chat_turn_that_breaks_says_so_and_the_chat_goes_on(sim: Simulator, home: Path) -> None:
+    import io
+
+    from nodecode_cursor.chat import ChatRepl
+    from nodecode_cursor.host_tools import Toolbox
+    from nodecode_cursor.refhost import Conversation, ReferenceHost
+
+    class BrokenTool(Toolbox):
+        """A host tool with a bug in it."""
+
+        def definitions(self) -> list[dict[str, Any]]:
+            return [{"type": "function", "function": {"name": "frobnicate", "parameters": {}}}]
+
+        def runs(self, name: str) -> bool:
+            return True
+
+        def run(self, name: str, arguments: str) -> str:
+            raise RuntimeError("the tool fell over")
+
+    out = io.StringIO()
+    with ReferenceHost(home, overrides={"cursor": {"base_url": sim.url}}) as host:
+        host.start()
+        conversation = Conversation(model="composer-2.5", credential=TOKEN, session_id="s1")
+        repl = ChatRepl(host, conversation, BrokenTool(), out=out)
+        repl.turn("please frobnicate")
+        assert "error: internal error: RuntimeError: the tool fell over" in out.getvalue()
+        assert conversation.messages == []  # nothing half-done is kept
+        repl.turn("hello again")
+    assert "You said: hello again" in out.getvalue()
+    assert "Traceback" not in out.getvalue()
