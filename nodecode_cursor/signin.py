@@ -201,8 +201,11 @@ def poll_tokens(
                 url, params={"uuid": login_id, "verifier": verifier}, timeout=pacing.request_timeout
             )
             status, body = response.status_code, response.content
+            last = f"HTTP {status} from {url}"
         except httpx.HTTPError as exc:
             status, body = None, b""
+            # The URL without its query: the verifier must never reach a person's screen.
+            last = f"no answer from {url} ({type(exc).__name__})"
             log.debug("auth poll %d: no answer (%s)", attempt + 1, type(exc).__name__)
         if cancelled.is_set():
             raise SignInCancelled()
@@ -218,9 +221,11 @@ def poll_tokens(
             raise CredentialError("Cursor answered the sign-in poll without both tokens")
         # A refusal, a body that is not JSON, or no answer at all: three in a row end it.
         log.debug("auth poll %d: not an answer (HTTP %s)", attempt + 1, status)
+        if status is not None and 200 <= status < 300:
+            last += ", not a JSON object"
         errors += 1
         if errors >= pacing.max_consecutive_errors:
-            raise ProviderError(TOO_MANY_ERRORS)
+            raise ProviderError(f"{TOO_MANY_ERRORS} (the last: {last})")
     raise ProviderError(POLL_TIMEOUT)
 
 

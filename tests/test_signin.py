@@ -134,7 +134,13 @@ def test_three_errors_in_a_row_end_it(sim: Simulator, home: Path, outcomes: tupl
     signin.start()
     assert signin.wait(5)
     assert len(sim.auth.polls) == 3
-    line = "cursor: sign-in failed: Too many consecutive errors during Cursor auth polling"
+    line = host.said[0]
+    assert line.startswith(
+        "cursor: sign-in failed: Too many consecutive errors during Cursor auth polling (the last: "
+    )
+    last = {"error": "HTTP 500 from", "not-json": "not a JSON object", "cut": "no answer from"}
+    assert last[outcomes[-1]] in line and f"{sim.url}/auth/poll" in line
+    assert "verifier" not in line and sim.auth.polls[0]["verifier"] not in line
     assert host.notices["cursor"].text == line
     assert host.said == [line]
     assert not (home / "auth.json").exists()
@@ -146,7 +152,9 @@ def test_no_connection_counts_as_an_error(home: Path) -> None:
     signin = SignIn(host, AuthStore(home), dead, dead, FAST)
     signin.start()
     assert signin.wait(5)
-    assert "Too many consecutive errors during Cursor auth polling" in host.notices["cursor"].text
+    text = host.notices["cursor"].text
+    assert "Too many consecutive errors during Cursor auth polling" in text
+    assert f"no answer from {dead}/auth/poll (ConnectError)" in text
     assert not (home / "auth.json").exists()
 
 
