@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from .credentials import env_credential
 from .errors import ConfigError, StoreError
 from .limits import DEFAULT_BASE_URL, DEFAULT_WEB_URL
-from .signin import NOTICE_KEY, PollPacing, SignIn
+from .signin import NOTICE_KEY, PollPacing, SignIn, session_ended
 from .store import PROVIDER, AuthStore
 
 if TYPE_CHECKING:
@@ -87,6 +87,8 @@ class CursorCommand:
                 if entry.email
                 else f"{PROVIDER}: signed in"
             )
+            if session_ended(entry):
+                line += ", but Cursor ended this session: run /cursor login"
             if key:
                 line += "; a key saved by /connect is used first"
             return line + ("; a sign-in is in progress" if pending else "")

@@ -56,6 +56,7 @@ __all__ = [
     "profile_cookie",
     "refresh_if_due",
     "refresh_if_due_async",
+    "session_ended",
 ]
 
 log = logging.getLogger("nodecode_cursor.signin")
@@ -350,6 +351,22 @@ class SessionEnded(CredentialError):
     """Cursor answered ``shouldLogout``: the session is over until the person signs in again."""
 
 
+# Digests of refresh tokens Cursor answered with shouldLogout in this process: the kept
+# sign-in stays as it was, yet status must not call it live. A new sign-in brings a new
+# refresh token, so it is never in here.
+_ENDED: set[str] = set()
+
+
+def _digest(token: str) -> str:
+    """Return a digest standing for ``token`` (the token itself is never kept twice)."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def session_ended(entry: TokenEntry) -> bool:
+    """Return whether Cursor ended ``entry``'s session (seen by this process)."""
+    return _digest(entry.refresh_token) in _ENDED
+
+
 def refresh_entry(client: httpx.Client, base_url: str, entry: TokenEntry) -> TokenEntry:
     """Return ``entry`` renewed by Cursor; raise CredentialError when Cursor refuses."""
     import httpx
@@ -415,6 +432,7 @@ def refresh_if_due(
                 with http_client(REFRESH_TIMEOUT_SECONDS) as own:
                     renewed = refresh_entry(own, base_url, entry)
         except SessionEnded as exc:
+            _ENDED.add(_digest(entry.refresh_token))
             if host is not None:
                 host.notice(f"{PROVIDER}: {exc.detail}", key=NOTICE_KEY, level="warning")
             raise

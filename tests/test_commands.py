@@ -194,3 +194,29 @@ def test_status_names_an_unusable_environment_token_without_it(
     line = command(sim, MemoryHost(home)).run("status")
     assert line.startswith("cursor: the Cursor token from CURSOR_ACCESS_TOKEN has characters")
     assert "tokenPART" not in line
+
+
+def test_status_after_cursor_ended_the_session_says_so_until_a_login(
+    sim: Simulator, home: Path
+) -> None:
+    from nodecode_cursor.credentials import resolve_credential
+    from nodecode_cursor.errors import CredentialError
+
+    refresh = f"refresh-ended-{time.monotonic_ns()}"
+    entry = TokenEntry(make_token(lifetime=310), refresh, time.time() + 10, "kept@example.com")
+    AuthStore(home).save_entry(entry)
+    host = MemoryHost(home)
+    cursor = command(sim, host)
+    assert cursor.run("status") == "cursor: signed in as kept@example.com"
+    sim.auth.refresh_mode = "logout"
+    with pytest.raises(CredentialError):
+        resolve_credential(host, for_round=True, base_url=sim.url)
+    assert AuthStore(home).entry() == entry  # the kept sign-in is left as it was
+    assert cursor.run("status") == (
+        "cursor: signed in as kept@example.com, but Cursor ended this session: run /cursor login"
+    )
+    sim.auth.queue_poll("tokens")
+    cursor.run("login")
+    assert cursor.signin.wait(5)
+    assert cursor.run("status") == "cursor: signed in as person@example.com"
+    assert refresh not in cursor.run("status")
