@@ -386,6 +386,36 @@ def test_login_interrupted_exits_non_zero_and_keeps_nothing(sim: Simulator, home
     ).get("oauth_tokens", {})
 
 
+def test_login_that_fails_exits_1_with_one_line(sim: Simulator, home: Path) -> None:
+    env = cli_env(home)
+    del env["CURSOR_ACCESS_TOKEN"]
+    sim.auth.queue_poll("error", "error", "error")  # Cursor refuses three polls in a row
+    done = run_cli("--base-url", sim.url, "--web-url", sim.url, "login", env=env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "cursor: sign-in failed: Too many consecutive errors during Cursor auth polling" in (
+        done.stdout
+    )
+    assert "Traceback" not in done.stderr
+    assert sim.auth.polls and sim.auth.polls[0]["verifier"] not in done.stdout + done.stderr
+    assert not (home / "auth.json").exists()
+
+
+def test_ask_timeout_ends_a_silent_round_with_an_error(sim: Simulator, home: Path) -> None:
+    sim.agent.script([StepStarted(), Text("a start "), Sleep(30)])
+    started = time.monotonic()
+    done = run_cli(
+        "--base-url", sim.url, "ask", "--json", "--timeout", "0.5", "hi", env=cli_env(home)
+    )
+    assert time.monotonic() - started < 20
+    assert done.returncode == 1, done.stdout + done.stderr
+    error = json.loads(done.stdout)["error"]
+    assert error["status"] == 502
+    assert "sent nothing for" in error["message"]
+    bad = run_cli("--base-url", sim.url, "ask", "--json", "--timeout", "0", "hi", env=cli_env(home))
+    assert bad.returncode == 2
+    assert "--timeout" in json.loads(bad.stdout)["error"]["message"]
+
+
 def copy_cell_folder(target: Path) -> Path:
     """Copy the repo's cell folder (manifest, package, data) to TARGET; return it."""
     target.mkdir(parents=True)
