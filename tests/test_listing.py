@@ -155,6 +155,10 @@ GOOD_HEADERS = {
     "authorization": "Bearer tok-abc",
     "content-type": "application/proto",
     "connect-protocol-version": "1",
+    "x-cursor-client-type": "cli",
+    "x-cursor-client-version": "cli-test-1",
+    "x-ghost-mode": "true",
+    "x-request-id": "5f0c6f7e-0000-4000-8000-000000000001",
 }
 
 
@@ -166,6 +170,10 @@ GOOD_HEADERS = {
         ({"content-type": "application/json"}, b"", 415, "invalid_argument"),
         ({"content-type": "application/connect+proto"}, b"", 415, "invalid_argument"),
         ({"connect-protocol-version": None}, b"", 400, "invalid_argument"),
+        ({"x-cursor-client-type": "ide"}, b"", 400, "invalid_argument"),
+        ({"x-ghost-mode": "false"}, b"", 400, "invalid_argument"),
+        ({"x-cursor-client-version": None}, b"", 400, "invalid_argument"),
+        ({"x-request-id": None}, b"", 400, "invalid_argument"),
         # field 1, length-delimited, declaring 5 bytes but carrying 1: not a message
         ({}, b"\x0a\x05x", 400, "invalid_argument"),
     ],

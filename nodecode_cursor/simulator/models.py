@@ -1,7 +1,8 @@
 """Simulator routes: the account roster, ``agent.v1.AgentService/GetUsableModels``.
 
 It checks the call the way Cursor would (a bearer, ``application/proto``, the
-Connect protocol header, an empty or decodable request) and answers the
+Connect protocol header, the client headers every RPC carries, an empty or
+decodable request) and answers a violation with a Connect error, else the
 scripted roster as a bare ``GetUsableModelsResponse``. A test can script the
 roster, a refusal (HTTP status + Connect error body), or a raw body.
 """
@@ -18,6 +19,10 @@ if TYPE_CHECKING:
     from . import Simulator
 
 PATH = "/agent.v1.AgentService/GetUsableModels"
+
+# What every RPC carries (PROTOCOL.md §2) besides the bearer and content type.
+_CLIENT_HEADERS = {"x-cursor-client-type": "cli", "x-ghost-mode": "true"}
+_PRESENT_HEADERS = ("x-cursor-client-version", "x-request-id")
 
 
 @dataclass
@@ -80,6 +85,12 @@ def install(sim: Simulator) -> ModelsState:
             return connect_error(415, "invalid_argument", "content-type must be application/proto")
         if request.headers.get("connect-protocol-version") != "1":
             return connect_error(400, "invalid_argument", "connect-protocol-version must be 1")
+        for name, value in _CLIENT_HEADERS.items():
+            if request.headers.get(name) != value:
+                return connect_error(400, "invalid_argument", f"{name} must be {value}")
+        for name in _PRESENT_HEADERS:
+            if not request.headers.get(name):
+                return connect_error(400, "invalid_argument", f"{name} is missing")
         try:
             agent_pb2.GetUsableModelsRequest.FromString(connect.read_unary_body(request.body))
         except Exception:
