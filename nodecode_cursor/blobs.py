@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from typing import TYPE_CHECKING
 
 from . import limits
@@ -44,19 +44,49 @@ def conversation_id_for(session_id: str) -> str:
 
 
 class BlobStore:
-    """Blobs by hex id, plus a memo from a content key to the id built from it.
+    """Blobs by raw id, plus a memo from a content key to the id built from it.
 
     The memo is what keeps request building linear across rounds: a builder asks
     ``cached(key, build)`` with a key made of the host's own strings (whose hash
     Python caches on the string object), so a message already seen costs one
     dict lookup instead of a JSON encode and a SHA-256 over its bytes.
+
+    Two kinds of blob live here, bounded differently:
+
+    * the history's own blobs (``put``/``cached``): a request build opens with
+      ``begin()`` and ends with ``retain(ids)``, which keeps only the blobs that
+      request names (plus those pinned by a run still in flight (``pin``)) and only
+      the memo entries the build used, so a long session holds what its current
+      history needs, not everything it ever sent;
+    * the blobs the service hands over with a KV set (``set``): a checkpoint the
+      service holds may name them, so they survive ``retain``; they are dropped
+      least recently used first past ``service_budget`` bytes, never while a run
+      that could still ask for them is in flight (pinned).
     """
 
-    __slots__ = ("_blobs", "_memo", "hashed_bytes")
+    __slots__ = (
+        "_blobs",
+        "_memo",
+        "_older",
+        "_pins",
+        "_service",
+        "_service_bytes",
+        "hashed_bytes",
+        "service_budget",
+    )
 
-    def __init__(self) -> None:
-        self._blobs: dict[str, bytes] = {}
+    def __init__(self, service_budget: int = limits.MAX_SERVICE_BLOB_BYTES) -> None:
+        self._blobs: dict[bytes, bytes] = {}
+        # The memo of the current build, and the one before it (read through and
+        # moved forward on use, dropped by ``retain``).
         self._memo: dict[Hashable, bytes] = {}
+        self._older: dict[Hashable, bytes] = {}
+        self._service: OrderedDict[bytes, bytes] = OrderedDict()
+        self._service_bytes = 0
+        self.service_budget = service_budget
+        # Runs in flight: each pins the history ids it named and the service blobs
+        # set while it ran, so neither pruning nor the budget drops them under it.
+        self._pins: dict[int, set[bytes]] = {}
         # How many bytes this store has hashed: what a benchmark or test reads
         # to see that a later round did not hash earlier blobs again.
         self.hashed_bytes = 0
@@ -65,43 +95,121 @@ class BlobStore:
         """Keep DATA and return its blob id (raw 32 bytes)."""
         self.hashed_bytes += len(data)
         digest = hashlib.sha256(data).digest()
-        self._blobs.setdefault(digest.hex(), data)
+        self._blobs.setdefault(digest, data)
         return digest
 
     def set(self, blob_id_bytes: bytes, data: bytes) -> None:
         """Keep DATA under the id the service chose for it (a KV set)."""
-        self._blobs[blob_id_bytes.hex()] = data
+        key = bytes(blob_id_bytes)
+        old = self._service.pop(key, None)
+        if old is not None:
+            self._service_bytes -= len(old)
+        self._service[key] = data
+        self._service_bytes += len(data)
+        for pinned in self._pins.values():
+            pinned.add(key)
+        self._evict_service()
 
     def get(self, blob_id_bytes: bytes) -> bytes | None:
         """Return the blob under BLOB_ID_BYTES, or None when this store does not hold it."""
-        return self._blobs.get(blob_id_bytes.hex())
+        key = bytes(blob_id_bytes)
+        found = self._blobs.get(key)
+        if found is not None:
+            return found
+        found = self._service.get(key)
+        if found is not None:
+            self._service.move_to_end(key)
+        return found
 
     def cached(self, key: Hashable, build: Callable[[], bytes]) -> bytes:
         """Return the blob id built from KEY, running BUILD (and storing its bytes) only once."""
         known = self._memo.get(key)
         if known is not None:
             return known
-        digest = self.put(build())
-        self._memo[key] = digest
-        return digest
+        known = self._older.pop(key, None)
+        if known is None:
+            known = self.put(build())
+        self._memo[key] = known
+        return known
 
     def cached_or_none(self, key: Hashable, build: Callable[[], bytes | None]) -> bytes | None:
         """Return the blob id built from KEY, or None when BUILD made no blob (memoised too)."""
         known = self._memo.get(key)
-        if known is not None:
-            return known or None
-        data = build()
-        digest = b"" if data is None else self.put(data)
-        self._memo[key] = digest
-        return digest or None
+        if known is None:
+            known = self._older.pop(key, None)
+            if known is None:
+                data = build()
+                known = b"" if data is None else self.put(data)
+            self._memo[key] = known
+        return known or None
+
+    # --- bounds -------------------------------------------------------------------------
+
+    def begin(self) -> None:
+        """Open a request build: what the last build memoised becomes the older memo."""
+        if self._older:
+            self._older.update(self._memo)
+        else:
+            self._older = self._memo
+        self._memo = {}
+
+    def retain(self, ids: Iterable[bytes]) -> None:
+        """Close a request build: keep only the history blobs IDS name, and pinned ones.
+
+        Memo entries the build did not use go too, so the memo stays as large as
+        one history; the service's blobs are untouched (only their budget drops them).
+        """
+        self._older = {}
+        keep = set(ids)
+        for pinned in self._pins.values():
+            keep |= pinned
+        if len(self._blobs) > len(keep) or any(k not in keep for k in self._blobs):
+            self._blobs = {k: v for k, v in self._blobs.items() if k in keep}
+            # The memo must never name a dropped blob (a later build would trust it).
+            self._memo = {k: v for k, v in self._memo.items() if not v or v in self._blobs}
+        self._evict_service()
+
+    def pin(self, ids: Iterable[bytes]) -> int:
+        """Keep IDS and every service blob set from now on, until ``unpin(token)``; return token."""
+        token = max(self._pins, default=0) + 1
+        self._pins[token] = set(ids)
+        return token
+
+    def unpin(self, token: int) -> None:
+        """Release what ``pin`` kept for a run that is over (it may be pruned from now on)."""
+        self._pins.pop(token, None)
+        self._evict_service()
+
+    def _evict_service(self) -> None:
+        """Drop the least recently used service blobs that are not pinned, past the budget."""
+        if self._service_bytes <= self.service_budget:
+            return
+        pinned: set[bytes] = set().union(*self._pins.values()) if self._pins else set()
+        for key in list(self._service):
+            if self._service_bytes <= self.service_budget:
+                break
+            if key in pinned:
+                continue
+            self._service_bytes -= len(self._service.pop(key))
+
+    @property
+    def service_bytes(self) -> int:
+        """Return how many bytes of service-set blobs the store holds."""
+        return self._service_bytes
+
+    def memo_size(self) -> int:
+        """Return how many content keys the hashing memo holds (both generations)."""
+        return len(self._memo) + len(self._older)
 
     def __len__(self) -> int:
         """Return how many blobs the store holds."""
-        return len(self._blobs)
+        return len(self._blobs) + sum(1 for k in self._service if k not in self._blobs)
 
     def __contains__(self, blob_id_bytes: object) -> bool:
         """Return whether the store holds the blob with this raw id."""
-        return isinstance(blob_id_bytes, bytes) and blob_id_bytes.hex() in self._blobs
+        if not isinstance(blob_id_bytes, bytes):
+            return False
+        return blob_id_bytes in self._blobs or blob_id_bytes in self._service
 
 
 class Conversation:

@@ -259,6 +259,11 @@ class _Attempt:
             request_timeout=ctx.request_timeout or limits.DEFAULT_REQUEST_TIMEOUT_SECONDS,
             append_base_timeout=ctx.append_timeout or limits.APPEND_BASE_TIMEOUT_SECONDS,
         )
+        # While the run is open the service may ask for any blob this request names
+        # or that it set itself: a build for another round of the conversation must
+        # not prune them under it.
+        blobs = self.conversation.blobs
+        pin = blobs.pin(build.history.blob_ids)
         try:
             async with SseRun(settings) as run:
                 run.send(build.data)
@@ -266,6 +271,8 @@ class _Attempt:
         except ProviderError as exc:
             self.saw_output = fold.saw_output
             raise self._failed(exc, fold) from None
+        finally:
+            blobs.unpin(pin)
         self.saw_output = fold.saw_output
         end_error = run.end_error
         if end_error is not None and not fold.end_error_ignored:

@@ -106,3 +106,9 @@ HOST_LIST_MAX_ENTRIES = 500
 
 # How often `nodecode-cursor login` looks at the sign-in's progress while it waits.
 HOST_LOGIN_PROGRESS_SECONDS = 0.25
+
+# Blobs the service hands a conversation over KV set (what its checkpoints point at)
+# are kept up to this many bytes each conversation, least recently used dropped
+# first: a checkpoint names only the recent ones, and 128 conversations times this
+# bounds the process (the history's own blobs are bounded by the history itself).
+MAX_SERVICE_BLOB_BYTES = 8 * 1024 * 1024

@@ -6,7 +6,9 @@
 
 * the conversation state's root prompt blobs and turns come from the history
   (``history.py``), stored in the conversation's blob store, which the KV
-  channel serves from while the run is open;
+  channel serves from while the run is open; the store then drops the history
+  blobs this request no longer names (``BlobStore.retain``), so a long session
+  holds what its current history needs;
 * a checkpoint the service sent lends every other state field (todos, file
   states, summaries, ...) unchanged, while the system prompt's blob ids are the
   ones it was taken under; otherwise the state starts empty;
@@ -145,7 +147,12 @@ def build_run_request(
         check_history(writers, list(messages), model_id, end=_history_end(messages))
         if policy is None:
             policy = replay_policy(writers, model_id)
-    history = build_history(messages, system, conversation.blobs, policy)
+    store = conversation.blobs
+    store.begin()
+    history = build_history(messages, system, store, policy)
+    # The store keeps what this request names (and what runs in flight pinned):
+    # a blob the history no longer holds is never asked for again.
+    store.retain(history.blob_ids)
     state, reused = _state(history, conversation)
     run = agent_pb2.AgentRunRequest(
         conversation_state=state,

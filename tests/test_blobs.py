@@ -92,3 +92,67 @@ def test_checkpoint_is_offered_only_under_the_same_system_ids() -> None:
     assert conversation.checkpoint_for((b"T" * 32,)) is None
     conversation.keep_checkpoint(checkpoint, (b"T" * 32,))
     assert conversation.checkpoint_for((b"T" * 32,)) is checkpoint
+
+
+# --- the store's bounds ---------------------------------------------------------------------
+
+
+def test_retain_keeps_what_the_build_named_and_the_memo_follows() -> None:
+    store = BlobStore()
+    store.begin()
+    old = store.cached("old", lambda: b"old blob")
+    kept = store.cached("kept", lambda: b"kept blob")
+    store.retain([old, kept])
+    assert old in store and kept in store
+    store.begin()
+    assert store.cached("kept", lambda: b"never built") == kept  # memo carried over
+    store.retain([kept])
+    assert old not in store and store.get(old) is None
+    assert kept in store and len(store) == 1
+    assert store.memo_size() == 1  # "old" left the memo with its blob
+    # Asked again, the dropped blob is built and hashed again, never trusted from a stale memo.
+    hashed = store.hashed_bytes
+    store.begin()
+    assert store.cached("old", lambda: b"old blob") == old
+    assert store.get(old) == b"old blob"
+    assert store.hashed_bytes - hashed == len(b"old blob")
+
+
+def test_service_blobs_survive_retain_within_their_byte_budget_least_recent_first() -> None:
+    store = BlobStore(service_budget=10)
+    a, b, c = b"a" * 32, b"b" * 32, b"c" * 32
+    store.set(a, b"AAAA")
+    store.set(b, b"BBBB")
+    store.begin()
+    store.retain([])  # the history names none of them: the service might
+    assert store.get(b) == b"BBBB" and store.get(a) == b"AAAA"  # a is now most recent
+    store.set(c, b"CCCC")  # 12 bytes > 10: the least recently used (b) goes
+    assert store.get(b) is None
+    assert store.get(a) == b"AAAA" and store.get(c) == b"CCCC"
+    assert store.service_bytes == 8
+    store.set(a, b"A")  # replacing a blob counts its new size only
+    assert store.service_bytes == 5
+
+
+def test_a_run_in_flight_pins_its_blobs_against_another_build_and_the_budget() -> None:
+    store = BlobStore(service_budget=4)
+    store.begin()
+    mine = store.cached("mine", lambda: b"named by the run in flight")
+    store.retain([mine])
+    token = store.pin([mine])
+    store.set(b"s" * 32, b"SSSS")
+    store.set(b"t" * 32, b"TTTT")  # over budget, but both were set during the pinned run
+    store.begin()
+    other = store.cached("other", lambda: b"another round's blob")
+    store.retain([other])  # another round's build must not prune under the run
+    assert mine in store and other in store
+    assert store.get(b"s" * 32) == b"SSSS" and store.get(b"t" * 32) == b"TTTT"
+    store.unpin(token)  # the run is over: the budget applies again
+    assert store.service_bytes <= 4 and store.get(b"t" * 32) == b"TTTT"
+    store.begin()
+    store.retain([other])
+    assert mine not in store and other in store
+
+
+def test_a_kept_conversation_is_bounded_by_a_service_budget_in_limits() -> None:
+    assert Conversation("c").blobs.service_budget == limits.MAX_SERVICE_BLOB_BYTES > 0

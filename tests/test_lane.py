@@ -34,6 +34,7 @@ from nodecode_cursor.simulator.agent import (
     End,
     EndError,
     KvRead,
+    KvWrite,
     RefuseAppends,
     RejectRun,
     Sleep,
@@ -453,3 +454,45 @@ def test_kimi_k3_replays_its_own_thinking_and_refuses_another_models_history(
         lane.stream_round_sync(context(sim, model=k3, messages=mixed))
     assert "new session" in str(caught.value)
     assert len(sim.agent.runs) == runs_before  # refused before any network
+
+
+def test_a_blob_the_service_set_is_served_next_round_while_dropped_history_is_pruned(
+    sim: Simulator,
+) -> None:
+    session = f"prune-{uuid.uuid4()}"
+    summary = b"the service's own summary blob"
+    sim.agent.script(
+        [KvWrite(summary), KvRead(), Text("one"), TurnEnded(3, 1), Checkpoint(), End()]
+    )
+    opening = [
+        {"role": "user", "content": "first question"},
+        {"role": "assistant", "content": "an early answer"},
+        {"role": "user", "content": "go"},
+    ]
+    first = lane.stream_round_sync(context(sim, messages=opening, session_id=session))
+    first_request = sim.agent.run().run_request
+    assert first_request is not None
+    first_root = list(first_request.conversation_state.root_prompt_messages_json)
+    # The host's window drops round one entirely.
+    window = [{"role": "user", "content": "second question"}, first.message]
+    window.append({"role": "user", "content": "third question"})
+    sim.agent.script(
+        [KvRead(hashlib.sha256(summary).digest()), KvRead(), Text("two"), TurnEnded(3, 1), End()]
+    )
+    lane.stream_round_sync(context(sim, messages=window, session_id=session))
+    run = sim.agent.run()
+    assert run.violations == []
+    assert run.served[hashlib.sha256(summary).hexdigest()] == summary
+    store = lane.conversations.get(session).blobs
+    # The first round's history blobs are named by no request any more: pruned.
+    dropped = sorted(first_request_blob(sim, blob) for blob in first_root if blob not in store)
+    assert dropped == [
+        b'{"role":"assistant","content":[{"type":"text","text":"an early answer"}]}',
+        b'{"role":"user","content":[{"type":"text","text":"first question"}]}',
+    ]
+    assert all(bytes(blob) in store for blob in run.run_request.conversation_state.turns)  # type: ignore[union-attr]
+
+
+def first_request_blob(sim: Simulator, blob: bytes) -> bytes:
+    """Return the bytes the simulator was served for BLOB in the first run."""
+    return sim.agent.runs[0].served[blob.hex()]

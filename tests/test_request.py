@@ -243,3 +243,48 @@ def test_building_the_next_round_hashes_only_what_is_new() -> None:
     assert conversation.blobs.hashed_bytes - after_first < 4096
     assert second.history.root_ids[: len(first.history.root_ids)] == first.history.root_ids
     assert second.history.turn_ids[0] == first.history.turn_ids[0]
+
+
+def test_a_sliding_window_keeps_only_the_blobs_the_current_request_names() -> None:
+    conversation = Conversation("c")
+    history: list[dict[str, object]] = []
+    sizes, memo = [], []
+    for n in range(40):
+        history.append({"role": "user", "content": f"question {n}"})
+        history.append(
+            {
+                "role": "assistant",
+                "content": f"looking {n}",
+                "tool_calls": [
+                    {
+                        "id": f"c{n}",
+                        "type": "function",
+                        "function": {"name": "read", "arguments": f'{{"n":{n}}}'},
+                    }
+                ],
+            }
+        )
+        history.append({"role": "tool", "tool_call_id": f"c{n}", "content": f"result {n}"})
+        del history[:-9]
+        build = build_run_request(
+            [*history, {"role": "user", "content": "go on"}],
+            "sys",
+            GPT,
+            "gpt-5",
+            "GPT-5",
+            conversation,
+        )
+        store = conversation.blobs
+        # Every blob the request names is held (the service may ask for any)...
+        assert all(blob in store for blob in build.history.blob_ids)
+        turn = agent_pb2.ConversationTurnStructure.FromString(
+            store.get(build.history.turn_ids[-1]) or b""
+        )
+        assert turn.agent_conversation_turn.user_message in store
+        assert all(step in store for step in turn.agent_conversation_turn.steps)
+        # ...and nothing else.
+        assert len(store) == len(build.history.blob_ids)
+        sizes.append(len(store))
+        memo.append(store.memo_size())
+    assert max(sizes[10:]) == min(sizes[10:])  # flat, not growing with the rounds
+    assert max(memo[10:]) <= 2 * max(sizes[10:])
