@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import uuid
 
 import httpx
 import pytest
@@ -63,6 +64,7 @@ def test_request_carries_client_headers_and_empty_body(sim: Simulator) -> None:
     assert request.headers["x-cursor-client-type"] == "cli"
     assert request.headers["x-cursor-client-version"] == "cli-test-1"
     assert request.headers["x-ghost-mode"] == "true"
+    assert uuid.UUID(request.headers["x-request-id"]).version == 4
 
 
 def test_client_version_env_overrides(sim: Simulator, monkeypatch: pytest.MonkeyPatch) -> None:
