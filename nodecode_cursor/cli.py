@@ -421,10 +421,27 @@ def cmd_models(args: argparse.Namespace) -> int:
 # login, status, logout ------------------------------------------------------------------------
 
 
+def check_sign_in_state(host: Any, *, credential: bool = False) -> None:
+    """Raise the StoreError of a corrupt auth.json (and, with CREDENTIAL, of an unusable token).
+
+    The ``/cursor`` verbs answer such faults as a line, as a chat wants; a shell wants
+    the line and a failing exit code too. Never refreshes, never dials.
+    """
+    from .credentials import resolve_credential
+    from .store import AuthStore
+
+    if credential:
+        resolve_credential(host, PROVIDER)
+    else:
+        AuthStore(host.home).read()
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     """Print how the sign-in stands; return the exit code."""
     host = make_host(args)
     try:
+        host.command(PROVIDER)  # a vetoed or missing cell says so first
+        check_sign_in_state(host, credential=True)
         print(host.command(PROVIDER).run("status"))
         return 0
     finally:
@@ -435,7 +452,9 @@ def cmd_logout(args: argparse.Namespace) -> int:
     """Forget the kept sign-in; return the exit code."""
     host = make_host(args)
     try:
-        print(host.command(PROVIDER).run("logout"))
+        command = host.command(PROVIDER)
+        check_sign_in_state(host)
+        print(command.run("logout"))
         return 0
     finally:
         host.stop()
@@ -458,6 +477,7 @@ def cmd_login(args: argparse.Namespace) -> int:
     host = make_host(args, say=said.append)
     try:
         command = host.command(PROVIDER)
+        check_sign_in_state(host)  # the sign-in could not be kept anyway
         started = time.monotonic()
         progress = sys.stderr.isatty()
         try:

@@ -279,7 +279,7 @@ def test_a_token_with_a_line_break_is_refused_without_echoing_it(
 ) -> None:
     env = cli_env(home, CURSOR_ACCESS_TOKEN="secretHALF1\nsecretHALF2")
     # models still lists the bundled rows (exit 0), saying why the live list is missing.
-    for args, code in ((("ask", "--json", "hi"), 2), (("models",), 0), (("status",), 0)):
+    for args, code in ((("ask", "--json", "hi"), 2), (("models",), 0), (("status",), 2)):
         done = run_cli("--base-url", sim.url, *args, env=env)
         assert done.returncode == code, done.stdout + done.stderr
         assert "CURSOR_ACCESS_TOKEN" in done.stdout + done.stderr
@@ -414,6 +414,23 @@ def test_ask_timeout_ends_a_silent_round_with_an_error(sim: Simulator, home: Pat
     bad = run_cli("--base-url", sim.url, "ask", "--json", "--timeout", "0", "hi", env=cli_env(home))
     assert bad.returncode == 2
     assert "--timeout" in json.loads(bad.stdout)["error"]["message"]
+
+
+def test_sign_in_verbs_over_a_corrupt_auth_json_fail_and_leave_it(
+    sim: Simulator, home: Path
+) -> None:
+    corrupt = b'{"api_keys": {"openai": {"key": "sk-other-provider"}}, oops'
+    (home / "auth.json").write_bytes(corrupt)
+    env = cli_env(home)
+    for verb in ("login", "status", "logout"):
+        done = run_cli("--base-url", sim.url, "--web-url", sim.url, verb, env=env)
+        assert done.returncode == 1, (verb, done.stdout, done.stderr)
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and str(home / "auth.json") in lines[0], (verb, done.stderr)
+        assert "not valid JSON" in lines[0] and "sk-other-provider" not in done.stderr
+        assert "Traceback" not in done.stderr
+    assert (home / "auth.json").read_bytes() == corrupt
+    assert not sim.auth.polls
 
 
 def copy_cell_folder(target: Path) -> Path:
