@@ -7,7 +7,8 @@ tool rounds, and a 100 KiB tool result every 50 messages) it prints, per size:
 the time and peak traced memory of the first build into a fresh conversation,
 the time per message (flat when the cost grows linearly), and the time and
 bytes hashed of the next round's build (two new messages) in the same
-conversation, which must not hash the old blobs again.
+conversation, which must not hash the old blobs again, and how many blobs the
+conversation keeps after it (only those the latest request names).
 
 Only prints; it asserts nothing about speed. What a request holds is
 request.py's and history.py's business.
@@ -65,7 +66,7 @@ def main() -> None:
     """Print the measurements."""
     print(
         f"{'messages':>8} {'first ms':>9} {'us/msg':>7} {'peak MiB':>9} "
-        f"{'next ms':>8} {'next hashed':>12}"
+        f"{'next ms':>8} {'next hashed':>12} {'kept':>6}"
     )
     for size in (10, 100, 1000, 5000):
         messages = history(size)
@@ -88,6 +89,7 @@ def main() -> None:
         print(
             f"{size:>8} {first * 1e3:>9.1f} {first / size * 1e6:>7.1f} {peak / 2**20:>9.1f} "
             f"{following * 1e3:>8.1f} {conversation.blobs.hashed_bytes - hashed:>12}"
+            f" {len(conversation.blobs):>6}"
         )
 
 
