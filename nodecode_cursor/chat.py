@@ -204,6 +204,8 @@ class ChatRepl:
                 self.write(f"unknown command {name}; /help lists them")
         except CursorError as exc:
             self.write(self.style.red(f"error: {exc}"))
+        except KeyboardInterrupt:  # Ctrl-C stops a slow command (/models), not the chat
+            self.write(self.style.dim("(interrupted)"))
         except Exception as exc:  # a bug must not end the chat
             if self.verbose:
                 traceback.print_exc()

@@ -601,6 +601,41 @@ def test_chat_login_then_logout_redraws_the_prompt(
     assert kept == {"oauth_tokens": {}}
 
 
+def test_chat_ctrl_c_stops_a_slow_models_list_not_the_chat(
+    sim: Simulator, home: Path, tmp_path: Path
+) -> None:
+    from nodecode_cursor.simulator.models import PATH as MODELS_PATH
+    from nodecode_cursor.simulator.server import SimRequest, SimResponse
+
+    def stalls(request: SimRequest) -> SimResponse:
+        def body() -> Any:
+            for _ in range(300):  # 30 s at most, ended early when the client goes away
+                if request.client_gone():
+                    return
+                time.sleep(0.1)
+            yield b""
+
+        return SimResponse(200, {"content-type": "application/proto"}, body())
+
+    sim.route(MODELS_PATH, stalls)
+    child = spawn_chat(sim, home, tmp_path, "--tools", "none")
+    try:
+        child.expect("> ")
+        child.sendline("/models")
+        deadline = time.monotonic() + 10
+        while not sim.requests_to(MODELS_PATH) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        child.sendintr()
+        child.expect(r"\(interrupted\)")
+        child.expect("> ")
+        child.sendline("still here?")
+        child.expect("You said: still here\\?")
+        child.expect("> ")
+        close_chat(child)
+    finally:
+        child.close(force=True)
+
+
 def test_chat_runs_a_confirmed_command_for_the_model(
     sim: Simulator, home: Path, tmp_path: Path
 ) -> None:
