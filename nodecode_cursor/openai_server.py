@@ -24,6 +24,7 @@ import ipaddress
 import json
 import logging
 import os
+import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -518,10 +519,20 @@ def main_serve(args: argparse.Namespace) -> int:
                 flush=True,
             )
 
+        async def run() -> None:
+            task = asyncio.current_task()
+            if task is not None:
+                # SIGTERM (a service manager stopping us) ends the server as Ctrl-C does.
+                with contextlib.suppress(NotImplementedError, RuntimeError):
+                    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+            with contextlib.suppress(asyncio.CancelledError):
+                await serve(
+                    host, listen_host=listen_host, port=port, api_key=api_key, ready=announce
+                )
+            print("nodecode-cursor: stopped", file=sys.stderr)
+
         try:
-            asyncio.run(
-                serve(host, listen_host=listen_host, port=port, api_key=api_key, ready=announce)
-            )
+            asyncio.run(run())
         except KeyboardInterrupt:
             print("nodecode-cursor: stopped", file=sys.stderr)
         except OSError as exc:

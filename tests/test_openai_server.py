@@ -20,13 +20,15 @@ from typing import Any
 import httpx
 import pytest
 
-from nodecode_cursor.openai_server import ApiServer, serve
+from nodecode_cursor.errors import ConfigError
+from nodecode_cursor.openai_server import API_KEY_ENV, ApiServer, loopback, main_serve, serve
 from nodecode_cursor.refhost import ReferenceHost
 from nodecode_cursor.simulator import Simulator
 from nodecode_cursor.simulator.agent import (
     AskRequestContext,
     Checkpoint,
     End,
+    EndError,
     KvRead,
     Sleep,
     StepCompleted,
@@ -410,6 +412,44 @@ def test_the_api_key_is_required_when_configured(host: ReferenceHost) -> None:
     assert posted.status_code == 401
     assert right.status_code == 200
     assert "client-key" not in none.text
+
+
+def test_an_error_after_the_stream_began_is_an_error_event(
+    api: RunningServer, sim: Simulator
+) -> None:
+    sim.agent.script(
+        [
+            AskRequestContext(),
+            KvRead(),
+            StepStarted(),
+            Text("partial "),
+            EndError("internal", "boom"),
+        ]
+    )
+    with (
+        httpx.Client(base_url=api.url, timeout=20) as client,
+        client.stream("POST", "/chat/completions", json=chat("x", stream=True)) as answer,
+    ):
+        assert answer.status_code == 200
+        events = sse_events(answer.read().decode())
+    assert "[DONE]" not in events
+    last = json.loads(events[-1])
+    assert set(last["error"]) >= {"message", "type", "code"}
+    assert last["error"]["type"] == "api_error"
+    contents = [json.loads(e)["choices"][0]["delta"].get("content") for e in events[:-1]]
+    assert "partial " in contents
+
+
+def test_serve_refuses_the_network_without_a_client_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import argparse
+
+    monkeypatch.delenv(API_KEY_ENV, raising=False)
+    with pytest.raises(ConfigError, match=API_KEY_ENV):
+        main_serve(argparse.Namespace(host="0.0.0.0", port=8765))
+    assert loopback("127.0.0.1") and loopback("::1") and loopback("localhost")
+    assert not loopback("0.0.0.0") and not loopback("192.168.1.2") and not loopback("example")
 
 
 # Disconnects ----------------------------------------------------------------------------------
