@@ -98,7 +98,7 @@ async def stream_round(ctx: RoundContext) -> RoundResult:
     stream ended before the turn did; a retry may work). Cancelling the task
     stops the run at once.
     """
-    from . import routing
+    from . import listing, routing
 
     model = ctx.model
     effort = routing.round_effort(model, ctx.effort)
@@ -110,7 +110,8 @@ async def stream_round(ctx: RoundContext) -> RoundResult:
         table = writers
     _emit(ctx, StreamStart(wire_id))
     mode: routing.WireMode = "normalized"
-    wire = routing.resolve_wire_model(model, wire_id, mode)
+    # The roster's marker counts only when the bundled row has none of its own.
+    wire = routing.resolve_wire_model(model, wire_id, mode, listing.round_marker(model, wire_id))
     while True:
         attempt = _Attempt(ctx, token, system, wire, conversation, table)
         try:
@@ -135,11 +136,12 @@ def _discovery_retry(
     wire: WireModel,
 ) -> WireModel | None:
     """Return the discovered WireModel to retry with, or None when this error is final."""
-    from . import routing
+    from . import listing, routing
 
     if mode != "normalized" or exc.status != 404 or attempt.saw_output:
         return None
-    discovered = routing.resolve_wire_model(model, wire_id, "discovered")
+    marker = listing.round_marker(model, wire_id)
+    discovered = routing.resolve_wire_model(model, wire_id, "discovered", marker)
     if discovered == wire:
         return None  # the same request again would be refused the same way
     return discovered

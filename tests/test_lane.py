@@ -496,3 +496,25 @@ def test_a_blob_the_service_set_is_served_next_round_while_dropped_history_is_pr
 def first_request_blob(sim: Simulator, blob: bytes) -> bytes:
     """Return the bytes the simulator was served for BLOB in the first run."""
     return sim.agent.runs[0].served[blob.hex()]
+
+
+def test_the_rosters_max_mode_marker_routes_a_model_whose_row_is_silent(sim: Simulator) -> None:
+    from nodecode_cursor import listing
+    from nodecode_cursor.simulator.models import RosterEntry
+
+    model = "gpt-5.2-codex"  # its bundled row says nothing about max mode
+    asyncio.run(lane.stream_round(context(sim, model=model)))
+    before = sim.agent.runs[-1].run_request
+    assert before is not None
+    assert before.requested_model.max_mode is False
+
+    sim.models.roster = [RosterEntry(model, "Codex", max_mode=True)]
+    asyncio.run(listing.fetch_roster(TOKEN, sim.url))
+    try:
+        asyncio.run(lane.stream_round(context(sim, model=model)))
+        after = sim.agent.runs[-1].run_request
+        assert after is not None
+        assert after.requested_model.max_mode is True
+        assert after.model_details.max_mode is True
+    finally:
+        listing._markers.clear()
