@@ -300,3 +300,50 @@ def test_command_line_starts_and_terminates(tmp_path: Path) -> None:
         for pipe in (proc.stdout, proc.stderr):
             if pipe is not None:
                 pipe.close()
+
+
+def test_the_command_line_simulator_confirms_sign_ins_when_asked(tmp_path: Path) -> None:
+    """`--confirm-sign-ins` lets a person try `nodecode-cursor login` from a shell."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nodecode_cursor.simulator", "--port", "0", "--confirm-sign-ins"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().split()[-1]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CURSOR_")}
+        env["NODECODE_HOME"] = str(tmp_path)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "nodecode_cursor.cli",
+                "--base-url",
+                url,
+                "--web-url",
+                url,
+                "login",
+            ],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        process.terminate()
+        process.wait(10)
+        if process.stdout is not None:
+            process.stdout.close()
+    assert done.returncode == 0, done.stderr
+    assert "cursor: signed in as person@example.com" in done.stdout
+    kept = json.loads((tmp_path / "auth.json").read_text())["oauth_tokens"]["cursor"]
+    assert kept["email"] == "person@example.com"
+
+
+def test_a_long_lived_simulator_keeps_only_its_newest_records() -> None:
+    with Simulator(max_records=3) as sim, httpx.Client() as client:
+        for n in range(5):
+            client.get(f"{sim.url}/nowhere/{n}")
+    assert [r.path for r in sim.requests] == ["/nowhere/2", "/nowhere/3", "/nowhere/4"]

@@ -31,9 +31,18 @@ def connect_error(status: int, code: str, message: str, **extra: Any) -> SimResp
 class Simulator:
     """The simulated Cursor: start it, point ``base_url`` and ``web_url`` at ``url``, stop it."""
 
-    def __init__(self, *, port: int = 0, valid_tokens: set[str] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        port: int = 0,
+        valid_tokens: set[str] | None = None,
+        max_records: int | None = None,
+    ) -> None:
         """Bind 127.0.0.1:PORT (0 picks one) and install every route family; serve on start."""
-        self.server = HttpServer(port=port)
+        # max_records bounds what a long-lived simulator remembers (requests, runs);
+        # None, for tests, keeps everything.
+        self.server = HttpServer(port=port, max_records=max_records)
+        self.max_records = max_records
         # None accepts any non-empty bearer; a set accepts only its members.
         self.valid_tokens = valid_tokens
         from . import agent, auth, models

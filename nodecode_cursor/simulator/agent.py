@@ -376,6 +376,11 @@ class AgentService:
                 run = RunRecord(request_id)
                 self.by_id[request_id] = run
                 self.runs.append(run)
+                limit = self.sim.max_records
+                if limit is not None and len(self.runs) > limit:
+                    for old in self.runs[: len(self.runs) - limit]:
+                        self.by_id.pop(old.request_id, None)
+                    del self.runs[: len(self.runs) - limit]
             return run
 
     def _next_script(self) -> Script:

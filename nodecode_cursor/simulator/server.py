@@ -94,7 +94,9 @@ Handler = Callable[[SimRequest], SimResponse]
 class HttpServer:
     """A threaded HTTP/1.1 server on 127.0.0.1; routes by exact path to handlers."""
 
-    def __init__(self, *, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self, *, host: str = "127.0.0.1", port: int = 0, max_records: int | None = None
+    ) -> None:
         """Bind HOST:PORT now (0 picks a port); accept connections only once started."""
         self._routes: dict[str, Handler] = {}
         self._fallback: Handler = _not_found
@@ -107,6 +109,8 @@ class HttpServer:
         self._lock = threading.Lock()
         self._acceptor: threading.Thread | None = None
         self.requests: list[SimRequest] = []
+        # Tests read every request; a long-lived simulator keeps only the newest.
+        self.max_records = max_records
 
     @property
     def url(self) -> str:
@@ -173,6 +177,8 @@ class HttpServer:
                 if request is None:
                     return
                 self.requests.append(request)
+                if self.max_records is not None and len(self.requests) > self.max_records:
+                    del self.requests[: len(self.requests) - self.max_records]
                 handler = self._routes.get(request.path, self._fallback)
                 try:
                     response = handler(request)
