@@ -20,7 +20,7 @@ import uuid
 from pathlib import Path
 from typing import Any, TextIO
 
-from .errors import ConfigError, CursorError
+from .errors import ConfigError, CursorError, scrub
 
 __all__ = ["SLASH_COMMANDS", "ChatRepl", "run_chat"]
 
@@ -158,7 +158,7 @@ class ChatRepl:
             del messages[before:]  # the turn left no whole exchange: drop it all
             if self.verbose:
                 traceback.print_exc()
-            self.write(self.style.red(f"error: internal error: {type(exc).__name__}: {exc}"))
+            self.write(self.style.red(scrub(f"error: internal error: {type(exc).__name__}: {exc}")))
             return
         view.close()
         if outcome.interrupted:
@@ -209,7 +209,7 @@ class ChatRepl:
         except Exception as exc:  # a bug must not end the chat
             if self.verbose:
                 traceback.print_exc()
-            self.write(self.style.red(f"error: internal error: {type(exc).__name__}: {exc}"))
+            self.write(self.style.red(scrub(f"error: internal error: {type(exc).__name__}: {exc}")))
         return True
 
     def models(self) -> None:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from . import __version__, limits
-from .errors import ConfigError, CursorError
+from .errors import ConfigError, CursorError, scrub
 
 __all__ = ["DEFAULT_MODEL", "UsageError", "main"]
 
@@ -619,9 +619,9 @@ def _failure(exc: BaseException, base_url: str | None) -> tuple[int, str]:
     module = type(exc).__module__
     if module.startswith(("httpx", "httpcore")) or isinstance(exc, ConnectionError):
         where = base_url or limits.DEFAULT_BASE_URL
-        cause = str(exc) or type(exc).__name__
+        cause = scrub(str(exc)) or type(exc).__name__
         return 502, f"could not reach {where}: {cause}"
-    return 500, f"internal error: {type(exc).__name__}: {exc}"
+    return 500, scrub(f"internal error: {type(exc).__name__}: {exc}")
 
 
 def _report(status: int, message: str, *, as_json: bool) -> None:

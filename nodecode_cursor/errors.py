@@ -9,6 +9,8 @@ is ``connect.py``'s job.
 
 from __future__ import annotations
 
+import re
+
 __all__ = [
     "ConfigError",
     "CredentialError",
@@ -17,7 +19,20 @@ __all__ = [
     "ProviderError",
     "StoreError",
     "StreamIncomplete",
+    "scrub",
 ]
+
+# What a credential looks like inside someone else's error text: a bearer header
+# value (httpx quotes a refused header whole; the capital B and the length keep
+# prose like "the bearer token" intact) or a JWT (Cursor's tokens are JWTs).
+_CREDENTIAL_SHAPES = re.compile(
+    r"Bearer\s+[^\s'\"]{8,}|eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*"
+)
+
+
+def scrub(text: str) -> str:
+    """Return ``text`` with anything shaped like a credential replaced by ``[redacted]``."""
+    return _CREDENTIAL_SHAPES.sub("[redacted]", text)
 
 
 class CursorError(Exception):
@@ -30,6 +45,9 @@ class CursorError(Exception):
         self, detail: str, *, status: int | None = None, retryable: bool | None = None
     ) -> None:
         """Keep DETAIL; STATUS and RETRYABLE override the class's defaults for this error."""
+        # Details are often built from a library's exception text, which can quote a
+        # request header; scrubbing here covers every error the cell raises.
+        detail = scrub(detail)
         super().__init__(detail)
         self.detail = detail
         if status is not None:

@@ -14,6 +14,7 @@ from nodecode_cursor.errors import (
     ProviderError,
     StoreError,
     StreamIncomplete,
+    scrub,
 )
 
 DEFAULTS = [
@@ -114,3 +115,25 @@ def test_pickle_keeps_detail() -> None:
     assert str(back) == "frame too long"
     assert type(back) is ProtocolError
     assert (back.status, back.retryable) == (413, True)
+
+
+@pytest.mark.parametrize(
+    "leaky",
+    [
+        "Illegal header value b'Bearer secretAAA\\nsecretBBB'",
+        "authorization: Bearer tok-SECRET-1 refused",
+        "cookie WorkosCursorSessionToken=u%3A%3AeyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl",
+    ],
+)
+def test_error_text_never_carries_a_credential(leaky: str) -> None:
+    for error in (CursorError(leaky), ProviderError(f"Could not reach http://x: {leaky}")):
+        for secret in ("secretAAA", "secretBBB", "tok-SECRET-1", "eyJhbGciOiJIUzI1NiJ9"):
+            assert secret not in str(error)
+            assert secret not in repr(error)
+        assert "[redacted]" in str(error)
+
+
+def test_scrub_leaves_ordinary_text_alone() -> None:
+    text = "Connect error unauthenticated: the bearer token was refused (Bearer token missing)"
+    assert scrub(text) == text
+    assert scrub("Cursor BAD_API_KEY: Invalid key") == "Cursor BAD_API_KEY: Invalid key"
