@@ -244,7 +244,9 @@ def _from_error_details(entry: object) -> ProviderError | None:
     retryable = bool(details.details.is_retryable)
     status = 503 if retryable else ERROR_DETAILS_STATUS.get(code, 400)
     retryable = retryable or status in _RETRYABLE_STATUSES
-    parts = [f"Cursor {name}"] + [p for p in (title, detail) if p]
+    # Code 0 (UNSPECIFIED) names nothing; the title and detail say it all.
+    head = "Cursor" if code == 0 and (title or detail) else f"Cursor {name}"
+    parts = [head] + [p for p in (title, detail) if p]
     return ProviderError(": ".join(parts), status=status, retryable=retryable)
 
 

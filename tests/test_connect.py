@@ -500,3 +500,23 @@ def test_gzip_with_two_members_decodes() -> None:
 
 def test_empty_compressed_frame_is_empty() -> None:
     assert FrameDecoder().feed(b"\x01\x00\x00\x00\x00") == [Frame(1, b"")]
+
+
+def test_an_unspecified_code_reads_as_its_title_and_detail() -> None:
+    # ErrorDetails{2 details{1 "Usage limit", 2 "Upgrade to continue"}}, code 0 left out.
+    title, detail = b"Usage limit", b"Upgrade to continue"
+    inner = b"\x0a" + bytes([len(title)]) + title + b"\x12" + bytes([len(detail)]) + detail
+    value = base64.b64encode(b"\x12" + bytes([len(inner)]) + inner).decode()
+    trailer = json.dumps(
+        {
+            "error": {
+                "code": "unknown",
+                "message": "x",
+                "details": [{"type": "aiserver.v1.ErrorDetails", "value": value}],
+            }
+        }
+    ).encode()
+    error = parse_end_stream(trailer)
+    assert error is not None
+    assert str(error) == "Cursor: Usage limit: Upgrade to continue"
+    assert error.status == 400
