@@ -2,7 +2,8 @@
 
 Commands: ``chat`` (the interactive REPL, ``chat.py``), ``ask`` (one turn, plain
 or ``--json``), ``models``, ``login``, ``status``, ``logout`` (the cell's own
-verbs), and ``demo`` (a real two-round turn against the bundled simulator).
+verbs), ``demo`` (a real two-round turn against the bundled simulator) and
+``serve`` (an OpenAI-compatible API over the lane, ``openai_server.py``).
 Global flags: ``--base-url``, ``--web-url``, ``-v`` and ``--version``;
 ``NODECODE_HOME`` picks the home folder.
 
@@ -147,6 +148,15 @@ def build_parser() -> Parser:
         _globals(commands.add_parser(name, help=text), top=False)
     demo = commands.add_parser("demo", help="a real turn against the offline simulator")
     _globals(demo, top=False)
+
+    serve = commands.add_parser("serve", help="an OpenAI-compatible API for Cursor's models")
+    _globals(serve, top=False)
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)"
+    )
+    serve.add_argument(
+        "--port", type=_positive_int, default=8765, help="the port to listen on (default 8765)"
+    )
     return parser
 
 
@@ -569,6 +579,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
             host.stop()
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the OpenAI-compatible API until Ctrl-C; return the exit code."""
+    from .openai_server import main_serve
+
+    return main_serve(args)
+
+
 # Entry ----------------------------------------------------------------------------------------
 
 _HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
@@ -578,6 +595,7 @@ _HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "status": cmd_status,
     "logout": cmd_logout,
     "demo": cmd_demo,
+    "serve": cmd_serve,
 }
 
 

@@ -761,3 +761,47 @@ def test_chat_turn_that_breaks_says_so_and_the_chat_goes_on(sim: Simulator, home
         repl.turn("hello again")
     assert "You said: hello again" in out.getvalue()
     assert "Traceback" not in out.getvalue()
+
+
+def test_serve_answers_an_openai_client_and_stops_on_sigterm(sim: Simulator, home: Path) -> None:
+    import signal
+    import socket
+
+    import httpx
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [*CLI, "--base-url", sim.url, "serve", "--port", str(port)],
+        env=cli_env(home),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        banner = process.stderr.readline()
+        assert f"http://127.0.0.1:{port}" in banner and "loopback only" in banner
+        answer = httpx.post(
+            f"http://127.0.0.1:{port}/v1/chat/completions",
+            json={"model": "cursor/composer-2.5", "messages": [{"role": "user", "content": "hi"}]},
+            timeout=RUN_TIMEOUT,
+        ).json()
+        assert answer["object"] == "chat.completion"
+        assert answer["choices"][0]["message"]["content"] == "Simulated Cursor here. You said: hi"
+        assert answer["choices"][0]["finish_reason"] == "stop"
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(RUN_TIMEOUT) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate()
+
+
+def test_serve_refuses_a_network_address_without_a_client_key(home: Path) -> None:
+    done = run_cli("serve", "--host", "0.0.0.0", env=cli_env(home))
+    assert done.returncode == 2
+    assert "NODECODE_SERVE_API_KEY" in done.stderr
+    assert "Traceback" not in done.stderr
