@@ -48,6 +48,7 @@ __all__ = [
     "normalize_call_id",
     "parse_data_url",
     "system_blob_ids",
+    "visible_text",
 ]
 
 # What the root prompt's system blob says when the host gave no system prompt.
@@ -224,7 +225,7 @@ def _prompt_content(items: Items) -> list[dict[str, str]]:
     return parts
 
 
-def _text_of(content: Any) -> str:
+def visible_text(content: Any) -> str:
     """Return an assistant message's visible text (text parts joined)."""
     if isinstance(content, str):
         return content
@@ -491,7 +492,7 @@ def _assistant_blob(
     )
     content = message.get("content")
     text_key: Hashable = (
-        content if isinstance(content, str) or content is None else _text_of(content)
+        content if isinstance(content, str) or content is None else visible_text(content)
     )
     key = (
         "root-assistant",
@@ -512,7 +513,7 @@ def _assistant_blob(
                     "providerOptions": {"cursor": {"modelName": writer}},
                 }
             )
-        text = _text_of(content)
+        text = visible_text(content)
         if text:
             parts.append({"type": "text", "text": text})
         for call in calls:
@@ -526,7 +527,7 @@ def _assistant_blob(
             )
         return json_bytes({"role": "assistant", "content": parts})
 
-    if not thinking and not _text_of(content) and not calls:
+    if not thinking and not visible_text(content) and not calls:
         return None
     return store.cached(key, build)
 
@@ -630,7 +631,7 @@ def _assistant_steps(
     reasoning = step.get("reasoning_content")
     if isinstance(reasoning, str) and reasoning and replay(step) is not None:
         steps.append(store.cached(("step-thinking", reasoning), partial(_thinking_step, reasoning)))
-    text = _text_of(step.get("content"))
+    text = visible_text(step.get("content"))
     if text:
         steps.append(store.cached(("step-text", text), partial(_text_step, text)))
     for call_index, call in enumerate(pairing.calls[index]):

@@ -37,18 +37,9 @@ PROVIDER = "cursor"
 
 def message_text(message: Mapping[str, Any]) -> str:
     """Return the visible text of a chat message's content (text parts joined)."""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            part["text"]
-            for part in content
-            if isinstance(part, dict)
-            and part.get("type") == "text"
-            and isinstance(part.get("text"), str)
-        )
-    return ""
+    from .history import visible_text
+
+    return visible_text(message.get("content"))
 
 
 def _call_ids(message: Mapping[str, Any]) -> list[str]:

@@ -29,20 +29,11 @@ a trailing newline, so a rerun on the same checkout writes the same bytes.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-CATALOG = Path("packages") / "catalog" / "src" / "models.json"
-
-
-def cursor_rows(checkout: Path) -> dict[str, dict[str, Any]]:
-    """Return the cursor-agent rows of the checkout's bundled catalog, by id."""
-    bundled = json.loads((checkout / CATALOG).read_text(encoding="utf-8"))
-    section = bundled.get("cursor") or {}
-    # Same filter as tools/omp-models.py, so the two files name the same models.
-    return {key: row for key, row in section.items() if row.get("api") == "cursor-agent"}
+import omp_catalog
 
 
 def wire_row(model_id: str, row: dict[str, Any]) -> dict[str, Any]:
@@ -65,20 +56,9 @@ def wire_row(model_id: str, row: dict[str, Any]) -> dict[str, Any]:
 
 
 def render(checkout: Path) -> str:
-    """Return wire.json's text for the checkout."""
-    rows = [wire_row(key, row) for key, row in sorted(cursor_rows(checkout).items())]
-    return json.dumps(rows, indent=2, ensure_ascii=False) + "\n"
-
-
-def main(argv: list[str]) -> int:
-    """Write wire.json; return the process exit status."""
-    if len(argv) != 3:
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
-        return 2
-    text = render(Path(argv[1]))
-    Path(argv[2]).write_text(text, encoding="utf-8")
-    return 0
+    """Return the output file's text for the checkout."""
+    return omp_catalog.render(checkout, wire_row)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(omp_catalog.main(sys.argv, __doc__.split("\n\n")[1], wire_row))
