@@ -17,8 +17,7 @@ import json
 import struct
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import ProtocolError, ProviderError
 from .limits import MAX_FRAME_BYTES
@@ -75,9 +74,12 @@ _RETRYABLE_STATUSES = frozenset({429, 503, 504})
 _GENERIC_MESSAGES = frozenset({"", "error", "internal error", "unknown error", "request failed"})
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
-    """One decoded Connect frame: its flags and its (decompressed) payload."""
+class Frame(NamedTuple):
+    """One decoded Connect frame: its flags and its (decompressed) payload.
+
+    A NamedTuple, not a frozen dataclass: a long answer decodes one per delta, and
+    a frozen dataclass's constructor costs several times a tuple's.
+    """
 
     flags: int
     payload: bytes
