@@ -214,7 +214,7 @@ def classify_connect_error(
         summary = _summarise_details(entries)
         if summary:
             text = f"{text} ({summary})"
-    return ProviderError(text, status=status, retryable=retryable)
+    return ProviderError(text, status=status, retryable=retryable, code=code)
 
 
 def _from_error_details(entry: object) -> ProviderError | None:
@@ -249,7 +249,7 @@ def _from_error_details(entry: object) -> ProviderError | None:
     # Code 0 (UNSPECIFIED) names nothing; the title and detail say it all.
     head = "Cursor" if code == 0 and (title or detail) else f"Cursor {name}"
     parts = [head] + [p for p in (title, detail) if p]
-    return ProviderError(": ".join(parts), status=status, retryable=retryable)
+    return ProviderError(": ".join(parts), status=status, retryable=retryable, code=name)
 
 
 def _debug_retryable(entry: object) -> bool:

@@ -49,7 +49,8 @@ def checked_token(token: str, source: str) -> str:
         return token
     raise ConfigError(
         f"the Cursor token from {source} has characters a token cannot hold "
-        "(a space, a line break or a non-ASCII character); set it again"
+        "(a space, a line break or a non-ASCII character); set it again",
+        code="bad_token",
     )
 
 
@@ -110,7 +111,7 @@ async def resolve_credential_async(
 
 def raise_not_signed_in() -> NoReturn:
     """Raise the ConfigError a round meets when there is no credential at all."""
-    raise ConfigError(NOT_SIGNED_IN)
+    raise ConfigError(NOT_SIGNED_IN, code="not_signed_in")
 
 
 def require_credential(

@@ -1,10 +1,14 @@
 """The errors the cell raises, as a small hierarchy a host can catch.
 
 Every error carries an HTTP-like ``status``, a one-line ``detail`` fit to show a
-person, and ``retryable``. ``str()`` is that line. No error ever holds a token:
-callers build details from the service's words and our own, never from headers
-or request bodies. Mapping the service's end-of-stream errors onto these classes
-is ``connect.py``'s job.
+person, ``retryable``, and ``code``: a machine-readable name for what went wrong
+or None (the Connect code such as ``resource_exhausted``/``not_found``, the
+ErrorDetails name such as ``BAD_MODEL_NAME``, or for ConfigError one of
+``unknown_model``, ``unsupported_effort``, ``not_signed_in``, ``history_conflict``,
+``bad_token``, ``bad_proxy``). Code that decides by kind reads ``code``, never the text.
+``str()`` is the one line. No error ever holds a token: callers build details
+from the service's words and our own, never from headers or request bodies.
+Mapping the service's end-of-stream errors onto these classes is ``connect.py``'s job.
 """
 
 from __future__ import annotations
@@ -40,11 +44,17 @@ class CursorError(Exception):
 
     status: int = 500
     retryable: bool = False
+    code: str | None = None
 
     def __init__(
-        self, detail: str, *, status: int | None = None, retryable: bool | None = None
+        self,
+        detail: str,
+        *,
+        status: int | None = None,
+        retryable: bool | None = None,
+        code: str | None = None,
     ) -> None:
-        """Keep DETAIL; STATUS and RETRYABLE override the class's defaults for this error."""
+        """Keep DETAIL and CODE; STATUS and RETRYABLE override the class's defaults."""
         # Details are often built from a library's exception text, which can quote a
         # request header; scrubbing here covers every error the cell raises.
         detail = scrub(detail)
@@ -54,14 +64,16 @@ class CursorError(Exception):
             self.status = status
         if retryable is not None:
             self.retryable = retryable
+        self.code = code
 
     def __str__(self) -> str:
         """Return the one line a person reads."""
         return self.detail
 
     def __repr__(self) -> str:
-        """Return the class, status and detail (never anything else the caller held)."""
-        return f"{type(self).__name__}(status={self.status}, detail={self.detail!r})"
+        """Return the class, status, code and detail (never anything else the caller held)."""
+        code = f", code={self.code!r}" if self.code is not None else ""
+        return f"{type(self).__name__}(status={self.status}{code}, detail={self.detail!r})"
 
 
 class ProviderError(CursorError):

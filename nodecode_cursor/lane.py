@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import limits
 from .blobs import Conversation, Conversations
-from .errors import ConfigError, ProviderError, StreamIncomplete
+from .errors import ProviderError, StreamIncomplete
 from .host import Finish, RoundContext, RoundResult, StreamPart, StreamStart
 from .writers import WriterTable
 
@@ -138,13 +138,26 @@ def _discovery_retry(
     """Return the discovered WireModel to retry with, or None when this error is final."""
     from . import listing, routing
 
-    if mode != "normalized" or exc.status != 404 or attempt.saw_output:
+    if mode != "normalized" or not _model_not_found(exc) or attempt.saw_output:
         return None
     marker = listing.round_marker(model, wire_id)
     discovered = routing.resolve_wire_model(model, wire_id, "discovered", marker)
     if discovered == wire:
         return None  # the same request again would be refused the same way
     return discovered
+
+
+# The codes that say the service did not know the model: the Connect code (no
+# ErrorDetails) and ErrorDetails' own name for it. Other 404s (a user or file not
+# found) are not about the model and must not spend the discovery retry.
+_MODEL_NOT_FOUND_CODES = frozenset({"not_found", "BAD_MODEL_NAME"})
+
+
+def _model_not_found(exc: ProviderError) -> bool:
+    """Return whether EXC says the model was not found (by code; a bare HTTP 404 counts too)."""
+    if exc.code is None:
+        return exc.status == 404
+    return exc.code in _MODEL_NOT_FOUND_CODES
 
 
 def _emit(ctx: RoundContext, part: StreamPart) -> None:
@@ -187,7 +200,7 @@ async def _token(ctx: RoundContext) -> str:
     else:
         token = credentials.env_credential()
     if not token:
-        raise ConfigError(credentials.NOT_SIGNED_IN)
+        credentials.raise_not_signed_in()
     return token
 
 
@@ -201,7 +214,9 @@ def _heartbeat(message: Any) -> bool:
 
 def _bare_resource_exhausted(exc: ProviderError) -> bool:
     """Return whether EXC is a resource_exhausted with no ErrorDetails to say why."""
-    return exc.status == 429 and exc.detail.startswith("Connect error resource_exhausted")
+    # ErrorDetails' names are upper case (RATE_LIMITED…); only a bare Connect error
+    # carries the lower-case Connect code itself.
+    return exc.code == "resource_exhausted"
 
 
 class _Attempt:

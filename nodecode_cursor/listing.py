@@ -134,7 +134,7 @@ async def fetch_roster(
     import httpx
 
     if not token:
-        raise ConfigError(NOT_SIGNED_IN)
+        raise ConfigError(NOT_SIGNED_IN, code="not_signed_in")
     url = base_url.rstrip("/") + GET_USABLE_MODELS_PATH
     headers = {
         "authorization": f"Bearer {token}",

@@ -184,7 +184,7 @@ def _unknown(model: str) -> ConfigError:
     """Return the config error for an unknown MODEL, naming the nearest known ids."""
     nearest = difflib.get_close_matches(model, list(_rows()), n=5, cutoff=0.0)
     hint = f" Nearest known: {', '.join(nearest)}." if nearest else ""
-    return ConfigError(f"Unknown Cursor model {model!r}.{hint}")
+    return ConfigError(f"Unknown Cursor model {model!r}.{hint}", code="unknown_model")
 
 
 def model_row(model: str) -> WireRow:
@@ -209,7 +209,8 @@ def round_effort(model: str, effort: str | None) -> str | None:
     if effort not in supported:
         raise ConfigError(
             f"Thinking effort {effort} is not supported by {PROVIDER}/{model}. "
-            f"Supported efforts: {', '.join(supported)}"
+            f"Supported efforts: {', '.join(supported)}",
+            code="unsupported_effort",
         )
     return effort
 

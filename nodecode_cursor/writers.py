@@ -149,5 +149,6 @@ def check_history(
         if writer is not None and writer != target:
             raise ConfigError(
                 f"Cursor {target} cannot continue history from a different model "
-                f"({PROVIDER}/{writer}); start a new session."
+                f"({PROVIDER}/{writer}); start a new session.",
+                code="history_conflict",
             )

@@ -520,3 +520,16 @@ def test_an_unspecified_code_reads_as_its_title_and_detail() -> None:
     assert error is not None
     assert str(error) == "Cursor: Usage limit: Upgrade to continue"
     assert error.status == 400
+
+
+def test_a_bare_connect_error_carries_its_connect_code() -> None:
+    error = parse_end_stream(_trailer({"code": "resource_exhausted", "message": ""}))
+    assert error is not None and error.code == "resource_exhausted"
+    assert classify_connect_error({}).code == "unknown"
+
+
+def test_error_details_carry_their_name_as_the_code() -> None:
+    error = parse_end_stream(_details_trailer(5, "Bad model"))
+    assert error is not None and error.code == "BAD_MODEL_NAME"
+    newer = parse_end_stream(_details_trailer(99))
+    assert newer is not None and newer.code == "UNKNOWN_99"

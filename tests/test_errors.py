@@ -137,3 +137,14 @@ def test_scrub_leaves_ordinary_text_alone() -> None:
     text = "Connect error unauthenticated: the bearer token was refused (Bearer token missing)"
     assert scrub(text) == text
     assert scrub("Cursor BAD_API_KEY: Invalid key") == "Cursor BAD_API_KEY: Invalid key"
+
+
+def test_code_is_none_by_default_and_kept_when_given() -> None:
+    assert CursorError("x").code is None
+    error = ConfigError("Unknown Cursor model 'x'.", code="unknown_model")
+    assert error.code == "unknown_model"
+    assert repr(error) == (
+        "ConfigError(status=400, code='unknown_model', detail=\"Unknown Cursor model 'x'.\")"
+    )
+    back = pickle.loads(pickle.dumps(ProviderError("gone", status=404, code="not_found")))
+    assert back.code == "not_found"

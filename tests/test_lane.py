@@ -218,6 +218,15 @@ def test_bad_model_name_details_also_retry(sim: Simulator) -> None:
     assert len(sim.agent.runs) == 2  # once, not forever
 
 
+def test_a_404_that_is_not_about_the_model_is_not_retried(sim: Simulator) -> None:
+    # ErrorDetails USER_NOT_FOUND (6) is a 404 too, but says nothing about the model.
+    sim.agent.script([EndError("not_found", "no", error=6, title="No such user")])
+    with pytest.raises(ProviderError) as caught:
+        lane.stream_round_sync(context(sim, model="gpt-5.4", effort="high"))
+    assert caught.value.status == 404 and caught.value.code == "USER_NOT_FOUND"
+    assert len(sim.agent.runs) == 1
+
+
 def test_model_not_found_after_output_is_not_retried(sim: Simulator) -> None:
     sim.agent.script([Text("partial"), EndError("not_found", "gone")])
     with pytest.raises(ProviderError) as caught:
@@ -276,7 +285,7 @@ def test_resource_exhausted_is_429_and_rotates_once_per_streak(sim: Simulator) -
     for _ in range(2):
         with pytest.raises(ProviderError) as caught:
             lane.stream_round_sync(context(sim, session_id=session))
-        assert caught.value.status == 429
+        assert caught.value.status == 429 and caught.value.code == "resource_exhausted"
     lane.stream_round_sync(context(sim, session_id=session))
     sim.agent.script([EndError("resource_exhausted", "")])
     with pytest.raises(ProviderError):
@@ -333,12 +342,17 @@ def test_no_credential_is_the_not_signed_in_error_before_any_network(
     with pytest.raises(ConfigError) as caught:
         lane.stream_round_sync(context(sim, credential=None, host=host))
     assert "not signed in" in str(caught.value)
+    assert caught.value.code == "not_signed_in"
     assert sim.requests == []
 
 
 def test_an_unknown_model_is_a_config_error_before_any_network(sim: Simulator) -> None:
-    with pytest.raises(ConfigError):
+    with pytest.raises(ConfigError) as caught:
         lane.stream_round_sync(context(sim, model="no-such-model"))
+    assert caught.value.code == "unknown_model"
+    with pytest.raises(ConfigError) as caught:
+        lane.stream_round_sync(context(sim, model="gpt-5.4", effort="ultra"))
+    assert caught.value.code == "unsupported_effort"
     assert sim.requests == []
 
 
@@ -453,6 +467,7 @@ def test_kimi_k3_replays_its_own_thinking_and_refuses_another_models_history(
     with pytest.raises(ConfigError) as caught:
         lane.stream_round_sync(context(sim, model=k3, messages=mixed))
     assert "new session" in str(caught.value)
+    assert caught.value.code == "history_conflict"
     assert len(sim.agent.runs) == runs_before  # refused before any network
 
 
