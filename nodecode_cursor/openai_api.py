@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import ConfigError, CredentialError, CursorError, StreamIncomplete
+from .errors import ConfigError, CredentialError, CursorError, StreamIncomplete, scrub
 from .host import (
     Finish,
     ReasoningDelta,
@@ -47,6 +47,7 @@ __all__ = [
     "completion_object",
     "error_for",
     "error_object",
+    "internal_error",
     "models_object",
     "parse_chat_request",
     "sse_event",
@@ -112,6 +113,15 @@ def error_for(exc: CursorError) -> ApiError:
         return ApiError(502, detail, code="stream_incomplete")
     status = exc.status if 400 <= exc.status <= 599 else 502
     return ApiError(status, detail, code="provider_error" if status >= 500 else "cursor_error")
+
+
+def internal_error(exc: BaseException) -> ApiError:
+    """Return the 500 an unexpected failure becomes: its kind in one line, never its text.
+
+    The text of an exception nobody raised on purpose can quote anything (a
+    header, a request body), so only the class name reaches the client.
+    """
+    return ApiError(500, scrub(f"internal error: {type(exc).__name__}"), code="internal_error")
 
 
 # Requests ------------------------------------------------------------------------------------

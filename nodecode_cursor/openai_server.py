@@ -43,6 +43,7 @@ from .openai_api import (
     completion_object,
     error_for,
     error_object,
+    internal_error,
     models_object,
     parse_chat_request,
     sse_event,
@@ -213,6 +214,13 @@ class ApiServer:
             raise ApiError(404, f"no such route: {method} {path}", code="not_found")
         except ApiError as exc:
             await self._send_json(conn, writer, exc.status, exc.body())
+        except (_Gone, ConnectionError, OSError, h11.ProtocolError):
+            raise
+        except Exception as exc:
+            if conn.our_state is not h11.SEND_RESPONSE:
+                raise  # the answer already began: only closing the connection is left
+            error = _unexpected(exc)
+            await self._send_json(conn, writer, error.status, error.body())
 
     def _authorized(self, headers: Mapping[str, str]) -> bool:
         """Return whether the request may be served (any request when no key is configured)."""
@@ -274,6 +282,8 @@ class ApiServer:
                 result = round_task.result()
             except CursorError as exc:
                 raise error_for(exc) from None
+            except Exception as exc:
+                raise _unexpected(exc) from None
         finally:
             self.rounds_in_flight -= 1
             await _cancel(round_task, watch)
@@ -306,11 +316,15 @@ class ApiServer:
         async def play() -> None:
             try:
                 result = await lane(chat.context(on_part))
+                ending = [sse_event(chunk) for chunk in chunks.finish(result)]
             except CursorError as exc:
                 queue.put_nowait(error_for(exc))
                 return
-            for chunk in chunks.finish(result):
-                queue.put_nowait(sse_event(chunk))
+            except Exception as exc:
+                queue.put_nowait(_unexpected(exc))
+                return
+            for event in ending:
+                queue.put_nowait(event)
             queue.put_nowait(DONE_EVENT)
             queue.put_nowait(_END)
 
@@ -320,7 +334,7 @@ class ApiServer:
         started = False
         try:
             while True:
-                item = await _next(queue, watch)
+                item = await _next(queue, watch, round_task)
                 if isinstance(item, ApiError):
                     if not started:
                         await self._send_json(conn, writer, item.status, item.body())
@@ -426,13 +440,20 @@ def _sse_head() -> h11.Response:
     )
 
 
-async def _next(queue: asyncio.Queue[object], watch: asyncio.Task[None]) -> object:
-    """Return the queue's next item; raise _Gone when the client closes first."""
+async def _next(
+    queue: asyncio.Queue[object], watch: asyncio.Task[None], round_task: asyncio.Task[None]
+) -> object:
+    """Return the queue's next item; raise _Gone when the client closes first.
+
+    The round's task is watched too: should it ever end without queueing its
+    end or its error, the stream ends with an internal error instead of waiting
+    for an item that will never come.
+    """
     if not queue.empty():
         return queue.get_nowait()
     getter = asyncio.create_task(queue.get())
     try:
-        await asyncio.wait({getter, watch}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({getter, watch, round_task}, return_when=asyncio.FIRST_COMPLETED)
     finally:
         if not getter.done():
             getter.cancel()
@@ -440,8 +461,24 @@ async def _next(queue: asyncio.Queue[object], watch: asyncio.Task[None]) -> obje
                 await getter
     if getter.done() and not getter.cancelled():
         return getter.result()
-    log.info("the client went away mid-stream; the round is cancelled")
-    raise _Gone
+    if not queue.empty():
+        return queue.get_nowait()  # the round queued its last items and ended at once
+    if watch.done():
+        log.info("the client went away mid-stream; the round is cancelled")
+        raise _Gone
+    if round_task.cancelled():
+        return _unexpected(asyncio.CancelledError())
+    return _unexpected(round_task.exception() or RuntimeError("the round ended without an answer"))
+
+
+def _unexpected(exc: BaseException) -> ApiError:
+    """Return the 500 for a failure nobody raised on purpose; its traceback goes to DEBUG only."""
+    log.debug(
+        "a round failed unexpectedly: %s",
+        type(exc).__name__,
+        exc_info=(type(exc), exc, exc.__traceback__),
+    )
+    return internal_error(exc)
 
 
 async def _cancel(*tasks: asyncio.Task[Any]) -> None:

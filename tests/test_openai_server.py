@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import socket
 import threading
 import time
@@ -438,6 +439,77 @@ def test_an_error_after_the_stream_began_is_an_error_event(
     assert last["error"]["type"] == "api_error"
     contents = [json.loads(e)["choices"][0]["delta"].get("content") for e in events[:-1]]
     assert "partial " in contents
+
+
+def huge_number_body(*, stream: bool) -> bytes:
+    """Return a chat request whose tool schema holds an integer of 400 digits.
+
+    JSON allows it and Python reads it, but no protobuf Value (a double) holds
+    it: today the lane fails on it with a plain ValueError, not a CursorError.
+    """
+    huge = "9" * 400
+    tools = [dict(TOOLS[0])]
+    tools[0]["function"] = {
+        "name": "count",
+        "description": "Count up to a bound",
+        "parameters": {"type": "object", "properties": {"n": {"type": "integer", "maximum": 0}}},
+    }
+    body = json.dumps({**chat("hi", stream=stream), "tools": tools})
+    return body.replace('"maximum": 0', f'"maximum": {huge}').encode()
+
+
+def assert_error_or_answer(status: int, body: dict[str, Any]) -> None:
+    """Assert BODY is OpenAI's error shape (an internal error in one line) or a completion."""
+    if "error" in body:
+        error = body["error"]
+        assert set(error) >= {"message", "type", "code"}
+        assert "\n" not in error["message"] and "Traceback" not in error["message"]
+        if status == 500 or error["type"] == "api_error":
+            assert error["message"].startswith("internal error: ")
+            assert error["code"] == "internal_error"
+    else:
+        assert status == 200 and body["object"] in ("chat.completion", "chat.completion.chunk")
+
+
+def test_a_non_cursor_error_in_the_round_is_a_500_not_a_dropped_connection(
+    api: RunningServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="nodecode_cursor.openai_server")
+    headers = {"content-type": "application/json"}
+    # A hang fails in seconds, not at the suite's end.
+    with httpx.Client(base_url=api.url, timeout=10) as client:
+        answer = client.post(
+            "/chat/completions", content=huge_number_body(stream=False), headers=headers
+        )
+        assert_error_or_answer(answer.status_code, answer.json())
+        if answer.status_code == 500:
+            assert answer.json()["error"]["message"] == "internal error: ValueError"
+        # The connection is still good for the next request.
+        assert client.get("/models").status_code == 200
+    # No traceback at INFO or above: the client's error says it all.
+    assert not [r for r in caplog.records if r.levelno >= logging.INFO and r.exc_info]
+
+
+def test_a_non_cursor_error_in_a_streamed_round_ends_the_stream(api: RunningServer) -> None:
+    headers = {"content-type": "application/json"}
+    with (
+        httpx.Client(base_url=api.url, timeout=10) as client,
+        client.stream(
+            "POST", "/chat/completions", content=huge_number_body(stream=True), headers=headers
+        ) as answer,
+    ):
+        raw = answer.read().decode()
+        status = answer.status_code
+    if answer.headers["content-type"].startswith("application/json"):
+        assert_error_or_answer(status, json.loads(raw))
+        return
+    events = sse_events(raw)
+    assert events, raw
+    if events[-1] == "[DONE]":
+        for event in events[:-1]:
+            assert_error_or_answer(status, json.loads(event))
+    else:
+        assert_error_or_answer(500, json.loads(events[-1]))
 
 
 def test_serve_refuses_the_network_without_a_client_key(
