@@ -302,8 +302,11 @@ class _Attempt:
     async def _pump(self, run: SseRun, fold: Fold, answerer: Answerer) -> None:
         """Feed every server message to the fold and send its answers, until the stream ends.
 
-        Server heartbeats keep the socket busy but say nothing: a stream of only
-        heartbeats for the request timeout is as incomplete as a silent one.
+        Server heartbeats keep the socket busy but say nothing, so they never move
+        the deadline: a stream of only heartbeats for the request timeout is as
+        incomplete as a silent one, and heartbeats after the turn ended do not
+        stretch the short grace. A message that says something pushes the deadline
+        to the request timeout from now, or to the grace once the turn has ended.
         """
         loop = asyncio.get_running_loop()
         idle = run.settings.request_timeout
@@ -314,20 +317,18 @@ class _Attempt:
             # aclosing: a deadline leaving the loop early must close the generator here,
             # not leave its finalizer as a task pending on the loop.
             async with (
-                asyncio.timeout(loop.time() + idle) as deadline,
+                asyncio.timeout_at(loop.time() + idle) as deadline,
                 contextlib.aclosing(run.messages()) as messages,
             ):
                 async for message in messages:
                     fold.feed(message)
                     for reply in answerer.answer(message):
                         run.send(reply.SerializeToString())
-                    if fold.turn_ended:
-                        deadline.reschedule(loop.time() + wait)
-                    elif _heartbeat(message):
+                    if _heartbeat(message):
                         beats += 1
-                    else:
-                        beats = 0
-                        deadline.reschedule(loop.time() + idle)
+                        continue
+                    beats = 0
+                    deadline.reschedule(loop.time() + (wait if fold.turn_ended else idle))
         except TimeoutError:
             if deadline is None or not deadline.expired():
                 raise

@@ -33,6 +33,7 @@ from nodecode_cursor.simulator.agent import (
     CutStream,
     End,
     EndError,
+    Heartbeat,
     KvRead,
     KvWrite,
     RefuseAppends,
@@ -443,6 +444,23 @@ def test_a_stream_left_open_after_the_turn_ended_completes_after_a_grace(sim: Si
     assert time.monotonic() - started < 3
     assert result.message["content"] == "done"
     assert result.usage.input == 4
+
+
+def test_heartbeats_from_the_first_frame_end_by_the_request_timeout(sim: Simulator) -> None:
+    sim.agent.script([Heartbeat(400, 0.02)])
+    started = time.monotonic()
+    with pytest.raises(StreamIncomplete) as caught:
+        lane.stream_round_sync(context(sim, request_timeout=0.5))
+    assert time.monotonic() - started < 3
+    assert "only heartbeats" in str(caught.value)
+
+
+def test_heartbeats_after_the_turn_ended_do_not_stretch_the_grace(sim: Simulator) -> None:
+    sim.agent.script([Text("done"), TurnEnded(4, 1), Heartbeat(400, 0.02)])
+    started = time.monotonic()
+    result = lane.stream_round_sync(context(sim, request_timeout=0.5))
+    assert time.monotonic() - started < 3
+    assert result.message["content"] == "done"
 
 
 def test_kimi_k3_replays_its_own_thinking_and_refuses_another_models_history(
