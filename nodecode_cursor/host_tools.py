@@ -258,7 +258,9 @@ class HostTools(Toolbox):
             raise ToolRefused("include must be a glob string")
         base = self._path(args.get("path"), default=".")
         found: list[str] = []
-        for file in _walk(base):
+        # A link inside the folder can point anywhere: without --yes, search only what
+        # read_file would read.
+        for file in _walk(base, None if self.assume_yes else self.root):
             if include and not fnmatch.fnmatch(file.name, include):
                 continue
             for number, line in _matching_lines(file, regex):
@@ -292,15 +294,29 @@ class ToolRefused(Exception):
     """A call the tool will not carry out; its text is the tool's result."""
 
 
-def _walk(base: Path) -> Iterator[Path]:
-    """Yield the files under BASE (or BASE itself), skipping hidden and cache folders."""
+def _walk(base: Path, root: Path | None = None) -> Iterator[Path]:
+    """Yield the files under BASE (or BASE itself), skipping hidden and cache folders.
+
+    With ROOT, a file or folder whose real path (links followed) is outside ROOT
+    is skipped too.
+    """
+
+    def inside(path: Path) -> bool:
+        return root is None or path.resolve().is_relative_to(root)
+
     if base.is_file():
-        yield base
+        if inside(base):
+            yield base
         return
     for folder, dirs, files in os.walk(base):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_DIRS and not d.startswith("."))
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if d not in _SKIPPED_DIRS and not d.startswith(".") and inside(Path(folder) / d)
+        )
         for name in sorted(files):
-            yield Path(folder) / name
+            if inside(Path(folder) / name):
+                yield Path(folder) / name
 
 
 def _matching_lines(file: Path, regex: re.Pattern[str]) -> Iterator[tuple[int, str]]:

@@ -103,6 +103,24 @@ def test_search_files_finds_lines_and_skips_hidden_folders(work: Path) -> None:
     assert "bad regular expression" in call(tools, "search_files", pattern="(")
 
 
+def test_search_files_skips_links_outside_the_folder_unless_allowed(work: Path) -> None:
+    outside = work.parent / "elsewhere"
+    outside.mkdir()
+    (outside / "notes.txt").write_text("outside line\n")
+    (work / "link.txt").symlink_to(work.parent / "secret.txt")
+    (work / "linked").symlink_to(outside, target_is_directory=True)
+    (work / "inner.txt").symlink_to(work / "a.txt")  # a link that stays inside is searched
+    tools = HostTools(work)
+    assert call(tools, "search_files", pattern="outside") == "no matches"
+    named = call(tools, "search_files", pattern="outside", path="link.txt")
+    assert "outside the working directory" in named and "link.txt:1" not in named
+    assert call(tools, "search_files", pattern="two") == "a.txt:2: two\ninner.txt:2: two"
+    # read_file refuses the same link.
+    assert "outside the working directory" in call(tools, "read_file", path="link.txt")
+    allowed = HostTools(work, assume_yes=True)
+    assert call(allowed, "search_files", pattern="outside") == "link.txt:1: outside"
+
+
 def test_search_files_stops_at_the_match_cap(work: Path) -> None:
     lines = "hit\n" * (limits.HOST_SEARCH_MAX_MATCHES + 50)
     (work / "big.txt").write_text(lines)
