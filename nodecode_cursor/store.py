@@ -264,19 +264,38 @@ class AuthStore:
     def _write(self, data: dict[str, Any]) -> None:
         """Write ``data`` atomically with mode 0600 (the caller holds the lock)."""
         self._ensure_dir()
-        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        try:
+            payload = _encoded(data)
+        except (TypeError, ValueError) as exc:  # a value JSON cannot hold; nothing written yet
+            raise StoreError(f"{self.path} cannot be written ({type(exc).__name__})") from None
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".auth.json.", suffix=".tmp")
         try:
             os.fchmod(fd, FILE_MODE)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(payload)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(tmp, self.path)
-        except OSError as exc:
+        except BaseException as exc:
+            # Whatever stopped the write, the temp file goes and auth.json stays as it was.
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+            if not isinstance(exc, Exception):
+                raise
             raise StoreError(f"{self.path} cannot be written ({type(exc).__name__})") from None
+
+
+def _encoded(data: dict[str, Any]) -> bytes:
+    """Return ``data`` as auth.json's UTF-8 bytes, every string as it was read.
+
+    Text is kept readable (``ensure_ascii=False``) unless some field holds what
+    UTF-8 cannot encode (a lone surrogate, which JSON's ``\\ud800`` escape can carry):
+    then every string is escaped, so that field reads back unchanged too.
+    """
+    try:
+        return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        return (json.dumps(data, indent=2, ensure_ascii=True) + "\n").encode("ascii")
 
 
 def _kind(value: object) -> str:

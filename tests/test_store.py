@@ -77,6 +77,37 @@ def test_save_entry_keeps_every_other_field(home: Path) -> None:
     assert data["api_keys"] == other["api_keys"]
 
 
+def test_a_lone_surrogate_in_another_field_survives_a_save(home: Path) -> None:
+    home.mkdir()
+    # Another provider's field holds a lone surrogate: JSON escapes allow it, UTF-8 cannot
+    # encode it.
+    raw = '{"api_keys": {"other": {"key": "ab\\ud800cd"}}, "note": "caf\u00e9"}'
+    (home / "auth.json").write_text(raw)
+    store = AuthStore(home)
+    store.save_entry(TokenEntry.from_tokens(make_jwt(sub="u", exp=2_000_000_000), SECRET))
+    data = json.loads((home / "auth.json").read_bytes())
+    assert data["api_keys"] == {"other": {"key": "ab\ud800cd"}}
+    assert data["note"] == "caf\u00e9"
+    assert data["oauth_tokens"]["cursor"]["refresh_token"] == SECRET
+    assert sorted(p.name for p in home.iterdir()) == ["auth.json", "auth.json.lock"]
+    assert store.entry() is not None
+
+
+def test_a_failed_write_leaves_no_temp_file_and_the_file_as_it_was(home: Path) -> None:
+    home.mkdir()
+    (home / "auth.json").write_text('{"keep": 1}')
+    store = AuthStore(home)
+
+    def change(data: dict[str, object]) -> bool:
+        data["unwritable"] = object()  # not JSON at all
+        return True
+
+    with pytest.raises(StoreError, match="cannot be written"):
+        store.update(change)
+    assert (home / "auth.json").read_text() == '{"keep": 1}'
+    assert sorted(p.name for p in home.iterdir()) == ["auth.json", "auth.json.lock"]
+
+
 def test_forgetting_nothing_writes_nothing(home: Path) -> None:
     AuthStore(home).save_entry(None)
     assert not (home / "auth.json").exists()
