@@ -93,22 +93,22 @@ def error_object(status: int, message: str, *, code: str | None = None) -> dict[
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
-def error_for(exc: CursorError) -> ApiError:
-    """Return the API error a cell error becomes (status and code chosen from its kind)."""
-    from .credentials import NOT_SIGNED_IN
+# The cell's codes whose OpenAI-side name differs (OpenAI's clients know model_not_found).
+_CONFIG_CODES = {"unknown_model": "model_not_found"}
 
+
+def error_for(exc: CursorError) -> ApiError:
+    """Return the API error a cell error becomes (status and code chosen from its kind).
+
+    The kind is the error's class and its machine-readable ``code``, never its
+    text: the same fault keeps its status however the cell words it.
+    """
     detail = exc.detail
-    if isinstance(exc, CredentialError) or (
-        isinstance(exc, ConfigError) and detail == NOT_SIGNED_IN
-    ):
+    code = getattr(exc, "code", None)
+    if isinstance(exc, CredentialError) or code == "not_signed_in":
         return ApiError(401, detail, code="not_signed_in")
     if isinstance(exc, ConfigError):
-        code = "invalid_request"
-        if detail.startswith("Unknown Cursor model"):
-            code = "model_not_found"
-        elif detail.startswith("Thinking effort"):
-            code = "unsupported_effort"
-        return ApiError(400, detail, code=code)
+        return ApiError(400, detail, code=_CONFIG_CODES.get(code or "", code or "invalid_request"))
     if isinstance(exc, StreamIncomplete):
         return ApiError(502, detail, code="stream_incomplete")
     status = exc.status if 400 <= exc.status <= 599 else 502

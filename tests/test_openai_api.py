@@ -24,6 +24,7 @@ from nodecode_cursor.host import (
     ToolCallStart,
     Usage,
 )
+from nodecode_cursor.listing import NOT_SIGNED_IN as LISTING_NOT_SIGNED_IN
 from nodecode_cursor.openai_api import (
     DONE_EVENT,
     ApiError,
@@ -36,6 +37,7 @@ from nodecode_cursor.openai_api import (
     sse_event,
     usage_object,
 )
+from nodecode_cursor.routing import model_row, round_effort
 
 IMAGE = "data:image/png;base64,iVBORw0KGgo="
 
@@ -194,15 +196,28 @@ def test_malformed_json_has_its_own_code() -> None:
 
 
 def test_cell_errors_map_to_statuses_and_codes() -> None:
-    unknown = error_for(ConfigError("Unknown Cursor model 'x'. Nearest known: a, b."))
+    unknown = error_for(ConfigError("no model 'x'. Nearest known: a, b.", code="unknown_model"))
     assert (unknown.status, unknown.code) == (400, "model_not_found")
     assert "Nearest known: a, b." in unknown.message
-    effort = error_for(ConfigError("Thinking effort max is not supported by cursor/m. ..."))
+    effort = error_for(ConfigError("effort max: try low", code="unsupported_effort"))
     assert (effort.status, effort.code) == (400, "unsupported_effort")
-    assert error_for(ConfigError(NOT_SIGNED_IN)).status == 401
+    # The kind is the code, never the words: each sign-in message is a 401 ...
+    for words in (NOT_SIGNED_IN, LISTING_NOT_SIGNED_IN, "log in first"):
+        assert error_for(ConfigError(words, code="not_signed_in")).status == 401
+    # ... and text that merely looks like a kind is not one.
+    lookalike = error_for(ConfigError("Unknown Cursor model, says the proxy"))
+    assert (lookalike.status, lookalike.code) == (400, "invalid_request")
+    conflict = error_for(ConfigError("the history does not match", code="history_conflict"))
+    assert (conflict.status, conflict.code) == (400, "history_conflict")
     assert error_for(CredentialError("Cursor ended the session")).status == 401
     assert error_for(ProviderError("too many", status=429)).status == 429
     assert error_for(ProviderError("odd", status=200)).status == 502
+    with pytest.raises(ConfigError) as raised:
+        model_row("claude-4.5-sonet")
+    assert error_for(raised.value).code == "model_not_found"
+    with pytest.raises(ConfigError) as raised:
+        round_effort("claude-4.5-sonnet", "extreme")
+    assert error_for(raised.value).code == "unsupported_effort"
     incomplete = error_for(StreamIncomplete("cut"))
     assert (incomplete.status, incomplete.code) == (502, "stream_incomplete")
     assert incomplete.body() == {
