@@ -2,7 +2,10 @@
 
 A Value holds numbers as doubles, so an integral double reads back as an int:
 ``{"n": 3}`` survives the trip as 3, not 3.0. Everything else (null, bool,
-string, list, object) round-trips exactly. Pure code; what the values mean is
+string, list, object) round-trips exactly. An int too large for a double
+(about 309 digits or more; JSON allows it, a Value cannot hold it) is sent as its
+decimal string, so a schema or argument carrying one still encodes instead of
+failing the round; it reads back as that string. Pure code; what the values mean is
 the caller's business.
 """
 
@@ -30,7 +33,10 @@ def to_value(obj: Any) -> struct_pb2.Value:
 
 
 def _fill(value: struct_pb2.Value, obj: Any) -> None:
-    """Set ``value`` to hold ``obj`` (returns nothing; raises TypeError for a non-JSON value)."""
+    """Set ``value`` to hold ``obj`` (returns nothing; raises TypeError for a non-JSON value).
+
+    An int past a double's range becomes its decimal string (see the module docstring).
+    """
     if obj is None:
         value.null_value = struct_pb2.NULL_VALUE
     elif isinstance(obj, bool):
@@ -39,7 +45,9 @@ def _fill(value: struct_pb2.Value, obj: Any) -> None:
         try:
             value.number_value = float(obj)
         except OverflowError:
-            raise ValueError(f"a number of {len(str(obj))} digits does not fit a Value") from None
+            # Only an int overflows float(); a double cannot hold it at all, and its
+            # exact digits say more to the model than a rounded infinity would.
+            value.string_value = _int_text(int(obj))
     elif isinstance(obj, str):
         value.string_value = obj
     elif isinstance(obj, dict):
@@ -53,6 +61,14 @@ def _fill(value: struct_pb2.Value, obj: Any) -> None:
             _fill(value.list_value.values.add(), item)
     else:
         raise TypeError(f"not a JSON value: {type(obj).__name__}")
+
+
+def _int_text(number: int) -> str:
+    """Return NUMBER's decimal digits (hex past Python's int-to-str digit limit)."""
+    try:
+        return str(number)
+    except ValueError:  # sys.set_int_max_str_digits (4300 by default) refused it
+        return hex(number)
 
 
 def from_value(value: struct_pb2.Value) -> Any:

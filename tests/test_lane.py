@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from nodecode_cursor import lane
+from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.answers import handoff_text
 from nodecode_cursor.errors import ConfigError, ProviderError, StreamIncomplete
 from nodecode_cursor.host import (
@@ -46,6 +47,7 @@ from nodecode_cursor.simulator.agent import (
     ToolCall,
     TurnEnded,
 )
+from nodecode_cursor.values import decode_value
 
 TOKEN = "tok-lane-secret"
 MODEL = "claude-4.5-sonnet"
@@ -444,6 +446,45 @@ def test_a_stream_left_open_after_the_turn_ended_completes_after_a_grace(sim: Si
     assert time.monotonic() - started < 3
     assert result.message["content"] == "done"
     assert result.usage.input == 4
+
+
+def test_a_number_no_double_can_hold_does_not_fail_the_round(sim: Simulator) -> None:
+    huge = "1" + "0" * 400  # valid JSON; float() overflows on it
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "count",
+                "description": "Count up to a limit",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"n": {"type": "integer", "maximum": int(huge)}},
+                },
+            },
+        }
+    ]
+    call = {"id": "call_9", "type": "function", "function": {"name": "count"}}
+    call["function"]["arguments"] = '{"n": ' + huge + "}"  # type: ignore[index]
+    history = [
+        {"role": "user", "content": "count"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_9", "content": "counted"},
+        {"role": "user", "content": "thanks"},
+    ]
+    sim.agent.script([AskRequestContext(), KvRead(), Text("ok"), TurnEnded(3, 1), End()])
+    session = f"huge-{uuid.uuid4()}"
+    result = lane.stream_round_sync(context(sim, messages=history, tools=tools, session_id=session))
+    assert result.message["content"] == "ok"
+    run = sim.agent.run()
+    assert run.run_request is not None
+    (turn_id,) = run.run_request.conversation_state.turns
+    blobs = lane.conversations.get(session).blobs
+    turn = agent_pb2.ConversationTurnStructure.FromString(blobs.get(turn_id) or b"")
+    steps = [blobs.get(i) or b"" for i in turn.agent_conversation_turn.steps]
+    assert any(huge.encode() in step for step in steps)  # the argument, as its digits
+    assert [tool.name for tool in run.tools] == ["count"]
+    schema = decode_value(run.tools[0].input_schema)
+    assert schema["properties"]["n"]["maximum"] == huge  # sent as its digits
 
 
 def test_heartbeats_from_the_first_frame_end_by_the_request_timeout(sim: Simulator) -> None:

@@ -117,6 +117,14 @@ def test_tuple_encodes_as_list() -> None:
     assert encode_value((1, None, True)) == LIST_1_NULL_TRUE
 
 
+def test_an_int_past_a_doubles_range_is_sent_as_its_digits() -> None:
+    huge = 10**400
+    digits = str(huge).encode()
+    # string_value is field 3, wire type 2: tag 0x1a, then the length as a varint (401 = 0x91 0x03).
+    assert encode_value(huge) == b"\x1a\x91\x03" + digits
+    assert decode_value(encode_value({"max": -huge})) == {"max": "-" + str(huge)}
+
+
 def test_not_json_is_type_error() -> None:
     with pytest.raises(TypeError, match="not a JSON value"):
         to_value(object())
