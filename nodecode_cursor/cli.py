@@ -21,7 +21,6 @@ import difflib
 import json
 import logging
 import os
-import re
 import sys
 import time
 import traceback
@@ -600,24 +599,32 @@ _HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 
 class TokenRedactor(logging.Filter):
-    """Removes bearer tokens and JWT-shaped strings from log records before they are written."""
+    """Removes credentials from log records, their tracebacks included, before they are written.
 
-    _PATTERNS = (
-        re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+"),
-        re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
-    )
+    The tokens in the environment go by value; anything else credential-shaped
+    goes by ``errors.scrub``, the package's one redaction rule.
+    """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        """Rewrite the record's message without secrets; always keep the record."""
-        text = record.getMessage()
+        """Rewrite the record's message and traceback without secrets; always keep the record."""
+        record.msg, record.args = self.redacted(record.getMessage()), None
+        if record.exc_info and not record.exc_text:
+            # Formatters reuse exc_text when it is set: format the traceback here, once.
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = self.redacted(record.exc_text)
+        if record.stack_info:
+            record.stack_info = self.redacted(record.stack_info)
+        return True
+
+    @staticmethod
+    def redacted(text: str) -> str:
+        """Return TEXT without the environment's tokens or anything shaped like a credential."""
         for name in ("CURSOR_ACCESS_TOKEN", "CURSOR_API_KEY"):
             secret = os.environ.get(name)
             if secret and len(secret) >= 8:
                 text = text.replace(secret, "[redacted]")
-        for pattern in self._PATTERNS:
-            text = pattern.sub(lambda m: (m.group(1) if m.lastindex else "") + "[redacted]", text)
-        record.msg, record.args = text, None
-        return True
+        return scrub(text)
 
 
 def _logging(verbose: bool) -> None:

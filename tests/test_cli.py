@@ -8,7 +8,9 @@ simulator runs in the test process so each test can read what it received.
 
 from __future__ import annotations
 
+import io
 import json
+import logging
 import os
 import re
 import shutil
@@ -22,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from nodecode_cursor.cli import TokenRedactor
 from nodecode_cursor.simulator import Simulator
 from nodecode_cursor.simulator.agent import RUN_PATH, Sleep, StepStarted, Text
 
@@ -293,6 +296,34 @@ def test_verbose_log_never_shows_the_token(sim: Simulator, home: Path) -> None:
     assert done.returncode == 0
     assert "nodecode_cursor" in done.stderr  # the debug log is on
     assert TOKEN not in done.stderr + done.stdout
+
+
+def test_the_log_redactor_scrubs_messages_and_tracebacks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CURSOR_ACCESS_TOKEN", "env-token-value-12345")
+    refreshed = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJlLXZhbHVl"
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    handler.addFilter(TokenRedactor())
+    logger = logging.getLogger("nodecode_cursor.test-redactor")
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        logger.warning("sent %s with env-token-value-12345", f"'Bearer {refreshed}'")
+        try:
+            raise ValueError(f"Illegal header value b'Bearer {refreshed}'")
+        except ValueError:
+            logger.error("the request failed", exc_info=True)
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = True
+    written = out.getvalue()
+    assert "Traceback" in written and "ValueError: Illegal header value" in written
+    assert "[redacted]" in written
+    assert refreshed not in written and "eyJ" not in written
+    assert "env-token-value-12345" not in written
+    # Prose about bearer tokens stays readable.
+    assert "the bearer token" in TokenRedactor.redacted("the bearer token was refused")
 
 
 def test_models_json_lists_the_accounts_roster(sim: Simulator, home: Path) -> None:
