@@ -26,11 +26,19 @@ __all__ = [
     "scrub",
 ]
 
-# What a credential looks like inside someone else's error text: a bearer header
-# value (httpx quotes a refused header whole; the capital B and the length keep
-# prose like "the bearer token" intact) or a JWT (Cursor's tokens are JWTs).
+# What a credential looks like inside someone else's error text:
+# * a bearer header value right after a quote (httpx quotes a refused header whole,
+#   ``b'Bearer abc s3cr3t\nX: y'``) or after ``authorization:``: everything up to
+#   the closing quote or the end of the line, since a token with a space in it has
+#   a short first word;
+# * any other ``Bearer`` followed by a long word (the capital B and the length keep
+#   prose like "the bearer token" or "(Bearer token missing)" intact);
+# * a JWT (Cursor's tokens are JWTs).
 _CREDENTIAL_SHAPES = re.compile(
-    r"Bearer\s+[^\s'\"]{8,}|eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*"
+    r"(?<=['\"])Bearer\s[^'\"\r\n]*"
+    r"|(?i:authorization)['\"]?\s*[:=,]\s*['\"]?Bearer\s[^'\"\r\n]*"
+    r"|Bearer\s+[^\s'\"]{8,}"
+    r"|eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*"
 )
 
 

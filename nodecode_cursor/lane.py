@@ -184,10 +184,15 @@ def _system_of(messages: Sequence[Mapping[str, Any]]) -> str | None:
 
 
 async def _token(ctx: RoundContext) -> str:
-    """Return the round's bearer token; raise the not-signed-in ConfigError when there is none."""
-    if ctx.credential:
-        return ctx.credential
+    """Return the round's bearer token; raise the not-signed-in ConfigError when there is none.
+
+    A token no header can carry (a space, a line break, non-ASCII) is refused here
+    with a ConfigError naming its source, before the HTTP stack can quote it.
+    """
     from . import credentials
+
+    if ctx.credential:
+        return credentials.checked_token(ctx.credential, "the round's credential")
 
     token: str | None
     if ctx.host is not None:

@@ -130,11 +130,17 @@ async def fetch_roster(
     client_version: str | None = None,
     timeout: float = limits.ROSTER_TIMEOUT_SECONDS,
 ) -> tuple[RosterModel, ...]:
-    """Return the account's roster; raise ConfigError without a token, ProviderError on refusal."""
+    """Return the account's roster; raise ConfigError without a token, ProviderError on refusal.
+
+    A token no header can carry is a ConfigError naming the problem, never the token.
+    """
     import httpx
+
+    from .credentials import checked_token
 
     if not token:
         raise ConfigError(NOT_SIGNED_IN, code="not_signed_in")
+    token = checked_token(token, "the key given")
     url = base_url.rstrip("/") + GET_USABLE_MODELS_PATH
     headers = {
         "authorization": f"Bearer {token}",

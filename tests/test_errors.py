@@ -121,6 +121,9 @@ def test_pickle_keeps_detail() -> None:
     "leaky",
     [
         "Illegal header value b'Bearer secretAAA\\nsecretBBB'",
+        "Illegal header value b'Bearer abc secretAAA\\nX: secretBBB'",
+        "headers: {'authorization': 'Bearer abc secretAAA secretBBB'}",
+        "authorization: Bearer tok secretAAA secretBBB",
         "authorization: Bearer tok-SECRET-1 refused",
         "cookie WorkosCursorSessionToken=u%3A%3AeyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl",
     ],

@@ -349,6 +349,17 @@ def test_no_credential_is_the_not_signed_in_error_before_any_network(
     assert sim.requests == []
 
 
+@pytest.mark.parametrize("token", ["abc s3cr3t-part\n", "t\u00f8ken-s3cr3t"])
+def test_a_credential_no_header_can_carry_is_one_clear_line(sim: Simulator, token: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        lane.stream_round_sync(context(sim, credential=token))
+    line = str(caught.value)
+    assert "characters a token cannot hold" in line and "\n" not in line
+    assert caught.value.code == "bad_token"
+    assert "s3cr3t" not in line and "s3cr3t" not in repr(caught.value)
+    assert sim.requests == []
+
+
 def test_an_unknown_model_is_a_config_error_before_any_network(sim: Simulator) -> None:
     with pytest.raises(ConfigError) as caught:
         lane.stream_round_sync(context(sim, model="no-such-model"))

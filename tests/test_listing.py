@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from nodecode_cursor import listing
+from nodecode_cursor.errors import ConfigError
 from nodecode_cursor.simulator import Simulator
 
 
@@ -79,6 +80,20 @@ def test_key_check_refusal_reads_as_status_and_code(sim: Simulator) -> None:
     assert asyncio.run(listing.check_key("good", sim.url)) is None
     assert asyncio.run(listing.check_key("bad-secret", sim.url)) == "HTTP 401 unauthenticated"
     assert asyncio.run(listing.check_key(None, sim.url)) == "not signed in: /cursor login"
+
+
+@pytest.mark.parametrize("key", ["abc s3cr3t-part\n", "t\u00f8ken-s3cr3t"])
+def test_a_key_no_header_can_carry_is_one_clear_line(sim: Simulator, key: str) -> None:
+    line = asyncio.run(listing.check_key(key, sim.url))
+    assert line is not None and "\n" not in line
+    assert "characters a token cannot hold" in line
+    assert "s3cr3t" not in line
+    roster = asyncio.run(listing.list_models(key, sim.url))
+    assert not roster.live and "s3cr3t" not in (roster.reason or "")
+    with pytest.raises(ConfigError) as caught:
+        asyncio.run(listing.fetch_roster(key, sim.url))
+    assert caught.value.code == "bad_token" and "s3cr3t" not in repr(caught.value)
+    assert sim.requests == []  # refused before any network
 
 
 def test_scripted_refusal_status(sim: Simulator) -> None:
