@@ -31,7 +31,7 @@ import httpx
 from . import limits
 from ._proto import agent_pb2, aiserver_pb2
 from .connect import FrameDecoder, classify_connect_error, encode_frame, parse_end_stream
-from .errors import CursorError, ProtocolError, ProviderError, StreamIncomplete
+from .errors import ConfigError, CursorError, ProtocolError, ProviderError, StreamIncomplete
 
 __all__ = [
     "APPEND_PATH",
@@ -41,6 +41,7 @@ __all__ = [
     "SseRun",
     "append_timeout",
     "http_error",
+    "run_client",
     "run_headers",
 ]
 
@@ -142,6 +143,36 @@ def _unreachable(url: str, exc: BaseException) -> ProviderError:
 _Item = list[agent_pb2.AgentServerMessage] | BaseException | None
 
 
+def run_client(
+    settings: RunSettings, transport: httpx.AsyncBaseTransport | None = None
+) -> httpx.AsyncClient:
+    """Return the HTTP/1.1 client a run talks through; ConfigError for an unusable proxy.
+
+    httpx refuses a proxy it cannot use (an unknown scheme, ``socks5://`` without
+    socksio) with a ValueError or ImportError whose text quotes the proxy URL, which
+    may carry a user and password: the error names the setting, never its value.
+    """
+    try:
+        return httpx.AsyncClient(
+            http1=True,
+            http2=False,
+            trust_env=True,
+            proxy=settings.proxy,
+            transport=transport,
+            timeout=httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout),
+        )
+    except (ValueError, ImportError) as exc:
+        where = (
+            "the cursor.proxy setting"
+            if settings.proxy
+            else "the proxy environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY)"
+        )
+        why = "needs the socksio package" if isinstance(exc, ImportError) else "is not a usable URL"
+        raise ConfigError(
+            f"the proxy in {where} {why}; fix or unset it", code="bad_proxy"
+        ) from None
+
+
 class SseRun:
     """One run over RunSSE + BidiAppend; use as ``async with SseRun(...) as run``.
 
@@ -192,14 +223,7 @@ class SseRun:
 
     async def __aenter__(self) -> SseRun:
         settings = self.settings
-        self._client = httpx.AsyncClient(
-            http1=True,
-            http2=False,
-            trust_env=True,
-            proxy=settings.proxy,
-            transport=self._http_transport,
-            timeout=httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout),
-        )
+        self._client = run_client(settings, self._http_transport)
         self._headers = run_headers(settings.token, settings.client_version, self.request_id)
         self._tasks = [
             asyncio.create_task(self._read(), name=f"cursor-run-read-{self.request_id}"),

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from nodecode_cursor._proto import agent_pb2
-from nodecode_cursor.errors import ProviderError, StreamIncomplete
+from nodecode_cursor.errors import ConfigError, ProviderError, StreamIncomplete
 from nodecode_cursor.simulator import Simulator
 from nodecode_cursor.simulator.agent import (
     AskRequestContext,
@@ -418,3 +418,37 @@ def test_the_proxy_environment_is_honoured(sim: Simulator, monkeypatch: pytest.M
 
     assert texts(asyncio.run(main())) == "env proxy"
     assert any(r.target.startswith("http://cursor.invalid/") for r in sim.requests)
+
+
+@pytest.mark.parametrize("proxy", ["foo", "socks5://user:pw-s3cr3t@127.0.0.1:1"])
+def test_an_unusable_proxy_setting_is_a_config_error_naming_the_setting(
+    sim: Simulator, proxy: str
+) -> None:
+    settings = RunSettings(sim.url, TOKEN, "v", proxy=proxy, request_timeout=5)
+
+    async def main() -> None:
+        async with SseRun(settings):
+            pass
+
+    with pytest.raises(ConfigError) as caught:
+        asyncio.run(main())
+    assert caught.value.code == "bad_proxy"
+    assert "cursor.proxy" in str(caught.value)
+    assert "s3cr3t" not in repr(caught.value) and proxy not in str(caught.value)
+    assert sim.requests == []
+
+
+def test_an_unusable_proxy_environment_is_a_config_error(
+    sim: Simulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", "foo://user:pw-s3cr3t@127.0.0.1:1")
+    settings = RunSettings(sim.url, TOKEN, "v", request_timeout=5)
+
+    async def main() -> None:
+        async with SseRun(settings):
+            pass
+
+    with pytest.raises(ConfigError) as caught:
+        asyncio.run(main())
+    assert "proxy environment" in str(caught.value)
+    assert "s3cr3t" not in repr(caught.value)
