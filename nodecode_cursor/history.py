@@ -134,7 +134,11 @@ def _unbase64(data: str) -> bytes | None:
 
 
 def _role(message: Mapping[str, Any]) -> str:
-    """Return MESSAGE's role; developer and system messages in the history ride as user turns."""
+    """Return MESSAGE's role; developer and system messages in the history ride as user turns.
+
+    The lane takes the system/developer messages that open the history as the
+    system prompt and leaves them out, so only later ones reach here.
+    """
     role = message.get("role")
     if role in ("user", "developer", "system"):
         return "user"

@@ -158,10 +158,13 @@ class Usage:
 class RoundContext:
     """Everything one round needs from the host.
 
-    ``messages`` are OpenAI-chat-shaped (system messages may appear; ``system``
-    wins when given). ``tools`` are OpenAI function tools. ``credential`` is the
-    bearer token the host resolved (the cell's resolver, usually); when None the
-    lane asks the cell's own credential ladder. ``session_id`` keys the
+    ``messages`` are OpenAI-chat-shaped. The system/developer messages that open
+    them (before any other role) are the system prompt when ``system`` is None
+    (joined by blank lines) and are left out of the history either way, so
+    ``system`` wins when given; a system/developer message later in the history
+    rides as a user turn. ``tools`` are OpenAI function tools. ``credential`` is a
+    bearer token the host resolved; leave it None to get the cell's own credential
+    ladder, which renews a due sign-in before the round. ``session_id`` keys the
     conversation; None makes the round ephemeral.
     """
 

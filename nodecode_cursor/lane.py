@@ -104,7 +104,11 @@ async def stream_round(ctx: RoundContext) -> RoundResult:
     effort = routing.round_effort(model, ctx.effort)
     wire_id = routing.wire_model_id(model, effort)
     token = await _token(ctx)
+    # The system/developer messages that open the history are the system prompt
+    # (ctx.system wins when given) and leave the history either way, so the prompt
+    # is sent once; later ones ride as user turns (history.py).
     system = ctx.system if ctx.system is not None else _system_of(ctx.messages)
+    messages = ctx.messages[_leading_system(ctx.messages) :]
     with _state_lock:
         conversation = conversations.get(ctx.session_id)
         table = writers
@@ -113,7 +117,7 @@ async def stream_round(ctx: RoundContext) -> RoundResult:
     # The roster's marker counts only when the bundled row has none of its own.
     wire = routing.resolve_wire_model(model, wire_id, mode, listing.round_marker(model, wire_id))
     while True:
-        attempt = _Attempt(ctx, token, system, wire, conversation, table)
+        attempt = _Attempt(ctx, messages, token, system, wire, conversation, table)
         try:
             result = await attempt.run()
         except ProviderError as exc:
@@ -165,12 +169,20 @@ def _emit(ctx: RoundContext, part: StreamPart) -> None:
         ctx.on_part(part)
 
 
-def _system_of(messages: Sequence[Mapping[str, Any]]) -> str | None:
-    """Return the system prompt the history's system messages spell, or None."""
-    parts: list[str] = []
+def _leading_system(messages: Sequence[Mapping[str, Any]]) -> int:
+    """Return how many system/developer messages open the history (before any other role)."""
+    count = 0
     for message in messages:
         if not isinstance(message, Mapping) or message.get("role") not in ("system", "developer"):
-            continue
+            break
+        count += 1
+    return count
+
+
+def _system_of(messages: Sequence[Mapping[str, Any]]) -> str | None:
+    """Return the system prompt MESSAGES' opening system/developer messages spell, or None."""
+    parts: list[str] = []
+    for message in messages[: _leading_system(messages)]:
         content = message.get("content")
         if isinstance(content, str):
             parts.append(content)
@@ -230,6 +242,7 @@ class _Attempt:
     def __init__(
         self,
         ctx: RoundContext,
+        messages: Sequence[Mapping[str, Any]],
         token: str,
         system: str | None,
         wire: WireModel,
@@ -237,6 +250,7 @@ class _Attempt:
         table: WriterTable,
     ) -> None:
         self.ctx = ctx
+        self.messages = messages
         self.token = token
         self.system = system
         self.wire = wire
@@ -256,7 +270,7 @@ class _Attempt:
         model = ctx.model
         row = catalog.find_model(model)
         build = build_run_request(
-            ctx.messages,
+            self.messages,
             self.system,
             self.wire,
             model,

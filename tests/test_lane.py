@@ -498,6 +498,34 @@ def test_a_number_no_double_can_hold_does_not_fail_the_round(sim: Simulator) -> 
     assert schema["properties"]["n"]["maximum"] == huge  # sent as its digits
 
 
+def test_leading_system_messages_are_the_system_prompt_sent_once(sim: Simulator) -> None:
+    history = [
+        {"role": "system", "content": "Be terse."},
+        {"role": "user", "content": "one"},
+        {"role": "assistant", "content": "two"},
+        {"role": "user", "content": "three"},
+    ]
+    sim.agent.script([AskRequestContext(), KvRead(), Text("ok"), TurnEnded(3, 1), End()])
+    lane.stream_round_sync(context(sim, messages=history, system=None))
+    run = sim.agent.run()
+    assert run.run_request is not None
+    roots = run.root_messages()
+    assert [m for m in roots if m["role"] == "system"] == [
+        {"role": "system", "content": "Be terse."}
+    ]
+    assert "Be terse." not in str([m for m in roots if m["role"] != "system"])
+    assert len(run.run_request.conversation_state.turns) == 1
+    assert run.prompt() == "three"
+
+    # A system prompt given in the context wins; the history's opening one is dropped.
+    sim.agent.script([AskRequestContext(), KvRead(), Text("ok"), TurnEnded(3, 1), End()])
+    lane.stream_round_sync(context(sim, messages=history, system="Given."))
+    run = sim.agent.run()
+    assert run.run_request is not None
+    assert "Be terse." not in str(run.root_messages())
+    assert len(run.run_request.conversation_state.turns) == 1
+
+
 def test_heartbeats_from_the_first_frame_end_by_the_request_timeout(sim: Simulator) -> None:
     sim.agent.script([Heartbeat(400, 0.02)])
     started = time.monotonic()
