@@ -20,6 +20,7 @@ import contextlib
 import difflib
 import json
 import logging
+import math
 import os
 import sys
 import time
@@ -65,13 +66,27 @@ def _positive_int(text: str) -> int:
 
 
 def _positive_float(text: str) -> float:
-    """Return TEXT as a number > 0."""
+    """Return TEXT as a finite number > 0."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    # float() takes "nan", "inf" and 1e400 (which overflows to inf): none is a duration.
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
     if value <= 0:
         raise argparse.ArgumentTypeError("must be more than 0")
+    return value
+
+
+def _port(text: str) -> int:
+    """Return TEXT as a TCP port number, 1..65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port from 1 to 65535, not {value}")
     return value
 
 
@@ -154,7 +169,7 @@ def build_parser() -> Parser:
         "--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)"
     )
     serve.add_argument(
-        "--port", type=_positive_int, default=8765, help="the port to listen on (default 8765)"
+        "--port", type=_port, default=8765, help="the port to listen on (default 8765)"
     )
     return parser
 

@@ -54,6 +54,7 @@ __all__ = [
     "DEFAULT_LISTEN_HOST",
     "DEFAULT_PORT",
     "ApiServer",
+    "authority",
     "loopback",
     "main_serve",
     "serve",
@@ -109,7 +110,7 @@ class ApiServer:
     @property
     def url(self) -> str:
         """Return the base URL clients use (``…/v1``)."""
-        return f"http://{self.listen_host}:{self.port}/v1"
+        return f"http://{authority(self.listen_host, self.port)}/v1"
 
     # Connections ----------------------------------------------------------------------------
 
@@ -514,6 +515,13 @@ async def serve(
         await server.close()
 
 
+def authority(listen_host: str, port: int) -> str:
+    """Return ``host:port`` as a URL writes it: an IPv6 address goes in brackets."""
+    if ":" in listen_host and not listen_host.startswith("["):
+        listen_host = f"[{listen_host}]"  # RFC 3986: http://[::1]:8765, never http://::1:8765
+    return f"{listen_host}:{port}"
+
+
 def loopback(listen_host: str) -> bool:
     """Return whether LISTEN_HOST is a loopback address (or ``localhost``)."""
     if listen_host.strip().lower() == "localhost":
@@ -574,7 +582,7 @@ def main_serve(args: argparse.Namespace) -> int:
             print("nodecode-cursor: stopped", file=sys.stderr)
         except OSError as exc:
             raise ConfigError(
-                f"cannot listen on {listen_host}:{port}: {exc.strerror or exc}"
+                f"cannot listen on {authority(listen_host, port)}: {exc.strerror or exc}"
             ) from None
     finally:
         host.stop()

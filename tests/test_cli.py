@@ -836,3 +836,57 @@ def test_serve_refuses_a_network_address_without_a_client_key(home: Path) -> Non
     assert done.returncode == 2
     assert "NODECODE_SERVE_API_KEY" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# Usage errors a person can make on the command line -------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1e400"])
+def test_ask_timeout_must_be_a_finite_number(sim: Simulator, home: Path, value: str) -> None:
+    done = run_cli("--base-url", sim.url, "ask", "--timeout", value, "hi", env=cli_env(home))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "--timeout" in done.stderr and "not a finite number" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not sim.requests_to(RUN_PATH)
+
+
+@pytest.mark.parametrize("value", ["0", "99999", "65536", "-1"])
+def test_serve_port_out_of_range_is_a_usage_error(home: Path, value: str) -> None:
+    done = run_cli("serve", "--port", value, env=cli_env(home))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "--port" in done.stderr and "1 to 65535" in done.stderr
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+
+
+def serve_banner(sim: Simulator, home: Path, *args: str) -> str:
+    """Return the first line ``serve ARGS`` writes to stderr, after stopping it with SIGTERM."""
+    process = subprocess.Popen(
+        [*CLI, "--base-url", sim.url, "serve", *args],
+        env=cli_env(home),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        banner = process.stderr.readline()
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(RUN_TIMEOUT) == 0
+        return banner
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate()
+
+
+def test_serve_on_ipv6_loopback_brackets_the_address(sim: Simulator, home: Path) -> None:
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+            port = probe.getsockname()[1]
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    banner = serve_banner(sim, home, "--host", "::1", "--port", str(port))
+    assert f"http://[::1]:{port}/v1" in banner, banner
+    assert "loopback only" in banner
