@@ -164,8 +164,12 @@ class RoundContext:
     ``system`` wins when given; a system/developer message later in the history
     rides as a user turn. ``tools`` are OpenAI function tools. ``credential`` is a
     bearer token the host resolved; leave it None to get the cell's own credential
-    ladder, which renews a due sign-in before the round. ``session_id`` keys the
-    conversation; None makes the round ephemeral.
+    ladder, which renews a due sign-in before the round. A credential that is the
+    kept sign-in's access token (what ``cell.credential("cursor")`` returns, which
+    never renews) also goes through that ladder when ``host`` is set, so a due
+    sign-in is renewed and the round sends the renewed token; any other credential
+    is sent as it is. ``session_id`` keys the conversation; None makes the round
+    ephemeral.
     """
 
     model: str

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from . import limits
 from .blobs import Conversation, Conversations
 from .errors import ProviderError, StreamIncomplete
-from .host import Finish, RoundContext, RoundResult, StreamPart, StreamStart
+from .host import Finish, Host, RoundContext, RoundResult, StreamPart, StreamStart
 from .writers import WriterTable
 
 if TYPE_CHECKING:
@@ -204,7 +204,12 @@ async def _token(ctx: RoundContext) -> str:
     from . import credentials
 
     if ctx.credential:
-        return credentials.checked_token(ctx.credential, "the round's credential")
+        given = credentials.checked_token(ctx.credential, "the round's credential")
+        if ctx.host is None or not _is_kept_sign_in(ctx.host, given):
+            return given
+        # The host passed the kept sign-in as it read it (cell.credential never
+        # renews): go through the ladder so a due sign-in is renewed before the round.
+        log.debug("the round's credential is the kept sign-in; renewing it first when due")
 
     token: str | None
     if ctx.host is not None:
@@ -219,6 +224,23 @@ async def _token(ctx: RoundContext) -> str:
     if not token:
         credentials.raise_not_signed_in()
     return token
+
+
+def _is_kept_sign_in(host: Host, token: str) -> bool:
+    """Return whether TOKEN is the access token of the sign-in kept in HOST's auth.json.
+
+    Reads the file only (no network). An auth.json that cannot be read says no:
+    the round then sends the host's credential as it is.
+    """
+    from .errors import StoreError
+    from .store import AuthStore
+
+    try:
+        entry = AuthStore(host.home).entry()
+    except StoreError as exc:
+        log.debug("auth.json unreadable; using the round's credential as given: %s", exc.detail)
+        return False
+    return entry is not None and entry.access_token == token
 
 
 def _heartbeat(message: Any) -> bool:

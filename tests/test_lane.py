@@ -631,3 +631,52 @@ def test_the_rosters_max_mode_marker_routes_a_model_whose_row_is_silent(sim: Sim
         assert after.model_details.max_mode is True
     finally:
         listing._markers.clear()
+
+
+def test_a_kept_sign_in_passed_as_the_credential_is_renewed_when_due(
+    sim: Simulator, tmp_path: Any
+) -> None:
+    """A host passing ``cell.credential("cursor")`` still gets the due sign-in renewed (B8)."""
+    from nodecode_cursor.cell import CursorCell
+    from nodecode_cursor.simulator.auth import make_token
+    from nodecode_cursor.store import AuthStore, TokenEntry
+
+    kept = make_token(lifetime=3600)
+    AuthStore(tmp_path).save_entry(TokenEntry(kept, "refresh-kept", time.time() + 30, "me@x"))
+    host = MemoryHost(tmp_path, {"cursor": {"base_url": sim.url}})
+    cell = CursorCell()
+    assert cell.start(host)
+    try:
+        credential = cell.credential("cursor")
+        assert credential == kept and sim.auth.refresh_calls == 0  # the resolver never renews
+        lane.stream_round_sync(context(sim, credential=credential, host=host))
+    finally:
+        cell.stop()
+    assert sim.auth.refresh_calls == 1
+    [renewed] = sim.auth.refreshed
+    assert renewed != kept
+    [run_sse] = [r for r in sim.requests if r.path.endswith("/RunSSE")]
+    assert run_sse.headers["authorization"] == f"Bearer {renewed}"
+    assert AuthStore(tmp_path).entry().access_token == renewed  # type: ignore[union-attr]
+
+
+def test_a_credential_that_is_not_the_kept_sign_in_is_sent_as_it_is(
+    sim: Simulator, tmp_path: Any
+) -> None:
+    from nodecode_cursor.simulator.auth import make_token
+    from nodecode_cursor.store import AuthStore, TokenEntry
+
+    AuthStore(tmp_path).save_entry(
+        TokenEntry(make_token(), "refresh-kept", time.time() + 30, "me@x")
+    )
+    lane.stream_round_sync(context(sim, credential=TOKEN, host=MemoryHost(tmp_path)))
+    assert sim.auth.refresh_calls == 0
+    assert sim.agent.run().headers["authorization"] == f"Bearer {TOKEN}"
+
+
+def test_a_corrupt_auth_file_leaves_the_rounds_credential_as_it_is(
+    sim: Simulator, tmp_path: Any
+) -> None:
+    (tmp_path / "auth.json").write_text("{not json")
+    lane.stream_round_sync(context(sim, credential=TOKEN, host=MemoryHost(tmp_path)))
+    assert sim.agent.run().headers["authorization"] == f"Bearer {TOKEN}"
