@@ -160,7 +160,12 @@ def build_parser() -> Parser:
         ("logout", "forget the kept sign-in"),
     ):
         _globals(commands.add_parser(name, help=text), top=False)
-    demo = commands.add_parser("demo", help="a real turn against the offline simulator")
+    demo = commands.add_parser(
+        "demo",
+        help="a real turn against the offline simulator",
+        description="A real two-round turn against the bundled simulator on loopback, never "
+        "Cursor: --base-url and --web-url are refused here.",
+    )
     _globals(demo, top=False)
 
     serve = commands.add_parser("serve", help="an OpenAI-compatible API for Cursor's models")
@@ -552,6 +557,20 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from .render import Style, TerminalView
     from .simulator import Simulator
 
+    given = [
+        flag
+        for flag, value in (
+            ("--base-url", getattr(args, "base_url", None)),
+            ("--web-url", getattr(args, "web_url", None)),
+        )
+        if value
+    ]
+    if given:
+        # The demo is offline by design: it must never dial the URL given for Cursor.
+        raise UsageError(
+            f"demo always runs against its own bundled simulator; {' and '.join(given)} "
+            "cannot be used with it (see nodecode-cursor demo --help)"
+        )
     style = Style(sys.stdout)
     with tempfile.TemporaryDirectory(prefix="nodecode-demo-") as scratch, Simulator() as sim:
         # The demo's own home and working folder: nothing of the person's is read or written,

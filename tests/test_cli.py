@@ -890,3 +890,22 @@ def test_serve_on_ipv6_loopback_brackets_the_address(sim: Simulator, home: Path)
     banner = serve_banner(sim, home, "--host", "::1", "--port", str(port))
     assert f"http://[::1]:{port}/v1" in banner, banner
     assert "loopback only" in banner
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--base-url", "BASE", "demo"),
+        ("demo", "--base-url", "BASE"),
+        ("--web-url", "BASE", "demo"),
+    ],
+)
+def test_demo_refuses_a_url_it_would_never_use(
+    sim: Simulator, home: Path, args: tuple[str, ...]
+) -> None:
+    done = run_cli(*(sim.url if a == "BASE" else a for a in args), env=cli_env(home))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "bundled simulator" in done.stderr
+    assert "--base-url" in done.stderr or "--web-url" in done.stderr
+    assert "OFFLINE DEMO" not in done.stdout
+    assert sim.requests == []  # the demo dialled nothing it was given
