@@ -58,11 +58,14 @@ _state_lock = threading.Lock()
 
 
 def forget_conversations() -> None:
-    """Forget every kept conversation and writer entry (the cell's stop calls this)."""
+    """Forget every kept conversation, writer entry and roster (the cell's stop calls this)."""
+    from . import listing
+
     global conversations, writers
     with _state_lock:
         conversations = Conversations()
         writers = WriterTable()
+    listing.forget_rosters()
 
 
 def stream_round_sync(ctx: RoundContext) -> RoundResult:
@@ -101,9 +104,16 @@ async def stream_round(ctx: RoundContext) -> RoundResult:
     from . import listing, routing
 
     model = ctx.model
-    effort = routing.round_effort(model, ctx.effort)
-    wire_id = routing.wire_model_id(model, effort)
-    token = await _token(ctx)
+    display = model
+    if routing.is_bundled(model):
+        effort = routing.round_effort(model, ctx.effort)
+        wire_id = routing.wire_model_id(model, effort)
+        token = await _token(ctx)
+    else:
+        token, display = await _roster_model(ctx)
+        # A roster-only model is sent as the roster names it; its slug alone
+        # says any effort (routing's collapse rules), so the round asks none.
+        wire_id = model
     # The system/developer messages that open the history are the system prompt
     # (ctx.system wins when given) and leave the history either way, so the prompt
     # is sent once; later ones ride as user turns (history.py).
@@ -117,7 +127,7 @@ async def stream_round(ctx: RoundContext) -> RoundResult:
     # The roster's marker counts only when the bundled row has none of its own.
     wire = routing.resolve_wire_model(model, wire_id, mode, listing.round_marker(model, wire_id))
     while True:
-        attempt = _Attempt(ctx, messages, token, system, wire, conversation, table)
+        attempt = _Attempt(ctx, messages, token, system, wire, conversation, table, display)
         try:
             result = await attempt.run()
         except ProviderError as exc:
@@ -129,6 +139,36 @@ async def stream_round(ctx: RoundContext) -> RoundResult:
             continue
         _emit(ctx, Finish(result.finish_reason))
         return result
+
+
+async def _roster_model(ctx: RoundContext) -> tuple[str, str]:
+    """Return (token, display name) for a model the bundled rows lack but the roster lists.
+
+    The roster is asked with the round's token (once per process per base URL);
+    a model it does not list, or a roster that cannot be had, is the unknown-model
+    ConfigError, naming near matches and why the roster could not be checked.
+    """
+    from . import listing, routing
+    from .errors import ConfigError, CursorError
+
+    model = ctx.model
+    try:
+        token = await _token(ctx)
+    except ConfigError as exc:
+        if exc.code != "not_signed_in":
+            raise
+        raise routing.unknown_model(model, unchecked=exc.detail) from None
+    base_url = ctx.base_url or limits.DEFAULT_BASE_URL
+    try:
+        roster = await listing.round_roster(token, base_url, client_version=ctx.client_version)
+    except CursorError as exc:
+        log.debug("roster unavailable for %s: %s", model, exc.detail)
+        raise routing.unknown_model(model, unchecked=exc.detail) from None
+    entry = next((row for row in roster if row.id == model), None)
+    if entry is None:
+        raise routing.unknown_model(model, [row.id for row in roster])
+    log.debug("%s is not bundled; the account's roster lists it", model)
+    return token, entry.name
 
 
 def _discovery_retry(
@@ -270,8 +310,10 @@ class _Attempt:
         wire: WireModel,
         conversation: Conversation,
         table: WriterTable,
+        display: str,
     ) -> None:
         self.ctx = ctx
+        self.display = display
         self.messages = messages
         self.token = token
         self.system = system
@@ -296,7 +338,7 @@ class _Attempt:
             self.system,
             self.wire,
             model,
-            row.name if row is not None else model,
+            row.name if row is not None else self.display,
             self.conversation,
             writers=self.table,
         )

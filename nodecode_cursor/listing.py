@@ -4,7 +4,9 @@
 request, the client headers, short timeouts) and turns the answer into rows
 for ``/models``: each model once, sorted by id, with a display name and a
 context window. It also remembers each model's max-mode marker so the lane can
-route rounds on it (``roster_marker``). ``list_models`` never fails: when the
+route rounds on it (``roster_marker``), and the last roster per base URL, so a
+round on a model only the roster names costs one roster call per process
+(``round_roster``). ``list_models`` never fails: when the
 live roster cannot be had it lists the bundled rows and says why. ``check_key``
 is the host's key check for a token saved with ``/connect``.
 
@@ -28,10 +30,12 @@ __all__ = [
     "RosterModel",
     "check_key",
     "fetch_roster",
+    "forget_rosters",
     "list_models",
     "parse_roster",
     "roster_marker",
     "round_marker",
+    "round_roster",
 ]
 
 log = logging.getLogger("nodecode_cursor.listing")
@@ -44,6 +48,9 @@ NOT_SIGNED_IN = "not signed in: /cursor login"
 
 _markers: dict[str, bool] = {}
 _markers_lock = threading.Lock()
+# The last roster fetched per base URL, for the lane's models the bundled rows lack:
+# asked once per process (a round on a bundled model never asks).
+_rosters: dict[str, tuple[RosterModel, ...]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +169,29 @@ async def fetch_roster(
         raise _refusal(response.status_code, response.content)
     models = parse_roster(response.content)
     _remember(models)
+    with _markers_lock:
+        _rosters[base_url.rstrip("/")] = models
     return models
+
+
+async def round_roster(
+    token: str | None, base_url: str, *, client_version: str | None = None
+) -> tuple[RosterModel, ...]:
+    """Return the account's roster for a round: the one kept for BASE_URL, else fetched and kept.
+
+    Raises as ``fetch_roster`` does; a refusal is not kept, so a later round asks again.
+    """
+    with _markers_lock:
+        kept = _rosters.get(base_url.rstrip("/"))
+    if kept is not None:
+        return kept
+    return await fetch_roster(token, base_url, client_version=client_version)
+
+
+def forget_rosters() -> None:
+    """Forget every kept roster (the next round on a model the bundled rows lack asks again)."""
+    with _markers_lock:
+        _rosters.clear()
 
 
 def _refusal(status: int, body: bytes) -> ProviderError:

@@ -31,7 +31,7 @@ import difflib
 import functools
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from types import MappingProxyType
@@ -45,6 +45,7 @@ __all__ = [
     "WireModel",
     "WireRow",
     "collapse_variant",
+    "is_bundled",
     "is_k3",
     "known_models",
     "model_row",
@@ -52,6 +53,7 @@ __all__ = [
     "resolve_max_mode",
     "resolve_wire_model",
     "round_effort",
+    "unknown_model",
     "wire_model_id",
 ]
 
@@ -180,18 +182,30 @@ def known_models() -> list[str]:
     return list(_rows())
 
 
-def _unknown(model: str) -> ConfigError:
-    """Return the config error for an unknown MODEL, naming the nearest known ids."""
-    nearest = difflib.get_close_matches(model, list(_rows()), n=5, cutoff=0.0)
+def unknown_model(
+    model: str, roster_ids: Iterable[str] = (), unchecked: str | None = None
+) -> ConfigError:
+    """Return the config error for an unknown MODEL, naming the nearest bundled or roster ids.
+
+    ``unchecked`` is why the account's live roster could not be asked, when it could not.
+    """
+    known = list(dict.fromkeys([*_rows(), *roster_ids]))
+    nearest = difflib.get_close_matches(model, known, n=5, cutoff=0.0)
     hint = f" Nearest known: {', '.join(nearest)}." if nearest else ""
-    return ConfigError(f"Unknown Cursor model {model!r}.{hint}", code="unknown_model")
+    note = f" The live roster could not be checked ({unchecked})." if unchecked else ""
+    return ConfigError(f"Unknown Cursor model {model!r}.{hint}{note}", code="unknown_model")
+
+
+def is_bundled(model: str) -> bool:
+    """Return whether the bundled rows name MODEL."""
+    return model in _rows()
 
 
 def model_row(model: str) -> WireRow:
     """Return MODEL's wire row; raise ConfigError for a model the bundled rows lack."""
     row = _rows().get(model)
     if row is None:
-        raise _unknown(model)
+        raise unknown_model(model)
     return row
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from nodecode_cursor import lane
+from nodecode_cursor import lane, routing
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.answers import handoff_text
 from nodecode_cursor.errors import ConfigError, ProviderError, StreamIncomplete
@@ -360,14 +360,16 @@ def test_a_credential_no_header_can_carry_is_one_clear_line(sim: Simulator, toke
     assert sim.requests == []
 
 
-def test_an_unknown_model_is_a_config_error_before_any_network(sim: Simulator) -> None:
+def test_an_unknown_model_is_a_config_error_before_any_run(sim: Simulator) -> None:
     with pytest.raises(ConfigError) as caught:
         lane.stream_round_sync(context(sim, model="no-such-model"))
     assert caught.value.code == "unknown_model"
+    # Only the roster was asked (the model might have been one only it lists).
+    assert [r.path for r in sim.requests] == ["/agent.v1.AgentService/GetUsableModels"]
     with pytest.raises(ConfigError) as caught:
         lane.stream_round_sync(context(sim, model="gpt-5.4", effort="ultra"))
     assert caught.value.code == "unsupported_effort"
-    assert sim.requests == []
+    assert len(sim.requests) == 1
 
 
 def test_the_round_records_its_writer(sim: Simulator) -> None:
@@ -680,3 +682,90 @@ def test_a_corrupt_auth_file_leaves_the_rounds_credential_as_it_is(
     (tmp_path / "auth.json").write_text("{not json")
     lane.stream_round_sync(context(sim, credential=TOKEN, host=MemoryHost(tmp_path)))
     assert sim.agent.run().headers["authorization"] == f"Bearer {TOKEN}"
+
+
+# Models only the account's roster names --------------------------------------------------
+
+ROSTER_PATH = "/agent.v1.AgentService/GetUsableModels"
+
+
+@pytest.fixture
+def fresh_rosters() -> Iterator[None]:
+    from nodecode_cursor import listing
+
+    listing.forget_rosters()
+    yield
+    listing.forget_rosters()
+    listing._markers.clear()
+
+
+@pytest.mark.usefixtures("fresh_rosters")
+def test_a_model_only_the_roster_lists_is_routed_from_its_slug(sim: Simulator) -> None:
+    assert "gpt-5.4-high" not in routing.known_models()
+    result = lane.stream_round_sync(context(sim, model="gpt-5.4-high"))
+    assert result.finish_reason == "stop"
+    request = sim.agent.run().run_request
+    assert request is not None
+    # An OpenAI sibling slug collapses as the bundled ones do.
+    assert request.requested_model.model_id == "gpt-5.4"
+    assert [(p.id, p.value) for p in request.requested_model.parameters] == [("reasoning", "high")]
+    assert request.model_details.model_id == "gpt-5.4-high"
+    assert len(sim.requests_to(ROSTER_PATH)) == 1
+    # The roster is asked once per process and base URL.
+    lane.stream_round_sync(context(sim, model="gpt-5.4-high"))
+    assert len(sim.requests_to(ROSTER_PATH)) == 1
+    assert sim.agent.violations() == []
+
+
+@pytest.mark.usefixtures("fresh_rosters")
+def test_a_bundled_model_never_asks_the_roster(sim: Simulator) -> None:
+    lane.stream_round_sync(context(sim, model="gpt-5.4", effort="high"))
+    lane.stream_round_sync(context(sim))
+    assert sim.requests_to(ROSTER_PATH) == []
+
+
+@pytest.mark.usefixtures("fresh_rosters")
+def test_a_roster_only_model_takes_its_max_mode_from_the_roster(sim: Simulator) -> None:
+    from nodecode_cursor.simulator.models import RosterEntry
+
+    sim.models.roster = [RosterEntry("claude-opus-9-thinking", "Opus 9", max_mode=True)]
+    lane.stream_round_sync(context(sim, model="claude-opus-9-thinking", effort="high"))
+    request = sim.agent.run().run_request
+    assert request is not None
+    assert request.requested_model.model_id == "claude-opus-9-thinking"
+    assert list(request.requested_model.parameters) == []  # no effort rides along
+    assert request.requested_model.max_mode is True
+    assert request.model_details.model_id == "claude-opus-9-thinking"
+
+
+@pytest.mark.usefixtures("fresh_rosters")
+def test_a_model_neither_bundled_nor_on_the_roster_names_near_matches_from_both(
+    sim: Simulator,
+) -> None:
+    from nodecode_cursor.simulator.models import RosterEntry
+
+    sim.models.roster = [RosterEntry("zeta-coder-7", "Zeta")]
+    with pytest.raises(ConfigError) as caught:
+        lane.stream_round_sync(context(sim, model="zeta-coder-8"))
+    assert caught.value.code == "unknown_model" and caught.value.status == 400
+    assert "zeta-coder-7" in str(caught.value)
+    with pytest.raises(ConfigError) as caught:
+        lane.stream_round_sync(context(sim, model="claude-4.5-sonet"))
+    assert "claude-4.5-sonnet" in str(caught.value)
+    assert len(sim.requests_to(ROSTER_PATH)) == 1
+    assert sim.requests_to("/agent.v1.AgentService/RunSSE") == []
+
+
+@pytest.mark.usefixtures("fresh_rosters")
+def test_an_unknown_model_says_when_the_roster_could_not_be_checked(sim: Simulator) -> None:
+    sim.models.refuse(403, "permission_denied")
+    with pytest.raises(ConfigError) as caught:
+        lane.stream_round_sync(context(sim, model="gpt-5.4-high"))
+    line = str(caught.value)
+    assert caught.value.code == "unknown_model"
+    assert "live roster could not be checked" in line and "HTTP 403" in line
+    assert TOKEN not in line
+    # A refusal is not kept: the next round asks again.
+    sim.models.refusal = None
+    lane.stream_round_sync(context(sim, model="gpt-5.4-high"))
+    assert len(sim.requests_to(ROSTER_PATH)) == 2
