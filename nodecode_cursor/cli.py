@@ -205,7 +205,9 @@ def make_host(
     if getattr(args, "web_url", None):
         section["web_url"] = args.web_url
     host = ReferenceHost(home or home_folder(), overrides={PROVIDER: section}, say=say)
-    host.config_file()  # a broken config.json is a config error before anything loads
+    # A broken config.json is a config error before anything loads.
+    for key in HOST_DEFAULTS:
+        _configured(host, key)
     host.start()
     for problem in host.problems:
         print(f"warning: {problem}", file=sys.stderr)
@@ -221,7 +223,8 @@ def catalog_models(host: Any) -> dict[str, dict[str, Any]]:
 
 def resolve_model(host: Any, name: str | None, extra: Sequence[str] = ()) -> str:
     """Return the model id NAME names (``cursor/`` prefix allowed); ConfigError with the nearest."""
-    model = (name or _configured(host, "model") or DEFAULT_MODEL).strip()
+    configured = None if name else _configured(host, "model")
+    model = (name or configured or DEFAULT_MODEL).strip()
     model = model.removeprefix(f"{PROVIDER}/")
     # The roster repeats catalog ids: each may appear once among the nearest.
     known = list(dict.fromkeys([*catalog_models(host), *(m for m in extra if m)]))
@@ -232,14 +235,16 @@ def resolve_model(host: Any, name: str | None, extra: Sequence[str] = ()) -> str
         nearest = [k for k in known if model.split("-")[0] in k][:5]
     hint = f" Nearest supported: {', '.join(nearest)}." if nearest else ""
     raise ConfigError(
-        f"unknown model {PROVIDER}/{model}.{hint} (`nodecode-cursor models` lists them)"
+        f"unknown model {PROVIDER}/{model}{_from_file(host, 'model', configured)}.{hint} "
+        "(`nodecode-cursor models` lists them)"
     )
 
 
 def resolve_effort(host: Any, model: str, effort: str | None) -> str | None:
     """Return the effort to ask MODEL for (None = off); ConfigError naming the model's efforts."""
+    configured = None
     if effort is None:
-        effort = _configured(host, "effort")
+        effort = configured = _configured(host, "effort")
     if effort is None or effort.strip().lower() in ("", "off", "none"):
         return None
     effort = effort.strip().lower()
@@ -251,16 +256,40 @@ def resolve_effort(host: Any, model: str, effort: str | None) -> str | None:
     supported = list(row.get("efforts") or EFFORTS)
     if effort not in supported:
         raise ConfigError(
-            f"effort {effort!r} is not supported by {PROVIDER}/{model}; "
-            f"its efforts: {', '.join(supported)}, or off"
+            f"effort {effort!r}{_from_file(host, 'effort', configured)} is not supported by "
+            f"{PROVIDER}/{model}; its efforts: {', '.join(supported)}, or off"
         )
     return effort
 
 
+# The host's own defaults at config.json's top level, and what each must be.
+HOST_DEFAULTS = {
+    "model": f'a model id string, e.g. "{DEFAULT_MODEL}"',
+    "effort": 'an effort string, e.g. "high", or "off"',
+}
+
+
 def _configured(host: Any, key: str) -> str | None:
-    """Return the host's default KEY (model, effort) from config.json's top level."""
+    """Return the host's default KEY (model, effort) from config.json's top level.
+
+    ConfigError when it is there but not a string: ignoring it would quietly run
+    another model than the one the person set.
+    """
     value = host.config_file().get(key)
-    return value if isinstance(value, str) and value.strip() else None
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        from .refhost import json_kind
+
+        raise ConfigError(
+            f'"{key}" in {host.config_path} must be {HOST_DEFAULTS[key]}, not {json_kind(value)}'
+        )
+    return value if value.strip() else None
+
+
+def _from_file(host: Any, key: str, configured: str | None) -> str:
+    """Return the note that KEY's value came from config.json (empty when it came from argv)."""
+    return "" if configured is None else f' (the "{key}" in {host.config_path})'
 
 
 # ask ------------------------------------------------------------------------------------------

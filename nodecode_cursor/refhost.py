@@ -61,6 +61,7 @@ __all__ = [
     "TurnObserver",
     "TurnOutcome",
     "discover_cells",
+    "json_kind",
 ]
 
 log = logging.getLogger("nodecode_cursor.refhost")
@@ -254,12 +255,19 @@ class ReferenceHost:
         """The host's home folder (auth.json, config.json, cells/)."""
         return self._home
 
+    @property
+    def config_path(self) -> Path:
+        """The host's config.json (it need not exist)."""
+        return self._home / "config.json"
+
     def config_file(self) -> dict[str, Any]:
-        """Return config.json as a dict (empty when absent); ConfigError when it is not JSON."""
+        """Return config.json as a dict (empty when absent or blank); ConfigError when not JSON."""
         if self._file is None:
-            path = self._home / "config.json"
+            path = self.config_path
             try:
-                raw = json.loads(path.read_text("utf-8"))
+                text = path.read_text("utf-8")
+                # A file created empty (touch, an editor's new file) means "nothing set".
+                raw = json.loads(text) if text.strip() else {}
             except FileNotFoundError:
                 raw = {}
             except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -270,11 +278,20 @@ class ReferenceHost:
         return self._file
 
     def config(self, section: str) -> Mapping[str, Any]:
-        """Return SECTION: manifest defaults, then config.json, then command-line overrides."""
+        """Return SECTION: manifest defaults, then config.json, then command-line overrides.
+
+        ConfigError when config.json gives SECTION as something other than an object:
+        ignoring it would quietly drop what the person meant to set (a veto included).
+        """
         merged = dict(self._defaults.get(section, {}))
         from_file = self.config_file().get(section)
         if isinstance(from_file, dict):
             merged.update(from_file)
+        elif from_file is not None:
+            raise ConfigError(
+                f'"{section}" in {self.config_path} must be a JSON object '
+                f'(e.g. "{section}": {{"enabled": true}}), not {json_kind(from_file)}'
+            )
         merged.update(self._overrides.get(section, {}))
         return merged
 
@@ -340,7 +357,14 @@ class ReferenceHost:
         for section, defaults in loaded.source.defaults.items():
             self._defaults.setdefault(section, dict(defaults))
         for section in self._sections(loaded):
-            if self.config(section).get("enabled", True) is False:
+            enabled = self.config(section).get("enabled", True)
+            if not isinstance(enabled, bool):
+                # "no", 0 or "false" must not leave the cell running as if it said true.
+                raise ConfigError(
+                    f'"enabled" in the "{section}" section of {self.config_path} must be '
+                    f"true or false, not {json_kind(enabled)}"
+                )
+            if enabled is False:
                 loaded.vetoed_by = section
                 self._vetoed[section] = loaded.source.name
                 log.debug("cell %s vetoed by config section %r", loaded.source.name, section)
@@ -500,6 +524,22 @@ class ReferenceHost:
                     )
                 conversation.messages.append(_tool_message(call, output))
                 view.tool_result(call, output)
+
+
+def json_kind(value: Any) -> str:
+    """Return what VALUE is in JSON's terms, quoted briefly: 'the string "no"', 'the number 5'."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"the boolean {json.dumps(value)}"
+    if isinstance(value, (int, float)):
+        return f"the number {json.dumps(value)}"
+    if isinstance(value, str):
+        quoted = json.dumps(value if len(value) <= 40 else value[:40] + "…", ensure_ascii=False)
+        return f"the string {quoted}"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
 
 
 async def _awaited(awaitable: Awaitable[T]) -> T:

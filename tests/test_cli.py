@@ -909,3 +909,64 @@ def test_demo_refuses_a_url_it_would_never_use(
     assert "--base-url" in done.stderr or "--web-url" in done.stderr
     assert "OFFLINE DEMO" not in done.stdout
     assert sim.requests == []  # the demo dialled nothing it was given
+
+
+# config.json shapes ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("config", "names"),
+    [
+        ({"cursor": "x"}, ['"cursor"', "must be a JSON object", 'the string "x"']),
+        ({"cursor": ["a"]}, ['"cursor"', "must be a JSON object", "an array"]),
+        ({"cursor": {"enabled": "no"}}, ['"enabled"', "true or false", 'the string "no"']),
+        ({"cursor": {"enabled": 0}}, ['"enabled"', "true or false", "the number 0"]),
+        ({"model": 5}, ['"model"', "a model id string", "the number 5"]),
+        ({"effort": True}, ['"effort"', "an effort string", "the boolean true"]),
+    ],
+)
+def test_a_config_value_of_the_wrong_shape_is_a_config_error(
+    sim: Simulator, home: Path, config: dict[str, Any], names: list[str]
+) -> None:
+    (home / "config.json").write_text(json.dumps(config))
+    for args in (("ask", "--tools", "none", "hi"), ("status",), ("models",)):
+        done = run_cli("--base-url", sim.url, *args, env=cli_env(home))
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1, done.stderr
+        assert str(home / "config.json") in lines[0]
+        for name in names:
+            assert name in lines[0], (name, lines[0])
+        assert "Traceback" not in done.stderr
+    assert not sim.requests_to(RUN_PATH)
+
+
+@pytest.mark.parametrize("text", ["", "  \n\t\n"])
+def test_an_empty_config_json_counts_as_an_empty_object(
+    sim: Simulator, home: Path, text: str
+) -> None:
+    (home / "config.json").write_text(text)
+    answer = ask_json(sim, home, "--tools", "none", "hi")
+    assert answer["message"]["content"].endswith("You said: hi")
+    status = run_cli("status", env=cli_env(home))
+    assert status.returncode == 0, status.stderr
+
+
+def test_an_unknown_model_or_effort_from_config_json_says_where_it_came_from(
+    sim: Simulator, home: Path
+) -> None:
+    config = home / "config.json"
+    config.write_text(json.dumps({"model": "gpt-5.9"}))
+    done = run_cli("--base-url", sim.url, "ask", "hi", env=cli_env(home))
+    assert done.returncode == 2
+    assert f'unknown model cursor/gpt-5.9 (the "model" in {config})' in done.stderr
+    # The same name on the command line is the person's own: no pointer to the file.
+    config.write_text("{}")
+    argv = run_cli("--base-url", sim.url, "ask", "--model", "gpt-5.9", "hi", env=cli_env(home))
+    assert argv.returncode == 2 and "unknown model cursor/gpt-5.9" in argv.stderr
+    assert "config.json" not in argv.stderr
+    config.write_text(json.dumps({"model": "gpt-5.4", "effort": "max"}))
+    effort = run_cli("--base-url", sim.url, "ask", "hi", env=cli_env(home))
+    assert effort.returncode == 2
+    assert f"effort 'max' (the \"effort\" in {config}) is not supported" in effort.stderr
+    assert not sim.requests_to(RUN_PATH)
