@@ -110,6 +110,7 @@ async def stream_round(ctx: RoundContext) -> RoundResult:
         wire_id = routing.wire_model_id(model, effort)
         token = await _token(ctx)
     else:
+        routing.checked_effort(ctx.effort)  # a misspelt level fails before any network
         token, display = await _roster_model(ctx)
         # A roster-only model is sent as the roster names it; its slug alone
         # says any effort (routing's collapse rules), so the round asks none.

@@ -8,7 +8,8 @@ max-mode markers, whether tool schemas need projecting, and the model's lineage.
 This module combines those rows into the request's model fields:
 
 1. ``round_effort``: the effort a round asks for: none when thinking is off or the
-   model does not reason; a config error when the model does not take it.
+   model does not reason; a config error when the model does not take it, or
+   when it is no known level at all (``checked_effort``), whatever the model.
 2. ``wire_model_id``: the wire slug: ``routing[effort or "off"]``, else the row's
    ``request``, else the model id.
 3. ``resolve_wire_model``: what RequestedModel and ModelDetails carry. An
@@ -44,6 +45,7 @@ __all__ = [
     "EFFORTS",
     "WireModel",
     "WireRow",
+    "checked_effort",
     "collapse_variant",
     "is_bundled",
     "is_k3",
@@ -209,10 +211,28 @@ def model_row(model: str) -> WireRow:
     return row
 
 
+def checked_effort(effort: str | None) -> str | None:
+    """Return EFFORT when it is a known level (None for off); else the unsupported_effort error.
+
+    Checked whatever the model: a misspelt level is refused even where the model
+    would ignore a real one.
+    """
+    if effort is None or effort == "off":
+        return None
+    if effort not in EFFORTS:
+        raise ConfigError(
+            f"Thinking effort {effort!r} is not a known level. "
+            f"Known efforts: off, {', '.join(EFFORTS)}",
+            code="unsupported_effort",
+        )
+    return effort
+
+
 def round_effort(model: str, effort: str | None) -> str | None:
     """Return the effort a round on MODEL asks for, or None for thinking off."""
     model_row(model)
-    if effort is None or effort == "off":
+    effort = checked_effort(effort)
+    if effort is None:
         return None
     bundled = catalog.find_model(model)
     # A model that does not reason is asked no effort at all, whatever the host

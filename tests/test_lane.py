@@ -769,3 +769,22 @@ def test_an_unknown_model_says_when_the_roster_could_not_be_checked(sim: Simulat
     sim.models.refusal = None
     lane.stream_round_sync(context(sim, model="gpt-5.4-high"))
     assert len(sim.requests_to(ROSTER_PATH)) == 2
+
+
+@pytest.mark.usefixtures("fresh_rosters")
+@pytest.mark.parametrize("model", ["composer-2.5", "gpt-5.4-high"])
+def test_an_unknown_effort_name_fails_the_round_before_any_run(sim: Simulator, model: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        lane.stream_round_sync(context(sim, model=model, effort="bogus"))
+    assert caught.value.code == "unsupported_effort"
+    assert "Known efforts:" in str(caught.value)
+    assert sim.requests == []
+
+
+@pytest.mark.usefixtures("fresh_rosters")
+def test_a_known_effort_on_a_model_that_does_not_reason_asks_none(sim: Simulator) -> None:
+    lane.stream_round_sync(context(sim, model="composer-2.5", effort="high"))
+    request = sim.agent.run().run_request
+    assert request is not None
+    assert request.requested_model.model_id == "composer-2.5"
+    assert [(p.id, p.value) for p in request.requested_model.parameters] == [("fast", "false")]

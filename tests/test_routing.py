@@ -221,6 +221,26 @@ def test_unsupported_effort_is_refused(model: str, effort: str, supported: str) 
         routing.wire_model_id(model, effort)
 
 
+@pytest.mark.parametrize("model", ["composer-2.5", "gpt-5.2-xhigh", "gpt-5.4", "claude-4-sonnet"])
+@pytest.mark.parametrize("effort", ["bogus", "HIGH", "", "none"])
+def test_an_effort_that_is_no_known_level_is_refused_whatever_the_model(
+    model: str, effort: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        routing.round_effort(model, effort)
+    assert caught.value.code == "unsupported_effort" and caught.value.status == 400
+    assert "Known efforts: off, minimal, low, medium, high, xhigh, max" in caught.value.detail
+    assert repr(effort) in caught.value.detail
+    with pytest.raises(ConfigError):
+        routing.checked_effort(effort)
+
+
+@pytest.mark.parametrize("effort", [*routing.EFFORTS, "off", None])
+def test_a_known_level_on_a_model_that_does_not_reason_asks_no_effort(effort: str | None) -> None:
+    assert routing.checked_effort(effort) == (None if effort == "off" else effort)
+    assert routing.round_effort("composer-2.5", effort) is None
+
+
 def test_unknown_model_names_nearest() -> None:
     with pytest.raises(ConfigError) as caught:
         routing.model_row("gpt-5.4-turbo")
