@@ -529,6 +529,14 @@ def _signed_in(status: str) -> bool:
     return "signed in" in lowered and "not signed in" not in lowered
 
 
+def _login_page(line: str) -> str | None:
+    """Return the sign-in page the cell's login line names, or None when it names none."""
+    for word in line.split():
+        if word.startswith(("http://", "https://")):
+            return word
+    return None
+
+
 def cmd_login(args: argparse.Namespace) -> int:
     """Start the browser sign-in and wait for it with a progress line; return the exit code."""
     said: list[str] = []
@@ -539,7 +547,16 @@ def cmd_login(args: argparse.Namespace) -> int:
         started = time.monotonic()
         progress = sys.stderr.isatty()
         try:
-            print(command.run("login"), flush=True)
+            started_line = command.run("login")
+            url = _login_page(started_line)
+            if url is None:
+                print(started_line, flush=True)  # not a page to open: the cell's own words
+            else:
+                # The cell's line is worded for a chat ("finishes in the background"); a
+                # shell waits here, so it gets the page and what it is waiting for.
+                print(f"cursor: open {url} in a browser to sign in", flush=True)
+                if not progress:
+                    print("waiting for the browser sign-in (Ctrl-C cancels)", file=sys.stderr)
             while _in_progress(command.run("status")):
                 if progress:
                     waited = int(time.monotonic() - started)

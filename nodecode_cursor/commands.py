@@ -9,9 +9,10 @@ cell's notices. The cell (``cell.py``) registers this command with its host.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import os
+from typing import TYPE_CHECKING, Any
 
-from .credentials import env_credential
+from .credentials import ENV_ACCESS_TOKEN, ENV_API_KEY, env_credential
 from .errors import ConfigError, StoreError
 from .limits import DEFAULT_BASE_URL, DEFAULT_WEB_URL
 from .signin import NOTICE_KEY, PollPacing, SignIn, session_ended
@@ -101,18 +102,39 @@ class CursorCommand:
         except ConfigError as exc:  # a token no request could carry
             return f"{PROVIDER}: {exc.detail}"
         if from_env:
-            return f"{PROVIDER}: not signed in; a token from the environment is used"
+            # Name the variable: a person who wants it gone must know which one to unset.
+            name = next(n for n in (ENV_ACCESS_TOKEN, ENV_API_KEY) if os.environ.get(n, "").strip())
+            return f"{PROVIDER}: not signed in; a token from the environment ({name}) is used"
         return f"{PROVIDER}: {NOT_SIGNED_HINT}"
 
     def logout(self) -> str:
-        """Cancel a sign-in in progress, forget the kept one, clear the notices; return a line."""
-        self.signin.cancel()
+        """Cancel a sign-in in progress, forget the kept one, clear the notices; return a line.
+
+        The line says what was done: a second logout must not claim to sign out again.
+        """
+        cancelled = self.signin.cancel()
+        forgot: list[bool] = []
+
+        def change(data: dict[str, Any]) -> bool:
+            """Return whether DATA changed after removing the kept sign-in."""
+            tokens = data.get("oauth_tokens")
+            if not isinstance(tokens, dict) or PROVIDER not in tokens:
+                return False  # nothing to forget: leave the file (or its absence) alone
+            del tokens[PROVIDER]
+            forgot.append(True)
+            return True
+
         try:
-            self.store.save_entry(None)
+            # Checked and removed under the store's lock: another process may sign in or out.
+            self.store.update(change)
         except StoreError as exc:
             return f"{PROVIDER}: {exc.detail}"
         self.host.notice(None, key=NOTICE_KEY)
-        return f"{PROVIDER}: signed out"
+        if forgot:
+            return f"{PROVIDER}: signed out"
+        if cancelled:
+            return f"{PROVIDER}: sign-in cancelled; nothing was kept"
+        return f"{PROVIDER}: not signed in; nothing to forget"
 
     def stop(self) -> None:
         """Cancel a sign-in in progress (the cell is stopping)."""

@@ -33,6 +33,7 @@ TOKEN = "sim-token-for-cli-tests"
 # A subprocess start-up plus a round on loopback takes well under this.
 RUN_TIMEOUT = 60
 CLI = [sys.executable, "-m", "nodecode_cursor.cli"]
+ENV_STATUS = "cursor: not signed in; a token from the environment (CURSOR_ACCESS_TOKEN) is used"
 
 
 def cli_env(home: Path, **extra: str) -> dict[str, str]:
@@ -350,7 +351,13 @@ def test_models_without_a_token_lists_the_bundled_rows_and_why(home: Path) -> No
 def test_status_names_the_token_source(home: Path) -> None:
     done = run_cli("status", env=cli_env(home))
     assert done.returncode == 0
-    assert done.stdout.strip() == "cursor: not signed in; a token from the environment is used"
+    assert done.stdout.strip() == ENV_STATUS
+    keyed = cli_env(home, CURSOR_API_KEY="key-from-the-environment")
+    del keyed["CURSOR_ACCESS_TOKEN"]
+    named = run_cli("status", env=keyed)
+    assert named.returncode == 0
+    assert "(CURSOR_API_KEY) is used" in named.stdout
+    assert "key-from-the-environment" not in named.stdout + named.stderr
     env = cli_env(home)
     del env["CURSOR_ACCESS_TOKEN"]
     bare = run_cli("status", env=env)
@@ -373,6 +380,8 @@ def test_login_status_logout(sim: Simulator, home: Path) -> None:
         assert process.stdout is not None
         first = process.stdout.readline()
         assert f"{sim.url}/loginDeepControl?" in first
+        # A shell waits for the sign-in: the chat's "finishes in the background" does not fit.
+        assert first.startswith("cursor: open http") and "background" not in first
         login_id = first.split("uuid=")[1].split("&")[0].split()[0]
         sim.auth.confirm(login_id)
         out, err = process.communicate(timeout=RUN_TIMEOUT)
@@ -381,6 +390,7 @@ def test_login_status_logout(sim: Simulator, home: Path) -> None:
             process.kill()
             process.communicate()
     assert process.returncode == 0, err
+    assert "waiting for the browser sign-in (Ctrl-C cancels)" in err
     assert "cursor: signed in as person@example.com" in out
     assert json.loads((home / "auth.json").read_text())["oauth_tokens"]["cursor"]["access_token"]
     status = run_cli("status", env=env)
@@ -388,6 +398,9 @@ def test_login_status_logout(sim: Simulator, home: Path) -> None:
     logout = run_cli("logout", env=env)
     assert logout.returncode == 0 and logout.stdout.strip() == "cursor: signed out"
     assert "not signed in" in run_cli("status", env=env).stdout
+    again = run_cli("logout", env=env)
+    assert again.returncode == 0
+    assert again.stdout.strip() == "cursor: not signed in; nothing to forget"
 
 
 def test_login_interrupted_exits_non_zero_and_keeps_nothing(sim: Simulator, home: Path) -> None:
@@ -574,7 +587,7 @@ def test_chat_streams_an_answer_and_answers_cursor_status(
         child.expect("Simulated Cursor here. You said: hello through a terminal")
         child.expect("> ")
         child.sendline("/cursor status")
-        child.expect("cursor: not signed in; a token from the environment is used")
+        child.expect_exact(ENV_STATUS)
         child.expect("> ")
         child.sendline("/model gpt-5.9")
         child.expect("unknown model cursor/gpt-5.9")
@@ -592,7 +605,7 @@ def test_chat_streams_an_answer_and_answers_cursor_status(
         child.send("/cursor sta\t")
         child.expect("status")
         child.send("\r")
-        child.expect("cursor: not signed in; a token from the environment is used")
+        child.expect_exact(ENV_STATUS)
         child.expect("> ")
         child.sendline("/models")
         child.expect("Cursor models your account may use")

@@ -65,6 +65,16 @@ def test_login_then_status_then_logout(sim: Simulator, home: Path) -> None:
         "oauth_tokens": {},
     }
     assert cmd.run("status").startswith("cursor: not signed in: run /cursor login")
+    # A second logout has nothing to forget, says so, and writes nothing.
+    before = (home / "auth.json").read_bytes()
+    assert cmd.run("logout") == "cursor: not signed in; nothing to forget"
+    assert (home / "auth.json").read_bytes() == before
+
+
+def test_logout_with_nothing_kept_creates_no_file(sim: Simulator, home: Path) -> None:
+    cmd = command(sim, MemoryHost(home))
+    assert cmd.run("logout") == "cursor: not signed in; nothing to forget"
+    assert not (home / "auth.json").exists()
 
 
 def test_status_never_refreshes_nor_dials(sim: Simulator, home: Path) -> None:
@@ -83,11 +93,15 @@ def test_status_names_the_environment(
     cmd = command(sim, MemoryHost(home))
     monkeypatch.setenv("CURSOR_ACCESS_TOKEN", "env-token-value")
     line = cmd.run("status")
-    assert line == "cursor: not signed in; a token from the environment is used"
+    assert line == (
+        "cursor: not signed in; a token from the environment (CURSOR_ACCESS_TOKEN) is used"
+    )
     assert "env-token-value" not in line
     monkeypatch.delenv("CURSOR_ACCESS_TOKEN")
     monkeypatch.setenv("CURSOR_API_KEY", "env-key")
-    assert cmd.run("status") == "cursor: not signed in; a token from the environment is used"
+    assert cmd.run("status") == (
+        "cursor: not signed in; a token from the environment (CURSOR_API_KEY) is used"
+    )
 
 
 def test_status_names_a_connect_key(sim: Simulator, home: Path) -> None:
@@ -102,7 +116,7 @@ def test_logout_cancels_a_sign_in_in_progress(sim: Simulator, home: Path) -> Non
     cmd = command(sim, host)
     login_id = uuid_of(cmd.run("login"))
     wait_for(lambda: len(sim.auth.polls) >= 1)
-    assert cmd.run("logout") == "cursor: signed out"
+    assert cmd.run("logout") == "cursor: sign-in cancelled; nothing was kept"
     sim.auth.confirm(login_id)
     assert cmd.signin.wait(5)
     time.sleep(0.05)
