@@ -192,7 +192,12 @@ class RoundContext:
 
 @dataclass(slots=True)
 class RoundResult:
-    """What one round returns: a plain chat-completions assistant message and its accounting."""
+    """What one round returns: a plain chat-completions assistant message and its accounting.
+
+    ``request`` is the run request's bytes as sent. ``wire_model`` is the slug the
+    round was routed to (ModelDetails' model id, e.g. ``gpt-5.4-high`` for gpt-5.4 at
+    high), even where RequestedModel carries the base id and an effort parameter.
+    """
 
     message: dict[str, Any]
     usage: Usage

@@ -443,5 +443,7 @@ class _Attempt:
             usage=fold.usage,
             finish_reason=fold.finish_reason,
             request=build.data,
-            wire_model=self.wire.requested_id,
+            # The routed sibling slug (ModelDetails), not the base id RequestedModel
+            # carries: what a person needs to see which tier the round ran on.
+            wire_model=self.wire.details_id,
         )

@@ -788,3 +788,15 @@ def test_a_known_effort_on_a_model_that_does_not_reason_asks_none(sim: Simulator
     assert request is not None
     assert request.requested_model.model_id == "composer-2.5"
     assert [(p.id, p.value) for p in request.requested_model.parameters] == [("fast", "false")]
+
+
+@pytest.mark.parametrize(("effort", "slug"), [("low", "gpt-5.4-low"), ("high", "gpt-5.4-high")])
+def test_the_result_names_the_routed_sibling_slug(sim: Simulator, effort: str, slug: str) -> None:
+    parts: list[StreamPart] = []
+    result = lane.stream_round_sync(
+        context(sim, model="gpt-5.4", effort=effort, on_part=parts.append)
+    )
+    request = sim.agent.run().run_request
+    assert request is not None and request.requested_model.model_id == "gpt-5.4"
+    assert result.wire_model == slug == request.model_details.model_id
+    assert parts[0] == StreamStart(slug)
