@@ -465,6 +465,7 @@ def cmd_models(args: argparse.Namespace) -> int:
     host = make_host(args)
     try:
         live, reason, rows = fetch_models(host)
+        reason = for_shell(reason) if reason else reason
         if args.json:
             print(
                 json.dumps({"provider": PROVIDER, "live": live, "reason": reason, "models": rows})
@@ -729,10 +730,16 @@ def _failure(exc: BaseException, base_url: str | None) -> tuple[int, str]:
     return 500, scrub(f"internal error: {type(exc).__name__}: {exc}")
 
 
+def for_shell(message: str) -> str:
+    """Return MESSAGE with the shell's sign-in command added to a hint worded for the chat."""
+    if "/cursor login" in message:
+        return message + " (from a shell: nodecode-cursor login)"
+    return message
+
+
 def _report(status: int, message: str, *, as_json: bool) -> None:
     """Print a failure: JSON on stdout with --json, else one line on stderr."""
-    if "/cursor login" in message:
-        message += " (from a shell: nodecode-cursor login)"
+    message = for_shell(message)
     if as_json:
         print(json.dumps({"error": {"status": status, "message": message}}, ensure_ascii=False))
     else:

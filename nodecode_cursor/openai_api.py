@@ -103,7 +103,9 @@ def error_for(exc: CursorError) -> ApiError:
     The kind is the error's class and its machine-readable ``code``, never its
     text: the same fault keeps its status however the cell words it.
     """
-    detail = exc.detail
+    # The cell words its sign-in hints for a chat (/cursor login); this API is served by
+    # `nodecode-cursor serve`, run from a shell, where the verb is a command.
+    detail = exc.detail.replace("/cursor login", "nodecode-cursor login")
     code = getattr(exc, "code", None)
     if isinstance(exc, CredentialError) or code == "not_signed_in":
         return ApiError(401, detail, code="not_signed_in")

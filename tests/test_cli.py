@@ -345,7 +345,13 @@ def test_models_without_a_token_lists_the_bundled_rows_and_why(home: Path) -> No
     answer = json.loads(done.stdout)
     assert answer["live"] is False
     assert "not signed in" in answer["reason"]
+    assert "(from a shell: nodecode-cursor login)" in answer["reason"]
     assert "composer-2.5" in {row["id"] for row in answer["models"]}
+    table = run_cli("models", env=env)
+    assert table.returncode == 0
+    head = table.stdout.splitlines()[0]
+    assert "the live list is missing: not signed in" in head
+    assert head.endswith("(from a shell: nodecode-cursor login)"), head
 
 
 def test_status_names_the_token_source(home: Path) -> None:

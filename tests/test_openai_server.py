@@ -386,6 +386,9 @@ def test_not_signed_in_is_401(sim: Simulator, home: Path, monkeypatch: pytest.Mo
         reference.stop()
     assert answer.status_code == 401
     assert answer.json()["error"]["code"] == "not_signed_in"
+    # The server runs from a shell: its hint is the shell's command, not the chat's.
+    message = answer.json()["error"]["message"]
+    assert "nodecode-cursor login" in message and "/cursor login" not in message
 
 
 def test_cursor_refusing_the_token_is_its_status(api: RunningServer, sim: Simulator) -> None:
