@@ -25,6 +25,10 @@ from .errors import ConfigError, CursorError, scrub
 __all__ = ["SLASH_COMMANDS", "ChatRepl", "run_chat"]
 
 PROMPT = "> "
+# The chat's own standing notice while there is no Cursor credential at all (the
+# host's key, apart from the cell's own "cursor" notices).
+NOT_SIGNED_IN_KEY = "chat.not-signed-in"
+NOT_SIGNED_IN_NOTICE = "cursor: not signed in: /cursor login, or set CURSOR_ACCESS_TOKEN"
 
 SLASH_COMMANDS = {
     "/models": "list the models your account may use",
@@ -96,6 +100,20 @@ class ChatRepl:
             self.out.write("\n" + text + "\n" + PROMPT)
         self.out.flush()
 
+    def check_sign_in(self) -> None:
+        """Stand the not-signed-in notice while no credential is there; clear it once one is.
+
+        Read fresh before each prompt (auth.json and the environment, never the
+        network): a sign-in finishing in the background clears it, a logout brings it back.
+        """
+        from .credentials import resolve_credential
+
+        try:
+            missing = resolve_credential(self.host, "cursor") is None
+        except CursorError:
+            missing = False  # a broken auth.json or token is the turn's (or /cursor's) to say
+        self.host.notice(NOT_SIGNED_IN_NOTICE if missing else None, key=NOT_SIGNED_IN_KEY)
+
     def show_notices(self) -> None:
         """Write the standing notices above the prompt."""
         for notice in self.host.notices():
@@ -119,6 +137,7 @@ class ChatRepl:
         self.install_completion()
         self.banner()
         while True:
+            self.check_sign_in()
             self.show_notices()
             self.at_prompt = True
             try:
@@ -151,7 +170,9 @@ class ChatRepl:
             view.close()
             if len(messages) == before + 1:
                 messages.pop()  # nothing was answered: the history stays as it was
-            self.write(self.style.red(f"error: {exc}") + self.style.dim(" (↑ recalls your line)"))
+            # Only a terminal's line editor recalls the line; piped input has no ↑.
+            recall = self.style.dim(" (↑ recalls your line)") if sys.stdin.isatty() else ""
+            self.write(self.style.red(f"error: {exc}") + recall)
             return
         except Exception as exc:  # a bug, or a tool that broke: the chat goes on
             view.close()

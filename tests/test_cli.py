@@ -773,7 +773,9 @@ def test_chat_shows_a_standing_notice_above_the_prompt_until_cleared(
         child.sendline("/new")
         child.expect("new session")
         child.expect("> ")
-        assert "! cursor" not in child.before
+        # The cell's notice is cleared; with no credential left, the chat's own stands.
+        notices = [line.strip() for line in child.before.splitlines() if line.startswith("! ")]
+        assert notices == [NOT_SIGNED_IN_NOTICE], child.before
         close_chat(child)
     finally:
         child.close(force=True)
@@ -988,4 +990,69 @@ def test_an_unknown_model_or_effort_from_config_json_says_where_it_came_from(
     effort = run_cli("--base-url", sim.url, "ask", "hi", env=cli_env(home))
     assert effort.returncode == 2
     assert f"effort 'max' (the \"effort\" in {config}) is not supported" in effort.stderr
+    assert not sim.requests_to(RUN_PATH)
+
+
+# The chat without any credential ---------------------------------------------------------------
+
+NOT_SIGNED_IN_NOTICE = "! cursor: not signed in: /cursor login, or set CURSOR_ACCESS_TOKEN"
+
+
+def test_chat_without_a_credential_says_so_until_a_sign_in_succeeds(
+    sim: Simulator, home: Path, tmp_path: Path
+) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    env = cli_env(home, TERM="dumb")
+    del env["CURSOR_ACCESS_TOKEN"]
+    child = pexpect.spawn(
+        sys.executable,
+        [*CLI[1:], "--base-url", sim.url, "--web-url", sim.url, "chat", "--tools", "none"],
+        env=env,
+        cwd=str(tmp_path),
+        encoding="utf-8",
+        timeout=RUN_TIMEOUT,
+        dimensions=(40, 200),
+    )
+    try:
+        child.expect("session chat-")
+        child.expect_exact(NOT_SIGNED_IN_NOTICE)  # at start, before anything is tried
+        child.expect("> ")
+        child.sendline("/help")
+        child.expect("/quit")
+        child.expect_exact(NOT_SIGNED_IN_NOTICE)  # standing: at every prompt
+        child.expect("> ")
+        child.sendline("hello")
+        child.expect("error: Cursor is not signed in")
+        child.expect_exact("(↑ recalls your line)")  # a terminal recalls the line
+        child.expect("> ")
+        sim.auth.queue_poll("tokens")
+        child.sendline("/cursor login")
+        child.expect("cursor: signed in as person@example.com")
+        child.sendline("/help")
+        child.expect("/quit")
+        child.expect("> ")
+        assert "not signed in" not in child.before  # the sign-in cleared it
+        child.sendline("hello again")
+        child.expect("You said: hello again")
+        child.expect("> ")
+        close_chat(child)
+    finally:
+        child.close(force=True)
+
+
+def test_chat_on_piped_input_has_no_line_recall_hint(sim: Simulator, home: Path) -> None:
+    env = cli_env(home)
+    del env["CURSOR_ACCESS_TOKEN"]
+    done = subprocess.run(
+        [*CLI, "--base-url", sim.url, "chat", "--tools", "none"],
+        env=env,
+        input="hello\n/quit\n",
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert NOT_SIGNED_IN_NOTICE in done.stdout
+    assert "error: Cursor is not signed in" in done.stdout
+    assert "recalls your line" not in done.stdout
     assert not sim.requests_to(RUN_PATH)
