@@ -48,6 +48,7 @@ __all__ = [
     "normalize_call_id",
     "parse_data_url",
     "system_blob_ids",
+    "valid_unicode",
     "visible_text",
 ]
 
@@ -115,6 +116,45 @@ def json_bytes(obj: Any) -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
+
+
+def _valid_text(text: str) -> str:
+    """Return TEXT with surrogate pairs joined and every lone surrogate as U+FFFD."""
+    if text.isascii() or _SURROGATE.search(text) is None:
+        return text
+    # Through UTF-16: a pair spelled as two halves becomes its character, and a
+    # lone half cannot decode, so it is replaced.
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def valid_unicode(value: Any) -> tuple[Any, int]:
+    """Return (VALUE with every string valid Unicode, how many strings were changed).
+
+    A lone surrogate (JSON's ``\\ud800`` escape can carry one) cannot be sent:
+    protobuf refuses it. It becomes U+FFFD, so a host's history never makes a
+    session unusable. Dicts, lists and tuples are copied only where something
+    changed; VALUE itself is never modified.
+    """
+    if isinstance(value, str):
+        text = _valid_text(value)
+        return text, int(text is not value)
+    if isinstance(value, Mapping):
+        changed = 0
+        out: dict[Any, Any] = {}
+        for key, item in value.items():
+            new_key, key_changes = valid_unicode(key)
+            new_item, item_changes = valid_unicode(item)
+            out[new_key] = new_item
+            changed += key_changes + item_changes
+        return (out if changed else value), changed
+    if isinstance(value, list | tuple):
+        pairs = [valid_unicode(item) for item in value]
+        changed = sum(count for _, count in pairs)
+        if not changed:
+            return value, 0
+        items = [item for item, _ in pairs]
+        return (items if isinstance(value, list) else tuple(items)), changed
+    return value, 0
 
 
 def parse_data_url(url: Any) -> tuple[str, str] | None:

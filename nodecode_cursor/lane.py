@@ -120,6 +120,7 @@ async def stream_round(ctx: RoundContext) -> RoundResult:
     # is sent once; later ones ride as user turns (history.py).
     system = ctx.system if ctx.system is not None else _system_of(ctx.messages)
     messages = ctx.messages[_leading_system(ctx.messages) :]
+    messages, system, tools = _valid_unicode(messages, system, ctx.tools)
     with _state_lock:
         conversation = conversations.get(ctx.session_id)
         table = writers
@@ -128,7 +129,7 @@ async def stream_round(ctx: RoundContext) -> RoundResult:
     # The roster's marker counts only when the bundled row has none of its own.
     wire = routing.resolve_wire_model(model, wire_id, mode, listing.round_marker(model, wire_id))
     while True:
-        attempt = _Attempt(ctx, messages, token, system, wire, conversation, table, display)
+        attempt = _Attempt(ctx, messages, token, system, tools, wire, conversation, table, display)
         try:
             result = await attempt.run()
         except ProviderError as exc:
@@ -203,6 +204,33 @@ def _model_not_found(exc: ProviderError) -> bool:
     if exc.code is None:
         return exc.status == 404
     return exc.code in _MODEL_NOT_FOUND_CODES
+
+
+def _valid_unicode(
+    messages: list[dict[str, Any]],
+    system: str | None,
+    tools: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], str | None, list[dict[str, Any]]]:
+    """Return the messages, system prompt and tools with every lone surrogate as U+FFFD.
+
+    Protobuf cannot encode a lone surrogate (a JSON ``\\ud800`` escape in the
+    host's history): replacing it keeps the session usable, where refusing would
+    fail every later round of it too. The host's own values are left as they were.
+    """
+    from .history import valid_unicode
+
+    new_messages, in_messages = valid_unicode(messages)
+    new_system, in_system = valid_unicode(system)
+    new_tools, in_tools = valid_unicode(tools)
+    if in_messages or in_system or in_tools:
+        log.debug(
+            "replaced lone surrogates with U+FFFD in %d string(s) of the history, "
+            "%d of the system prompt, %d of the tools",
+            in_messages,
+            in_system,
+            in_tools,
+        )
+    return new_messages, new_system, new_tools
 
 
 def _emit(ctx: RoundContext, part: StreamPart) -> None:
@@ -308,6 +336,7 @@ class _Attempt:
         messages: Sequence[Mapping[str, Any]],
         token: str,
         system: str | None,
+        tools: list[dict[str, Any]],
         wire: WireModel,
         conversation: Conversation,
         table: WriterTable,
@@ -318,6 +347,7 @@ class _Attempt:
         self.messages = messages
         self.token = token
         self.system = system
+        self.tools = tools
         self.wire = wire
         self.conversation = conversation
         self.table = table
@@ -345,7 +375,7 @@ class _Attempt:
         )
         fold = Fold(ctx.on_part)
         answerer = Answerer(
-            tools=list(ctx.tools),
+            tools=list(self.tools),
             system_prompt=self.system or "",
             cwd=ctx.cwd or os.getcwd(),
             blobs=self.conversation.blobs,

@@ -224,3 +224,19 @@ def test_call_ids_are_normalised_the_same_in_json_and_steps() -> None:
 def test_json_is_compact_unescaped_and_survives_lone_surrogates() -> None:
     assert json_bytes({"b": "ü", "a": [1, 2]}) == '{"b":"ü","a":[1,2]}'.encode()
     assert json_bytes({"t": "\ud800x"}) == b'{"t":"\\ud800x"}'
+
+
+def test_valid_unicode_replaces_lone_surrogates_and_copies_only_what_changed() -> None:
+    from nodecode_cursor.history import valid_unicode
+
+    clean = [{"role": "user", "content": "caf\u00e9"}]
+    assert valid_unicode(clean) == (clean, 0)
+    assert valid_unicode(clean)[0] is clean
+    dirty = [clean[0], {"role": "user", "content": [{"type": "text", "text": "a\ud800b"}]}]
+    fixed, changed = valid_unicode(dirty)
+    assert changed == 1
+    assert fixed[1]["content"][0]["text"] == "a\ufffdb"
+    assert fixed[0] is clean[0]
+    assert dirty[1]["content"][0]["text"] == "a\ud800b"
+    assert valid_unicode(("\ud83d\ude00", 5, None)) == (("\U0001f600", 5, None), 1)
+    assert valid_unicode("\udc80\ud800") == ("\ufffd\ufffd", 1)

@@ -800,3 +800,27 @@ def test_the_result_names_the_routed_sibling_slug(sim: Simulator, effort: str, s
     assert request is not None and request.requested_model.model_id == "gpt-5.4"
     assert result.wire_model == slug == request.model_details.model_id
     assert parts[0] == StreamStart(slug)
+
+
+def test_a_lone_surrogate_in_the_history_is_sent_as_the_replacement_character(
+    sim: Simulator, caplog: pytest.LogCaptureFixture
+) -> None:
+    history = [
+        {"role": "user", "content": "first \udc80 words"},
+        {"role": "assistant", "content": "ok \ud83d\ude00"},  # a pair spelled as two halves
+        {"role": "user", "content": "bad \ud800 text"},
+    ]
+    with caplog.at_level("DEBUG", logger="nodecode_cursor.lane"):
+        result = lane.stream_round_sync(
+            context(sim, messages=history, system="sys \udfff", tools=[])
+        )
+    assert result.finish_reason == "stop"
+    run = sim.agent.run()
+    assert run.prompt() == "bad \ufffd text"
+    served = b"".join(run.served.values())
+    assert "first \ufffd words".encode() in served
+    assert "ok \U0001f600".encode() in served  # the pair joined, not replaced
+    assert "sys \ufffd".encode() in served
+    assert any("lone surrogate" in r.getMessage() for r in caplog.records)
+    # The host's own history is left as it was.
+    assert history[2]["content"] == "bad \ud800 text"
