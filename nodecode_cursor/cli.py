@@ -746,15 +746,45 @@ def _report(status: int, message: str, *, as_json: bool) -> None:
         print(f"nodecode-cursor: {message}", file=sys.stderr)
 
 
+# The commands that take --json: only their usage errors answer in JSON.
+JSON_COMMANDS = ("ask", "models")
+
+
+def _command_named(arguments: Sequence[str]) -> str | None:
+    """Return the command ARGUMENTS name (the first word that is one), or None."""
+    return next((word for word in arguments if word in _HANDLERS or word == "chat"), None)
+
+
+def _usage_line(message: str, command: str | None) -> str:
+    """Return the usage error MESSAGE pointing at COMMAND's own help when one was named."""
+    if command is None:
+        return message
+    if command == "serve" and "--api-key" in message:
+        from .openai_server import API_KEY_ENV
+
+        # argparse would echo the unknown arguments, the key among them: say it without.
+        return (
+            f"serve takes no --api-key: the client key comes from {API_KEY_ENV}, never the "
+            "command line (see nodecode-cursor serve --help)"
+        )
+    # argparse reports a subcommand's unknown flag from the top parser: point at the
+    # subcommand's help, where the flags it does take are listed.
+    top = "(see nodecode-cursor --help)"
+    if message.endswith(top):
+        message = message.removesuffix(top) + f"(see nodecode-cursor {command} --help)"
+    return message
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
-    as_json = "--json" in arguments
+    command = _command_named(arguments)
+    as_json = "--json" in arguments and command in JSON_COMMANDS
     parser = build_parser()
     try:
         args = parser.parse_args(arguments)
     except UsageError as exc:
-        _report(400, str(exc), as_json=as_json)
+        _report(400, _usage_line(str(exc), command), as_json=as_json)
         return 2
     as_json = bool(getattr(args, "json", False))
     verbose = bool(getattr(args, "verbose", False))

@@ -857,6 +857,11 @@ def test_serve_refuses_a_network_address_without_a_client_key(home: Path) -> Non
     assert done.returncode == 2
     assert "NODECODE_SERVE_API_KEY" in done.stderr
     assert "Traceback" not in done.stderr
+    # The key typed on the command line is never echoed back.
+    inline = run_cli("serve", "--api-key=s3cret-key", env=cli_env(home))
+    assert inline.returncode == 2
+    for run in (done, inline):
+        assert "s3cret-key" not in run.stdout + run.stderr
 
 
 # Usage errors a person can make on the command line -------------------------------------------
@@ -1056,3 +1061,29 @@ def test_chat_on_piped_input_has_no_line_recall_hint(sim: Simulator, home: Path)
     assert "error: Cursor is not signed in" in done.stdout
     assert "recalls your line" not in done.stdout
     assert not sim.requests_to(RUN_PATH)
+
+
+def test_a_usage_error_is_json_only_for_a_command_that_takes_json(home: Path) -> None:
+    done = run_cli("status", "--json", env=cli_env(home))
+    assert done.returncode == 2
+    assert done.stdout == ""  # no JSON object for a command that has no --json
+    assert done.stderr.strip() == (
+        "nodecode-cursor: unrecognized arguments: --json (see nodecode-cursor status --help)"
+    )
+    asked = run_cli("ask", "--json", "--bogus", "hi", env=cli_env(home))
+    assert asked.returncode == 2
+    message = json.loads(asked.stdout)["error"]["message"]
+    assert "--bogus" in message and "(see nodecode-cursor ask --help)" in message
+
+
+def test_serve_api_key_flag_points_at_serve_help_and_the_variable(home: Path) -> None:
+    done = run_cli("serve", "--api-key", "s3cret-key", env=cli_env(home))
+    assert done.returncode == 2
+    assert "(see nodecode-cursor serve --help)" in done.stderr
+    assert "NODECODE_SERVE_API_KEY" in done.stderr
+    assert "Traceback" not in done.stderr
+    # The key typed on the command line is never echoed back.
+    inline = run_cli("serve", "--api-key=s3cret-key", env=cli_env(home))
+    assert inline.returncode == 2
+    for run in (done, inline):
+        assert "s3cret-key" not in run.stdout + run.stderr
