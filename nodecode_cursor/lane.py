@@ -21,6 +21,7 @@ import contextlib
 import logging
 import os
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -352,6 +353,8 @@ class _Attempt:
         self.conversation = conversation
         self.table = table
         self.saw_output = False
+        self.frames = 0  # server messages received, heartbeats included
+        self.duration = 0.0
 
     async def run(self) -> RoundResult:
         """Return the round's result from one run; raise the run's error."""
@@ -395,15 +398,24 @@ class _Attempt:
         # not prune them under it.
         blobs = self.conversation.blobs
         pin = blobs.pin(build.history.blob_ids)
+        started = time.monotonic()
         try:
             async with SseRun(settings) as run:
+                self._log_start(build, run.request_id)
                 run.send(build.data)
                 await self._pump(run, fold, answerer)
         except ProviderError as exc:
             self.saw_output = fold.saw_output
+            log.debug(
+                "round failed after %.3f s, frames=%d: %s",
+                time.monotonic() - started,
+                self.frames,
+                exc.detail,
+            )
             raise self._failed(exc, fold) from None
         finally:
             blobs.unpin(pin)
+        self.duration = time.monotonic() - started
         self.saw_output = fold.saw_output
         end_error = run.end_error
         if end_error is not None and not fold.end_error_ignored:
@@ -435,6 +447,7 @@ class _Attempt:
                 contextlib.aclosing(run.messages()) as messages,
             ):
                 async for message in messages:
+                    self.frames += 1
                     fold.feed(message)
                     for reply in answerer.answer(message):
                         run.send(reply.SerializeToString())
@@ -453,6 +466,24 @@ class _Attempt:
                 ) from None
             log.debug("the stream stayed open after the turn ended; treating it as over")
 
+    def _log_start(self, build: RunRequestBuild, request_id: str) -> None:
+        """Log the round's routing and request at DEBUG: never a token or a body."""
+        ctx, wire = self.ctx, self.wire
+        log.debug(
+            "round start model=%s effort=%s slug=%s requested=%s max_mode=%s session=%s "
+            "conversation=%s request_id=%s messages=%d bytes=%d",
+            ctx.model,
+            dict(wire.parameters).get("reasoning", ctx.effort),
+            wire.details_id,
+            wire.requested_id,
+            wire.max_mode,
+            ctx.session_id,
+            build.conversation_id,
+            request_id,
+            len(self.messages),
+            len(build.data),
+        )
+
     def _failed(self, exc: ProviderError, fold: Fold) -> ProviderError:
         """Return EXC after its side effects: a bare resource_exhausted rotates the conversation."""
         bare = _bare_resource_exhausted(exc) and not fold.saw_token_delta
@@ -468,6 +499,19 @@ class _Attempt:
             conversation.keep_checkpoint(fold.checkpoint, build.history.system_ids)
         message = fold.message()
         self.table.record(message, self.ctx.model)
+        usage = fold.usage
+        log.debug(
+            "round end finish=%s input=%d output=%d cache_read=%d cache_write=%d "
+            "reasoning=%d duration=%.3f s frames=%d",
+            fold.finish_reason,
+            usage.input,
+            usage.output,
+            usage.cache_read,
+            usage.cache_write,
+            usage.reasoning,
+            self.duration,
+            self.frames,
+        )
         return RoundResult(
             message=message,
             usage=fold.usage,

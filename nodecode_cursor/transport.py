@@ -330,7 +330,10 @@ class SseRun:
                 raw = await response.aread()
             except httpx.HTTPError:
                 raw = b""
-            raise http_error(response.status_code, raw, "Cursor's RunSSE")
+            refusal = http_error(response.status_code, raw, "Cursor's RunSSE")
+            log.debug("run %s refused: %s", self.request_id, refusal.detail)
+            raise refusal
+        log.debug("run %s open", self.request_id)
         decoder = FrameDecoder()
         decode = agent_pb2.AgentServerMessage.FromString
         # Closed here when the end frame returns early, rather than by a finalizer
@@ -343,6 +346,11 @@ class SseRun:
                     if frame.end_stream:
                         self.saw_end = True
                         self.end_error = parse_end_stream(frame.payload)
+                        log.debug(
+                            "run %s end frame%s",
+                            self.request_id,
+                            f": {self.end_error.detail}" if self.end_error else "",
+                        )
                         if batch:
                             self._inbox.put_nowait(batch)
                         self._finish(None)
@@ -372,6 +380,7 @@ class SseRun:
             close = getattr(chunks, "aclose", None)
             if close is not None:
                 await close()
+        log.debug("run %s closed early: %s", self.request_id, self.cut)
         if decoder.pending:
             # ...unless a frame had begun: more was coming, so the turn was not over.
             raise StreamIncomplete(
@@ -398,6 +407,9 @@ class SseRun:
             raise
         except CursorError as exc:
             # The first refused append fails the run; the consumer wakes on it.
+            log.debug(
+                "append #%d of run %s refused: %s", self.appended, self.request_id, exc.detail
+            )
             self.failure = exc
             self._finish(exc)
         except Exception as exc:

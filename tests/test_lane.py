@@ -824,3 +824,47 @@ def test_a_lone_surrogate_in_the_history_is_sent_as_the_replacement_character(
     assert any("lone surrogate" in r.getMessage() for r in caplog.records)
     # The host's own history is left as it was.
     assert history[2]["content"] == "bad \ud800 text"
+
+
+def test_a_round_logs_its_start_and_end_at_debug_without_secrets(
+    sim: Simulator, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level("DEBUG", logger="nodecode_cursor"):
+        result = lane.stream_round_sync(
+            context(sim, "secret-prompt-words", model="gpt-5.4", effort="high")
+        )
+    run = sim.agent.run()
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("nodecode_cursor.lane")]
+    [start] = [line for line in lines if line.startswith("round start")]
+    for part in (
+        "model=gpt-5.4",
+        "effort=high",
+        "slug=gpt-5.4-high",
+        "requested=gpt-5.4",
+        "max_mode=False",
+        f"request_id={run.request_id}",
+        "messages=1",
+        f"bytes={len(result.request)}",
+    ):
+        assert part in start, part
+    assert "session=session-" in start and "conversation=" in start
+    [end] = [line for line in lines if line.startswith("round end")]
+    assert "finish=stop" in end and "frames=" in end and "duration=" in end
+    assert f"output={result.usage.output}" in end
+    everything = "\n".join(r.getMessage() for r in caplog.records)
+    assert TOKEN not in everything and "secret-prompt-words" not in everything
+
+
+def test_a_refused_append_is_logged_at_debug(
+    sim: Simulator, caplog: pytest.LogCaptureFixture
+) -> None:
+    sim.agent.script([RefuseAppends(409, "aborted", "run was superseded"), AskRequestContext()])
+    with caplog.at_level("DEBUG", logger="nodecode_cursor"), pytest.raises(ProviderError):
+        lane.stream_round_sync(context(sim))
+    refused = [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "nodecode_cursor.transport" and "refused" in r.getMessage()
+    ]
+    assert refused and "append #" in refused[0] and "run was superseded" in refused[0]
+    assert all(TOKEN not in r.getMessage() for r in caplog.records)
