@@ -449,14 +449,18 @@ def format_models(live: bool, reason: str | None, rows: list[dict[str, Any]]) ->
         head = f"Cursor models your account may use ({len(rows)}):"
     else:
         head = f"Cursor's bundled models ({len(rows)}); the live list is missing: {reason}"
-    width = max((len(str(r.get("id"))) for r in rows), default=10)
-    lines = [head]
+    cells = []
     for row in rows:
         context = row.get("context_window")
         window = f"{int(context) // 1000}k" if isinstance(context, int) else ""
         efforts = ",".join(row.get("efforts") or []) or "-"
-        name = row.get("name") or ""
-        lines.append(f"  {row.get('id')!s:<{width}}  {window:>6}  {efforts:<28} {name}")
+        cells.append((str(row.get("id")), window, efforts, str(row.get("name") or "")))
+    # Each column as wide as its widest cell: a long effort list must not push the name out.
+    widths = [max((len(cell[i]) for cell in cells), default=0) for i in range(3)]
+    lines = [head]
+    for ident, window, efforts, name in cells:
+        line = f"  {ident:<{widths[0]}}  {window:>{widths[1]}}  {efforts:<{widths[2]}}  {name}"
+        lines.append(line.rstrip())
     return "\n".join(lines)
 
 

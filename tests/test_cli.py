@@ -1087,3 +1087,21 @@ def test_serve_api_key_flag_points_at_serve_help_and_the_variable(home: Path) ->
     assert inline.returncode == 2
     for run in (done, inline):
         assert "s3cret-key" not in run.stdout + run.stderr
+
+
+def test_models_table_columns_fit_the_longest_effort_list(home: Path) -> None:
+    env = cli_env(home)
+    del env["CURSOR_ACCESS_TOKEN"]
+    rows = json.loads(run_cli("models", "--json", env=env).stdout)["models"]
+    table = run_cli("models", env=env)
+    assert table.returncode == 0
+    lines = table.stdout.splitlines()[1:]
+    assert len(lines) == len(rows)
+    assert "muse-spark-1.3" in {r["id"] for r in rows}  # the row the tester saw overflow
+    starts = set()
+    for line, row in zip(lines, rows, strict=True):
+        assert line.startswith(f"  {row['id']} ")
+        efforts = ",".join(row["efforts"]) or "-"
+        assert f"  {efforts}  " in line, line  # at least two spaces before the name
+        starts.add(line.index(row["name"], line.index(efforts) + len(efforts)))
+    assert len(starts) == 1, starts  # every name starts in the same column
