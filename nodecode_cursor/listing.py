@@ -195,17 +195,31 @@ def forget_rosters() -> None:
 
 
 def _refusal(status: int, body: bytes) -> ProviderError:
-    """Return the refusal as ``HTTP <status> <connect code>``, the line a key check shows."""
+    """Return the refusal as ``HTTP <status> <connect code>``, the line a key check shows.
+
+    Its status, code and retryability are the Connect error's, classified as every
+    other Connect error is (``connect.classify_connect_error``); a body that is no
+    Connect error keeps the HTTP status.
+    """
+    import contextlib
     import json
 
-    code = "unknown"
-    try:
+    from .connect import classify_connect_error
+
+    parsed: object = None
+    with contextlib.suppress(UnicodeDecodeError, ValueError, RecursionError):
         parsed = json.loads(body.decode("utf-8"))
-        if isinstance(parsed, dict) and isinstance(parsed.get("code"), str):
-            code = parsed["code"]
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        pass
-    return ProviderError(f"HTTP {status} {code}", status=status, retryable=status in (429, 503))
+    if not isinstance(parsed, dict) or not isinstance(parsed.get("code"), str):
+        return ProviderError(
+            f"HTTP {status} unknown", status=status, retryable=status in (429, 503, 504)
+        )
+    classified = classify_connect_error(parsed, http_status=status)
+    return ProviderError(
+        f"HTTP {status} {parsed['code']}",
+        status=classified.status,
+        retryable=classified.retryable,
+        code=classified.code,
+    )
 
 
 async def check_key(

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from nodecode_cursor import listing
-from nodecode_cursor.errors import ConfigError
+from nodecode_cursor.errors import ConfigError, ProviderError
 from nodecode_cursor.simulator import Simulator
 
 
@@ -232,3 +232,23 @@ def test_round_marker_prefers_the_routed_slug(sim: Simulator) -> None:
     assert listing.round_marker("mm-base", "mm-base-high") is False
     assert listing.round_marker("mm-base", "mm-base-low") is True
     assert listing.round_marker("mm-other", "mm-other-low") is None
+
+
+@pytest.mark.parametrize(
+    ("http_status", "code", "status", "retryable"),
+    [
+        (400, "unauthenticated", 401, False),  # the Connect code decides, not the HTTP status
+        (429, "resource_exhausted", 429, True),
+        (503, "unavailable", 503, True),
+        (403, "permission_denied", 403, False),
+    ],
+)
+def test_a_roster_refusal_is_classified_from_its_connect_error(
+    sim: Simulator, http_status: int, code: str, status: int, retryable: bool
+) -> None:
+    sim.models.refuse(http_status, code)
+    with pytest.raises(ProviderError) as caught:
+        asyncio.run(listing.fetch_roster("tok", sim.url))
+    assert str(caught.value) == f"HTTP {http_status} {code}"  # the key check's line
+    assert (caught.value.status, caught.value.code) == (status, code)
+    assert caught.value.retryable is retryable
