@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from .fold import Fold
     from .request import RunRequestBuild
     from .routing import WireModel
-    from .transport import SseRun
+    from .transport import RunTransport
 
 __all__ = [
     "TURN_END_GRACE_SECONDS",
@@ -362,7 +362,7 @@ class _Attempt:
         from .answers import Answerer
         from .fold import Fold
         from .request import build_run_request
-        from .transport import RunSettings, SseRun
+        from .transport import RunSettings, open_run
 
         ctx = self.ctx
         model = ctx.model
@@ -400,7 +400,7 @@ class _Attempt:
         pin = blobs.pin(build.history.blob_ids)
         started = time.monotonic()
         try:
-            async with SseRun(settings) as run:
+            async with open_run(settings) as run:
                 self._log_start(build, run.request_id)
                 run.send(build.data)
                 await self._pump(run, fold, answerer)
@@ -425,7 +425,7 @@ class _Attempt:
             raise StreamIncomplete(f"Cursor's answer is incomplete: {why} (try again)")
         return self._finish(build, fold)
 
-    async def _pump(self, run: SseRun, fold: Fold, answerer: Answerer) -> None:
+    async def _pump(self, run: RunTransport, fold: Fold, answerer: Answerer) -> None:
         """Feed every server message to the fold and send its answers, until the stream ends.
 
         Server heartbeats keep the socket busy but say nothing, so they never move

@@ -9,7 +9,9 @@ they come, an append task drains a queue one POST at a time, and a heartbeat
 task queues a ``client_heartbeat`` every few seconds while the run is open.
 
 ``SseRun`` is that transport; ``RunTransport`` is the small protocol the lane
-speaks, so an HTTP/2 ``Run`` or a ``RunPoll`` transport can sit beside it.
+speaks and ``open_run`` the one place that picks a transport for a run, so an
+HTTP/2 ``Run`` or a ``RunPoll`` transport can sit beside it without the lane
+changing.
 This module knows bytes, sockets and timing; what the messages mean (folding,
 answering) is left to ``fold.py`` and ``answers.py``, and when to retry is the
 lane's call.
@@ -24,7 +26,7 @@ import uuid
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import httpx
 
@@ -41,6 +43,7 @@ __all__ = [
     "SseRun",
     "append_timeout",
     "http_error",
+    "open_run",
     "run_client",
     "run_headers",
 ]
@@ -76,9 +79,11 @@ class RunSettings:
         return f"RunSettings(base_url={self.base_url!r}, client_version={self.client_version!r})"
 
 
+@runtime_checkable
 class RunTransport(Protocol):
     """What the lane needs of a run's wire, whichever transport carries it."""
 
+    settings: RunSettings
     request_id: str
     saw_end: bool
     end_error: ProviderError | None
@@ -100,6 +105,11 @@ class RunTransport(Protocol):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None: ...
+
+
+def open_run(settings: RunSettings) -> RunTransport:
+    """Return a new, unopened transport for one run (``async with`` opens it)."""
+    return SseRun(settings)
 
 
 def run_headers(token: str, client_version: str, request_id: str) -> dict[str, str]:

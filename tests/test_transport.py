@@ -452,3 +452,15 @@ def test_an_unusable_proxy_environment_is_a_config_error(
         asyncio.run(main())
     assert "proxy environment" in str(caught.value)
     assert "s3cr3t" not in repr(caught.value)
+
+
+def test_open_run_makes_a_transport_the_lane_can_speak_to() -> None:
+    from nodecode_cursor.transport import RunSettings, RunTransport, SseRun, open_run
+
+    settings = RunSettings(base_url="http://127.0.0.1:9", token="t", client_version="v")
+    run = open_run(settings)
+    assert isinstance(run, SseRun) and isinstance(run, RunTransport)
+    assert run.settings is settings and run.request_id
+    # Everything the lane reads of a run is part of the protocol, not SseRun's own.
+    members = set(RunTransport.__annotations__) | set(vars(RunTransport))
+    assert {"settings", "request_id", "end_error", "cut", "send", "messages"} <= members
