@@ -106,6 +106,8 @@ class ApiServer:
         self.connections = 0
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        # What the request in flight on each connection answered (status, model), for its log.
+        self._served: dict[int, dict[str, Any]] = {}
 
     @property
     def url(self) -> str:
@@ -128,7 +130,12 @@ class ApiServer:
                 if request is None:
                     return
                 head, body = request
-                await self._dispatch(conn, reader, writer, head, body)
+                started = time.monotonic()
+                self._served[id(conn)] = {}
+                try:
+                    await self._dispatch(conn, reader, writer, head, body)
+                finally:
+                    self._log_request(conn, head, time.monotonic() - started)
                 if h11.MUST_CLOSE in (conn.our_state, conn.their_state):
                     return
                 if conn.our_state is not h11.DONE:
@@ -141,6 +148,20 @@ class ApiServer:
             writer.close()
             with contextlib.suppress(ConnectionError, OSError):
                 await writer.wait_closed()
+
+    def _log_request(self, conn: h11.Connection, head: h11.Request, seconds: float) -> None:
+        """Log one served request: method, path, status, duration and model (never a header)."""
+        served = self._served.pop(id(conn), {})
+        status = served.get("status", "-")  # no status: the client left before the answer
+        path = head.target.decode("latin-1").split("?", 1)[0]
+        log.info(
+            "%s %s -> %s in %.3fs%s",
+            head.method.decode("latin-1"),
+            path,
+            status,
+            seconds,
+            f" (model {served['model']})" if "model" in served else "",
+        )
 
     async def _read_request(
         self, conn: h11.Connection, reader: asyncio.StreamReader
@@ -193,6 +214,8 @@ class ApiServer:
         method = head.method.decode("latin-1").upper()
         try:
             if not self._authorized(headers):
+                # Who was refused, never what they sent: the header may hold a real key.
+                log.warning("refused %s %s: missing or wrong client API key", method, path)
                 raise ApiError(
                     401,
                     "a valid API key is required (Authorization: Bearer …)",
@@ -207,6 +230,15 @@ class ApiServer:
                 if method != "POST":
                     raise ApiError(405, f"{method} is not allowed on {path}")
                 chat = parse_chat_request(body, session_header=headers.get("x-session-id"))
+                self._served.setdefault(id(conn), {})["model"] = chat.requested_model
+                log.debug(
+                    "chat request: model %s, %d messages, %d tools, stream %s, session %s",
+                    chat.requested_model,
+                    len(chat.messages),
+                    len(chat.tools),
+                    chat.stream,
+                    chat.session_id or "-",
+                )
                 if chat.stream:
                     await self._stream(conn, reader, writer, chat)
                 else:
@@ -360,6 +392,8 @@ class ApiServer:
 
     async def _send(self, conn: h11.Connection, writer: asyncio.StreamWriter, event: Any) -> None:
         """Send one h11 event and wait until the socket takes it."""
+        if isinstance(event, h11.Response):
+            self._served.setdefault(id(conn), {})["status"] = event.status_code
         data = conn.send(event)
         if data:
             writer.write(data)

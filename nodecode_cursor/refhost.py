@@ -31,6 +31,7 @@ import logging
 import os
 import sys
 import threading
+import time
 import tomllib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -486,6 +487,7 @@ class ReferenceHost:
                 on_part=on_part,
                 host=self,
             )
+            started = time.monotonic()
             try:
                 result = self.run_async(lane(ctx))
             except KeyboardInterrupt:
@@ -497,6 +499,22 @@ class ReferenceHost:
                     conversation.messages.append(kept)
                 return TurnOutcome(kept, "stop", total, rounds, wire, interrupted=True)
             rounds += 1
+            usage = result.usage
+            log.info(
+                "round %d: model %s (wire %s), effort %s, session %s, finish %s, "
+                "usage in %d out %d cache read %d write %d, %.2fs",
+                rounds,
+                conversation.model,
+                result.wire_model or "-",
+                conversation.effort or "off",
+                conversation.session_id or "-",
+                result.finish_reason,
+                usage.input,
+                usage.output,
+                usage.cache_read,
+                usage.cache_write,
+                time.monotonic() - started,
+            )
             _add_usage(total, result.usage)
             wire = result.wire_model or wire
             conversation.messages.append(result.message)

@@ -1105,3 +1105,87 @@ def test_models_table_columns_fit_the_longest_effort_list(home: Path) -> None:
         assert f"  {efforts}  " in line, line  # at least two spaces before the name
         starts.add(line.index(row["name"], line.index(efforts) + len(efforts)))
     assert len(starts) == 1, starts  # every name starts in the same column
+
+
+# -v: what a person debugging sees ------------------------------------------------------------
+
+
+def test_verbose_ask_logs_each_round(sim: Simulator, home: Path, tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("the secret word is heliotrope\n")
+    done = run_cli(
+        "-v",
+        "--base-url",
+        sim.url,
+        "ask",
+        "--session",
+        "s-verbose",
+        'Use read_file with {"path": "notes.txt"}',
+        env=cli_env(home),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    rounds = [line for line in done.stderr.splitlines() if "nodecode_cursor.refhost" in line]
+    rounds = [line for line in rounds if " round " in line]
+    assert len(rounds) == 2, done.stderr
+    assert re.search(
+        r"INFO round 1: model composer-2\.5 \(wire composer-2\.5\), effort off, "
+        r"session s-verbose, finish tool_calls, usage in \d+ out \d+ cache read \d+ write \d+, "
+        r"\d+\.\d\ds",
+        rounds[0],
+    ), rounds[0]
+    assert "round 2: " in rounds[1] and "finish stop" in rounds[1]
+    assert TOKEN not in done.stderr
+
+
+def test_verbose_serve_logs_each_request_and_refusals_without_keys(
+    sim: Simulator, home: Path
+) -> None:
+    import httpx
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    client_key = "client-key-for-the-log-test"
+    process = subprocess.Popen(
+        [*CLI, "-v", "--base-url", sim.url, "serve", "--port", str(port)],
+        env=cli_env(home, NODECODE_SERVE_API_KEY=client_key),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        seen = []
+        while not any("serving Cursor's models" in line for line in seen):
+            line = process.stderr.readline()
+            assert line, "".join(seen)
+            seen.append(line)
+        url = f"http://127.0.0.1:{port}/v1"
+        body = {"model": "cursor/composer-2.5", "messages": [{"role": "user", "content": "hi"}]}
+        good = httpx.post(
+            f"{url}/chat/completions",
+            json=body,
+            headers={"authorization": f"Bearer {client_key}"},
+            timeout=RUN_TIMEOUT,
+        )
+        assert good.status_code == 200
+        wrong = httpx.get(
+            f"{url}/models", headers={"authorization": "Bearer wrong-key-12345"}, timeout=5
+        )
+        assert wrong.status_code == 401
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(RUN_TIMEOUT) == 0
+        _, rest = process.communicate()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    log = "".join(seen) + rest
+    assert re.search(
+        r"INFO POST /v1/chat/completions -> 200 in \d+\.\d{3}s \(model cursor/composer-2\.5\)", log
+    ), log
+    assert re.search(r"WARNING refused GET /v1/models: missing or wrong client API key", log), log
+    assert re.search(r"INFO GET /v1/models -> 401 in \d+\.\d{3}s", log), log
+    for secret in (client_key, "wrong-key-12345", TOKEN):
+        assert secret not in log
