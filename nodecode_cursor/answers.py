@@ -28,6 +28,10 @@ from typing import Any, Protocol
 
 from ._proto import agent_pb2
 from .fold import Fold, decode_mcp_args, mcp_call_name
+
+# The MCP server our tools ride under: one name for the tools declared here and the
+# calls history replays (history.py owns it).
+from .history import PROVIDER_IDENTIFIER
 from .schema import tool_input_schema
 from .values import encode_value
 
@@ -44,8 +48,6 @@ __all__ = [
     "tool_definitions",
 ]
 
-# The MCP server our tools ride under (the one oh-my-pi names; the service accepts it).
-PROVIDER_IDENTIFIER = "pi-agent"
 # Where the system prompt rule says it lives: our own path, never read from disk.
 SYSTEM_RULE_PATH = "/nodecode/system-prompt.mdc"
 # CursorRule.source: USER.

@@ -55,7 +55,8 @@ __all__ = [
 # What the root prompt's system blob says when the host gave no system prompt.
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 
-# The MCP server name the host's tools ride under (omp's).
+# The MCP server name the host's tools ride under (omp's; the service accepts it).
+# The one definition: answers.py declares the tools under it, history replays calls.
 PROVIDER_IDENTIFIER = "pi-agent"
 
 # Cursor takes tool-call ids in this charset and at most this long.

@@ -470,3 +470,19 @@ def test_random_ask_bodies_are_answered_with_the_asks_id(member: int, body: byte
         else:
             control = message.exec_client_control_message
             assert getattr(control, control.WhichOneof("message")).id == ID
+
+
+def test_the_mcp_server_name_is_defined_once() -> None:
+    import ast
+    import inspect
+
+    from nodecode_cursor import answers, history
+
+    assert answers.PROVIDER_IDENTIFIER == history.PROVIDER_IDENTIFIER == "pi-agent"
+    assigned = [
+        node
+        for node in ast.walk(ast.parse(inspect.getsource(answers)))
+        if isinstance(node, ast.Assign)
+        and any(getattr(t, "id", None) == "PROVIDER_IDENTIFIER" for t in node.targets)
+    ]
+    assert assigned == []  # answers.py takes history.py's, never a copy of its own
