@@ -230,13 +230,22 @@ def resolve_model(host: Any, name: str | None, extra: Sequence[str] = ()) -> str
     known = list(dict.fromkeys([*catalog_models(host), *(m for m in extra if m)]))
     if model in known:
         return model
+    # Not a bundled row: the account's own roster may still list it (one call, made
+    # only for a model the bundled rows lack).
+    live, why, rows = fetch_models(host)
+    roster = [str(row["id"]) for row in rows if row.get("id")] if live else []
+    if model in roster:
+        return model
+    known = list(dict.fromkeys([*known, *roster]))
     nearest = difflib.get_close_matches(model, known, n=5, cutoff=0.4)
     if not nearest:
         nearest = [k for k in known if model.split("-")[0] in k][:5]
     hint = f" Nearest supported: {', '.join(nearest)}." if nearest else ""
+    unchecked = "" if live else f" The live roster could not be checked ({why})."
     raise ConfigError(
-        f"unknown model {PROVIDER}/{model}{_from_file(host, 'model', configured)}.{hint} "
-        "(`nodecode-cursor models` lists them)"
+        f"unknown model {PROVIDER}/{model}{_from_file(host, 'model', configured)}.{hint}"
+        f"{unchecked} (`nodecode-cursor models` lists them)",
+        code="unknown_model",
     )
 
 
@@ -248,10 +257,17 @@ def resolve_effort(host: Any, model: str, effort: str | None) -> str | None:
     if effort is None or effort.strip().lower() in ("", "off", "none"):
         return None
     effort = effort.strip().lower()
+    from .routing import EFFORTS, checked_effort
+
+    try:
+        checked_effort(effort)  # a misspelt level is refused whatever the model
+    except ConfigError as exc:
+        raise ConfigError(
+            f"{exc.detail}{_from_file(host, 'effort', configured)}", code=exc.code
+        ) from None
     row = catalog_models(host).get(model)
     if row is None or not row.get("reasoning"):
         return None  # a model that does not reason is asked no effort at all
-    from .routing import EFFORTS
 
     supported = list(row.get("efforts") or EFFORTS)
     if effort not in supported:

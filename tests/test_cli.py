@@ -1189,3 +1189,38 @@ def test_verbose_serve_logs_each_request_and_refusals_without_keys(
     assert re.search(r"INFO GET /v1/models -> 401 in \d+\.\d{3}s", log), log
     for secret in (client_key, "wrong-key-12345", TOKEN):
         assert secret not in log
+
+
+def test_a_model_only_the_accounts_roster_lists_can_be_asked(sim: Simulator, home: Path) -> None:
+    # The simulator's default roster lists gpt-5.4-high, which no bundled row is named.
+    answer = ask_json(sim, home, "--model", "gpt-5.4-high", "hi")
+    assert answer["message"]["content"] == "Simulated Cursor here. You said: hi"
+    assert answer["wire_model"] == "gpt-5.4-high"
+
+
+def test_a_model_neither_bundled_nor_in_the_roster_is_refused(sim: Simulator, home: Path) -> None:
+    done = run_cli(
+        "--base-url", sim.url, "ask", "--model", "gpt-9.9-nowhere", "hi", env=cli_env(home)
+    )
+    assert done.returncode == 2
+    assert "unknown model cursor/gpt-9.9-nowhere" in done.stderr
+    assert "could not be checked" not in done.stderr
+
+
+def test_a_misspelt_effort_is_refused_even_where_the_model_does_not_reason(
+    sim: Simulator, home: Path
+) -> None:
+    done = run_cli(
+        "--base-url",
+        sim.url,
+        "ask",
+        "--model",
+        "composer-2.5",
+        "--effort",
+        "bogus",
+        "hi",
+        env=cli_env(home),
+    )
+    assert done.returncode == 2
+    assert "'bogus' is not a known level" in done.stderr
+    assert sim.requests_to("/agent.v1.AgentService/RunSSE") == []
