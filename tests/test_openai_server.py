@@ -465,14 +465,14 @@ def huge_number_body(*, stream: bool) -> bytes:
 def lone_surrogate_body(*, stream: bool) -> bytes:
     """Return a chat request whose prompt holds a lone surrogate (JSON's ``\\ud800`` escape).
 
-    Python reads it into a str that UTF-8 cannot encode: protobuf refuses it
-    with a UnicodeEncodeError, not a CursorError.
+    Python reads it into a str that UTF-8 cannot encode: protobuf once refused it
+    with a UnicodeEncodeError, not a CursorError (the lane now writes U+FFFD).
     """
     return json.dumps(chat("bad \ud800 text", stream=stream)).encode()
 
 
-# Requests the lane has failed on with an exception that is not a CursorError. Either may
-# be refused cleanly some day; the tests then still check for an answer and no hang.
+# Requests the lane once failed on with an exception that was not a CursorError. The lane
+# now handles both; the tests keep them to check for a well-formed answer and no hang.
 NON_CURSOR_FAILURES = [huge_number_body, lone_surrogate_body]
 
 
