@@ -36,12 +36,29 @@ CLI = [sys.executable, "-m", "nodecode_cursor.cli"]
 ENV_STATUS = "cursor: not signed in; a token from the environment (CURSOR_ACCESS_TOKEN) is used"
 
 
-def cli_env(home: Path, **extra: str) -> dict[str, str]:
-    """Return the environment of a CLI run: the temp home, a token, no colours, no other token."""
+def cli_env(home: Path, *, signed_out: bool = False, **extra: str) -> dict[str, str]:
+    """Return the environment of a CLI run: the temp home, a token, no colours, no other token.
+
+    ``signed_out`` leaves the token out, so only a kept sign-in (or none) is used.
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith("CURSOR_")}
-    env.update(NODECODE_HOME=str(home), CURSOR_ACCESS_TOKEN=TOKEN, NO_COLOR="1")
+    env.update(NODECODE_HOME=str(home), NO_COLOR="1")
+    if not signed_out:
+        env["CURSOR_ACCESS_TOKEN"] = TOKEN
     env.update(extra)
     return env
+
+
+def start_login(sim: Simulator, env: dict[str, str]) -> subprocess.Popen[str]:
+    """Return a running ``nodecode-cursor login`` against the simulator, its pipes open."""
+    return subprocess.Popen(
+        [*CLI, "--base-url", sim.url, "--web-url", sim.url, "login"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def run_cli(
@@ -256,8 +273,7 @@ def test_usage_error_with_json_is_json_and_exit_2(home: Path) -> None:
 
 
 def test_not_signed_in_says_how_to_sign_in(sim: Simulator, home: Path) -> None:
-    env = cli_env(home)
-    del env["CURSOR_ACCESS_TOKEN"]
+    env = cli_env(home, signed_out=True)
     done = run_cli("--base-url", sim.url, "ask", "--json", "hi", env=env)
     assert done.returncode == 2
     message = json.loads(done.stdout)["error"]["message"]
@@ -338,8 +354,7 @@ def test_models_json_lists_the_accounts_roster(sim: Simulator, home: Path) -> No
 
 
 def test_models_without_a_token_lists_the_bundled_rows_and_why(home: Path) -> None:
-    env = cli_env(home)
-    del env["CURSOR_ACCESS_TOKEN"]
+    env = cli_env(home, signed_out=True)
     done = run_cli("models", "--json", env=env)
     assert done.returncode == 0
     answer = json.loads(done.stdout)
@@ -358,30 +373,20 @@ def test_status_names_the_token_source(home: Path) -> None:
     done = run_cli("status", env=cli_env(home))
     assert done.returncode == 0
     assert done.stdout.strip() == ENV_STATUS
-    keyed = cli_env(home, CURSOR_API_KEY="key-from-the-environment")
-    del keyed["CURSOR_ACCESS_TOKEN"]
+    keyed = cli_env(home, signed_out=True, CURSOR_API_KEY="key-from-the-environment")
     named = run_cli("status", env=keyed)
     assert named.returncode == 0
     assert "(CURSOR_API_KEY) is used" in named.stdout
     assert "key-from-the-environment" not in named.stdout + named.stderr
-    env = cli_env(home)
-    del env["CURSOR_ACCESS_TOKEN"]
+    env = cli_env(home, signed_out=True)
     bare = run_cli("status", env=env)
     assert bare.returncode == 0
     assert "not signed in" in bare.stdout and "/cursor login" in bare.stdout
 
 
 def test_login_status_logout(sim: Simulator, home: Path) -> None:
-    env = cli_env(home)
-    del env["CURSOR_ACCESS_TOKEN"]
-    process = subprocess.Popen(
-        [*CLI, "--base-url", sim.url, "--web-url", sim.url, "login"],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    env = cli_env(home, signed_out=True)
+    process = start_login(sim, env)
     try:
         assert process.stdout is not None
         first = process.stdout.readline()
@@ -410,16 +415,8 @@ def test_login_status_logout(sim: Simulator, home: Path) -> None:
 
 
 def test_login_interrupted_exits_non_zero_and_keeps_nothing(sim: Simulator, home: Path) -> None:
-    env = cli_env(home)
-    del env["CURSOR_ACCESS_TOKEN"]
-    process = subprocess.Popen(
-        [*CLI, "--base-url", sim.url, "--web-url", sim.url, "login"],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    env = cli_env(home, signed_out=True)
+    process = start_login(sim, env)
     try:
         assert process.stdout is not None
         assert "loginDeepControl" in process.stdout.readline()
@@ -437,8 +434,7 @@ def test_login_interrupted_exits_non_zero_and_keeps_nothing(sim: Simulator, home
 
 
 def test_login_that_fails_exits_1_with_one_line(sim: Simulator, home: Path) -> None:
-    env = cli_env(home)
-    del env["CURSOR_ACCESS_TOKEN"]
+    env = cli_env(home, signed_out=True)
     sim.auth.queue_poll("error", "error", "error")  # Cursor refuses three polls in a row
     done = run_cli("--base-url", sim.url, "--web-url", sim.url, "login", env=env)
     assert done.returncode == 1, done.stdout + done.stderr
@@ -540,8 +536,7 @@ def test_a_broken_config_json_is_a_config_error(home: Path) -> None:
 
 
 def test_demo_runs_the_tool_handoff_to_the_final_answer(home: Path) -> None:
-    env = cli_env(home)
-    del env["CURSOR_ACCESS_TOKEN"]
+    env = cli_env(home, signed_out=True)
     done = run_cli("demo", env=env)
     assert done.returncode == 0, done.stderr + done.stdout
     out = done.stdout
@@ -746,8 +741,7 @@ def test_chat_shows_a_standing_notice_above_the_prompt_until_cleared(
     (home / "auth.json").write_text(json.dumps({"oauth_tokens": {"cursor": entry}}))
     sim.auth.refresh_mode = "logout"
     pexpect = pytest.importorskip("pexpect")
-    env = cli_env(home, TERM="dumb")
-    del env["CURSOR_ACCESS_TOKEN"]
+    env = cli_env(home, signed_out=True, TERM="dumb")
     child = pexpect.spawn(
         sys.executable,
         ["-m", "nodecode_cursor.cli", "--base-url", sim.url, "chat", "--tools", "none"],
@@ -1007,8 +1001,7 @@ def test_chat_without_a_credential_says_so_until_a_sign_in_succeeds(
     sim: Simulator, home: Path, tmp_path: Path
 ) -> None:
     pexpect = pytest.importorskip("pexpect")
-    env = cli_env(home, TERM="dumb")
-    del env["CURSOR_ACCESS_TOKEN"]
+    env = cli_env(home, signed_out=True, TERM="dumb")
     child = pexpect.spawn(
         sys.executable,
         [*CLI[1:], "--base-url", sim.url, "--web-url", sim.url, "chat", "--tools", "none"],
@@ -1046,8 +1039,7 @@ def test_chat_without_a_credential_says_so_until_a_sign_in_succeeds(
 
 
 def test_chat_on_piped_input_has_no_line_recall_hint(sim: Simulator, home: Path) -> None:
-    env = cli_env(home)
-    del env["CURSOR_ACCESS_TOKEN"]
+    env = cli_env(home, signed_out=True)
     done = subprocess.run(
         [*CLI, "--base-url", sim.url, "chat", "--tools", "none"],
         env=env,
@@ -1090,8 +1082,7 @@ def test_serve_api_key_flag_points_at_serve_help_and_the_variable(home: Path) ->
 
 
 def test_models_table_columns_fit_the_longest_effort_list(home: Path) -> None:
-    env = cli_env(home)
-    del env["CURSOR_ACCESS_TOKEN"]
+    env = cli_env(home, signed_out=True)
     rows = json.loads(run_cli("models", "--json", env=env).stdout)["models"]
     table = run_cli("models", env=env)
     assert table.returncode == 0
