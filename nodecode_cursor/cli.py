@@ -317,7 +317,7 @@ def _read_history(path: str) -> list[dict[str, Any]]:
         raw = json.loads(Path(path).read_text("utf-8"))
     except OSError as exc:
         raise ConfigError(f"cannot read the history {path}: {exc.strerror or exc}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise ConfigError(f"the history {path} is not JSON: {exc}") from None
     if not isinstance(raw, list) or not all(
         isinstance(m, dict) and isinstance(m.get("role"), str) for m in raw

@@ -170,6 +170,8 @@ class HostTools(Toolbox):
             args = json.loads(arguments or "{}")
         except json.JSONDecodeError as exc:
             return f"error: the arguments are not JSON ({exc.msg} at {exc.pos})"
+        except (ValueError, RecursionError) as exc:  # past the digit limit, or too deep
+            return f"error: the arguments cannot be read ({type(exc).__name__})"
         if not isinstance(args, dict):
             return "error: the arguments are not a JSON object"
         try:
@@ -387,7 +389,7 @@ def load_tool_file(path: Path | str) -> FileTools:
         raw = json.loads(where.read_text("utf-8"))
     except OSError as exc:
         raise ConfigError(f"cannot read the tools file {where}: {exc.strerror or exc}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise ConfigError(f"the tools file {where} is not JSON: {exc}") from None
     if isinstance(raw, dict) and isinstance(raw.get("tools"), list):
         raw = raw["tools"]

@@ -32,7 +32,9 @@ APPEND_BYTES_PER_EXTRA_SECOND = 128 * 1024
 # so a long answer is held once (by the fold), not twice.
 RUN_INBOX_BATCHES = 16
 
-# No bytes from RunSSE for this long ends the round as incomplete.
+# No message from RunSSE but heartbeats for this long ends the round as incomplete.
+# Heartbeats keep the connection open but never the round: a stream of nothing else
+# would otherwise hold the host forever.
 DEFAULT_REQUEST_TIMEOUT_SECONDS = 120.0
 
 # Connecting is separate from the "no data" budget: a dead address should fail

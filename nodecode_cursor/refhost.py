@@ -271,7 +271,8 @@ class ReferenceHost:
                 raw = json.loads(text) if text.strip() else {}
             except FileNotFoundError:
                 raw = {}
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+                # ValueError covers JSONDecodeError and numbers past Python's digit limit.
                 raise ConfigError(f"cannot read {path}: {exc}") from None
             if not isinstance(raw, dict):
                 raise ConfigError(f"{path} must hold a JSON object")

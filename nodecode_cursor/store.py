@@ -160,6 +160,11 @@ class AuthStore:
                 f"{self.path} is not valid JSON (line {exc.lineno}, column {exc.colno}); "
                 "fix or remove it, nothing will be written until then"
             ) from None
+        except ValueError:  # a number past Python's digit limit
+            raise StoreError(
+                f"{self.path} holds a number too long to read; "
+                "fix or remove it, nothing will be written until then"
+            ) from None
         if not isinstance(data, dict):
             raise StoreError(
                 f"{self.path} must hold a JSON object, not {_kind(data)}; "

@@ -1215,3 +1215,19 @@ def test_a_misspelt_effort_is_refused_even_where_the_model_does_not_reason(
     assert done.returncode == 2
     assert "'bogus' is not a known level" in done.stderr
     assert sim.requests_to("/agent.v1.AgentService/RunSSE") == []
+
+
+@pytest.mark.parametrize("where", ["config", "history"])
+def test_json_with_a_number_past_the_digit_limit_is_a_config_error(
+    home: Path, tmp_path: Path, where: str
+) -> None:
+    huge = "{" + '"x": ' + "9" * 5000 + "}"
+    if where == "config":
+        (home / "config.json").write_text(huge)
+        done = run_cli("status", env=cli_env(home))
+    else:
+        history = tmp_path / "history.json"
+        history.write_text("[" + huge + "]")
+        done = run_cli("ask", "--history", str(history), env=cli_env(home))
+    assert done.returncode == 2, done.stderr
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr

@@ -188,3 +188,9 @@ def test_load_tool_file_refuses_what_is_not_tools(tmp_path: Path, content: str, 
         load_tool_file(path)
     with pytest.raises(ConfigError, match="cannot read"):
         load_tool_file(tmp_path / "missing.json")
+
+
+def test_arguments_past_the_digit_limit_are_an_error_text(tmp_path: Path) -> None:
+    tools = HostTools(tmp_path)
+    answer = tools.run("list_directory", '{"path": ' + "1" * 5000 + "}")
+    assert answer.startswith("error: the arguments cannot be read")

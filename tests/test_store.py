@@ -223,3 +223,15 @@ def test_concurrent_writers_lose_nothing(home: Path) -> None:
     data = json.loads((home / "auth.json").read_text())
     assert len(data) == store_count * 5
     assert os.stat(home / "auth.json").st_mode & 0o077 == 0
+
+
+def test_a_number_past_the_digit_limit_is_a_store_error_and_the_file_stays(tmp_path: Path) -> None:
+    from nodecode_cursor.errors import StoreError
+    from nodecode_cursor.store import AuthStore
+
+    path = tmp_path / "auth.json"
+    body = '{"other": ' + "7" * 5000 + "}"
+    path.write_text(body)
+    with pytest.raises(StoreError, match="number too long"):
+        AuthStore(tmp_path).read()
+    assert path.read_text() == body
