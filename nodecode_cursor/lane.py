@@ -273,21 +273,21 @@ async def _token(ctx: RoundContext) -> str:
     """
     from . import credentials
 
+    base_url = ctx.base_url or limits.DEFAULT_BASE_URL
     if ctx.credential:
         given = credentials.checked_token(ctx.credential, "the round's credential")
-        if ctx.host is None or not _is_kept_sign_in(ctx.host, given):
+        if ctx.host is None:
             return given
-        # The host passed the kept sign-in as it read it (cell.credential never
-        # renews): go through the ladder so a due sign-in is renewed before the round.
-        log.debug("the round's credential is the kept sign-in; renewing it first when due")
+        # The host chose this credential: when it is the kept sign-in (cell.credential
+        # never renews), only that sign-in is renewed when due; no other credential
+        # (a saved key, the environment) ever takes its place. auth.json is read and
+        # the refresh waits in a worker thread, never on the event loop.
+        return await asyncio.to_thread(_renewed_if_kept_sign_in, ctx.host, given, base_url)
 
     token: str | None
     if ctx.host is not None:
         token = await credentials.resolve_credential_async(
-            ctx.host,
-            "cursor",
-            for_round=True,
-            base_url=ctx.base_url or limits.DEFAULT_BASE_URL,
+            ctx.host, "cursor", for_round=True, base_url=base_url
         )
     else:
         token = credentials.env_credential()
@@ -296,21 +296,31 @@ async def _token(ctx: RoundContext) -> str:
     return token
 
 
-def _is_kept_sign_in(host: Host, token: str) -> bool:
-    """Return whether TOKEN is the access token of the sign-in kept in HOST's auth.json.
+def _renewed_if_kept_sign_in(host: Host, token: str, base_url: str) -> str:
+    """Return TOKEN, or the kept sign-in's renewed access token when TOKEN is that sign-in.
 
-    Reads the file only (no network). An auth.json that cannot be read says no:
-    the round then sends the host's credential as it is.
+    Blocking (reads auth.json, may refresh): run it in a worker thread. An auth.json
+    that cannot be read, or a sign-in that is not TOKEN's, leaves TOKEN as given.
     """
+    from .credentials import checked_token
     from .errors import StoreError
+    from .signin import refresh_if_due
     from .store import AuthStore
 
+    store = AuthStore(host.home)
     try:
-        entry = AuthStore(host.home).entry()
+        entry = store.entry()
     except StoreError as exc:
         log.debug("auth.json unreadable; using the round's credential as given: %s", exc.detail)
-        return False
-    return entry is not None and entry.access_token == token
+        return token
+    if entry is None or entry.access_token != token:
+        return token
+    renewed = refresh_if_due(store, base_url, host=host)
+    if renewed is None:  # forgotten meanwhile (a logout): send what the host chose
+        return token
+    if renewed.access_token != token:
+        log.debug("the round's credential is the kept sign-in; sending it renewed")
+    return checked_token(renewed.access_token, f"{store.path} (oauth_tokens.cursor)")
 
 
 def _heartbeat(message: Any) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import os
 import threading
 import time
@@ -868,3 +869,36 @@ def test_a_refused_append_is_logged_at_debug(
     ]
     assert refused and "append #" in refused[0] and "run was superseded" in refused[0]
     assert all(TOKEN not in r.getMessage() for r in caplog.records)
+
+
+def test_the_kept_sign_in_as_the_credential_is_sent_even_beside_a_saved_key(
+    sim: Simulator, tmp_path: Any
+) -> None:
+    """The host chose the kept sign-in: a saved API key never takes its place."""
+    from nodecode_cursor.store import AuthStore, TokenEntry
+
+    AuthStore(tmp_path).save_entry(TokenEntry("oauth-T", "refresh-kept", time.time() + 86400))
+    saved = json.loads((tmp_path / "auth.json").read_text())
+    saved["api_keys"] = {"cursor": {"key": "apikey-1"}}
+    (tmp_path / "auth.json").write_text(json.dumps(saved))
+    lane.stream_round_sync(context(sim, credential="oauth-T", host=MemoryHost(tmp_path)))
+    [run_sse] = sim.requests_to("/agent.v1.AgentService/RunSSE")
+    assert run_sse.headers["authorization"] == "Bearer oauth-T"
+    assert sim.auth.refresh_calls == 0
+
+
+def test_a_due_kept_sign_in_beside_a_saved_key_is_renewed_and_sent(
+    sim: Simulator, tmp_path: Any
+) -> None:
+    from nodecode_cursor.simulator.auth import make_token
+    from nodecode_cursor.store import AuthStore, TokenEntry
+
+    kept = make_token(lifetime=3600)
+    AuthStore(tmp_path).save_entry(TokenEntry(kept, "refresh-kept", time.time() + 30))
+    saved = json.loads((tmp_path / "auth.json").read_text())
+    saved["api_keys"] = {"cursor": {"key": "apikey-1"}}
+    (tmp_path / "auth.json").write_text(json.dumps(saved))
+    lane.stream_round_sync(context(sim, credential=kept, host=MemoryHost(tmp_path)))
+    [renewed] = sim.auth.refreshed
+    [run_sse] = sim.requests_to("/agent.v1.AgentService/RunSSE")
+    assert run_sse.headers["authorization"] == f"Bearer {renewed}"
