@@ -131,7 +131,10 @@ class CursorCell:
 
         token = key if key is not None else self.credential(PROVIDER)
         return await list_models(
-            token, self.settings.base_url, client_version=self.settings.client_version
+            token,
+            self.settings.base_url,
+            client_version=self.settings.client_version,
+            proxy=self.settings.proxy,
         )
 
     async def check_key(self, key: str) -> str | None:
@@ -139,7 +142,10 @@ class CursorCell:
         from .listing import check_key
 
         return await check_key(
-            key, self.settings.base_url, client_version=self.settings.client_version
+            key,
+            self.settings.base_url,
+            client_version=self.settings.client_version,
+            proxy=self.settings.proxy,
         )
 
     async def stream_round(self, ctx: RoundContext) -> RoundResult:

@@ -163,7 +163,11 @@ async def _roster_model(ctx: RoundContext) -> tuple[str, str]:
         raise routing.unknown_model(model, unchecked=exc.detail) from None
     base_url = ctx.base_url or limits.DEFAULT_BASE_URL
     try:
-        roster = await listing.round_roster(token, base_url, client_version=ctx.client_version)
+        roster = await listing.round_roster(
+            token, base_url, client_version=ctx.client_version, proxy=ctx.proxy
+        )
+    except ConfigError:
+        raise  # an unusable proxy: the round could not go either, so say that, not the model
     except CursorError as exc:
         log.debug("roster unavailable for %s: %s", model, exc.detail)
         raise routing.unknown_model(model, unchecked=exc.detail) from None

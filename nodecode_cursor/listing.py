@@ -136,14 +136,18 @@ async def fetch_roster(
     *,
     client_version: str | None = None,
     timeout: float = limits.ROSTER_TIMEOUT_SECONDS,
+    proxy: str | None = None,
 ) -> tuple[RosterModel, ...]:
     """Return the account's roster; raise ConfigError without a token, ProviderError on refusal.
 
-    A token no header can carry is a ConfigError naming the problem, never the token.
+    PROXY is the ``cursor.proxy`` setting (None: the proxy environment), so the roster
+    goes the way rounds go. A token no header can carry, or a proxy httpx cannot use,
+    is a ConfigError naming the problem, never the token or the proxy's URL.
     """
     import httpx
 
     from .credentials import checked_token
+    from .transport import proxied_client
 
     if not token:
         raise ConfigError(NOT_SIGNED_IN, code="not_signed_in")
@@ -158,8 +162,9 @@ async def fetch_roster(
         "x-ghost-mode": "true",
         "x-request-id": str(uuid.uuid4()),
     }
+    client = proxied_client(httpx.AsyncClient, proxy=proxy, timeout=timeout)
     try:
-        async with httpx.AsyncClient(timeout=timeout, trust_env=True) as client:
+        async with client:
             response = await client.post(url, content=b"", headers=headers)
     except httpx.HTTPError as exc:
         raise ProviderError(
@@ -175,7 +180,11 @@ async def fetch_roster(
 
 
 async def round_roster(
-    token: str | None, base_url: str, *, client_version: str | None = None
+    token: str | None,
+    base_url: str,
+    *,
+    client_version: str | None = None,
+    proxy: str | None = None,
 ) -> tuple[RosterModel, ...]:
     """Return the account's roster for a round: the one kept for BASE_URL, else fetched and kept.
 
@@ -185,7 +194,7 @@ async def round_roster(
         kept = _rosters.get(base_url.rstrip("/"))
     if kept is not None:
         return kept
-    return await fetch_roster(token, base_url, client_version=client_version)
+    return await fetch_roster(token, base_url, client_version=client_version, proxy=proxy)
 
 
 def forget_rosters() -> None:
@@ -223,22 +232,30 @@ def _refusal(status: int, body: bytes) -> ProviderError:
 
 
 async def check_key(
-    key: str | None, base_url: str, *, client_version: str | None = None
+    key: str | None,
+    base_url: str,
+    *,
+    client_version: str | None = None,
+    proxy: str | None = None,
 ) -> str | None:
     """Return None when Cursor accepts ``key``, else the one line saying why not."""
     try:
-        await fetch_roster(key, base_url, client_version=client_version)
+        await fetch_roster(key, base_url, client_version=client_version, proxy=proxy)
     except CursorError as exc:
         return exc.detail
     return None
 
 
 async def list_models(
-    token: str | None, base_url: str, *, client_version: str | None = None
+    token: str | None,
+    base_url: str,
+    *,
+    client_version: str | None = None,
+    proxy: str | None = None,
 ) -> Roster:
     """Return the live roster, or the bundled rows with the reason the live one is missing."""
     try:
-        models = await fetch_roster(token, base_url, client_version=client_version)
+        models = await fetch_roster(token, base_url, client_version=client_version, proxy=proxy)
     except CursorError as exc:
         log.debug("roster unavailable: %s", exc.detail)
         return Roster(_bundled(), live=False, reason=exc.detail)

@@ -138,10 +138,12 @@ def profile_cookie(user_id: str, token: str) -> str:
 
 
 def http_client(timeout: float) -> httpx.Client:
-    """Return a sync httpx client honouring the standard proxy environment."""
+    """Return a sync httpx client honouring the proxy environment; ConfigError for a bad proxy."""
     import httpx
 
-    return httpx.Client(timeout=timeout, trust_env=True, follow_redirects=False)
+    from .transport import proxied_client
+
+    return proxied_client(httpx.Client, timeout=timeout, follow_redirects=False)
 
 
 def fetch_email(client: httpx.Client, web_url: str, token: str, timeout: float) -> str | None:

@@ -23,10 +23,10 @@ import asyncio
 import json
 import logging
 import uuid
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import httpx
 
@@ -44,6 +44,7 @@ __all__ = [
     "append_timeout",
     "http_error",
     "open_run",
+    "proxied_client",
     "run_client",
     "run_headers",
 ]
@@ -54,6 +55,9 @@ RUN_SSE_PATH = "/agent.v1.AgentService/RunSSE"
 APPEND_PATH = "/aiserver.v1.BidiService/BidiAppend"
 
 CONNECT_TIMEOUT_SECONDS = limits.CONNECT_TIMEOUT_SECONDS
+
+# The two kinds of client the cell builds: async for runs and the roster, sync for sign-in.
+ClientT = TypeVar("ClientT", httpx.Client, httpx.AsyncClient)
 
 _HEARTBEAT = agent_pb2.AgentClientMessage(
     client_heartbeat=agent_pb2.ClientHeartbeat()
@@ -153,34 +157,43 @@ def _unreachable(url: str, exc: BaseException) -> ProviderError:
 _Item = list[agent_pb2.AgentServerMessage] | BaseException | None
 
 
-def run_client(
-    settings: RunSettings, transport: httpx.AsyncBaseTransport | None = None
-) -> httpx.AsyncClient:
-    """Return the HTTP/1.1 client a run talks through; ConfigError for an unusable proxy.
+def proxied_client(
+    factory: Callable[..., ClientT], *, proxy: str | None = None, **options: Any
+) -> ClientT:
+    """Return ``factory(proxy=proxy, trust_env=True, **options)``; ConfigError for a bad proxy.
 
-    httpx refuses a proxy it cannot use (an unknown scheme, ``socks5://`` without
-    socksio) with a ValueError or ImportError whose text quotes the proxy URL, which
-    may carry a user and password: the error names the setting, never its value.
+    Every client the cell builds comes through here (runs, the roster, the sign-in
+    and refresh), so they all go the same way. httpx refuses a proxy it cannot use
+    (an unknown scheme, ``socks5://`` without socksio) with a ValueError or
+    ImportError whose text quotes the proxy URL, which may carry a user and
+    password: the error names the setting, never its value.
     """
     try:
-        return httpx.AsyncClient(
-            http1=True,
-            http2=False,
-            trust_env=True,
-            proxy=settings.proxy,
-            transport=transport,
-            timeout=httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout),
-        )
+        return factory(proxy=proxy, trust_env=True, **options)
     except (ValueError, ImportError) as exc:
         where = (
             "the cursor.proxy setting"
-            if settings.proxy
+            if proxy
             else "the proxy environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY)"
         )
         why = "needs the socksio package" if isinstance(exc, ImportError) else "is not a usable URL"
         raise ConfigError(
             f"the proxy in {where} {why}; fix or unset it", code="bad_proxy"
         ) from None
+
+
+def run_client(
+    settings: RunSettings, transport: httpx.AsyncBaseTransport | None = None
+) -> httpx.AsyncClient:
+    """Return the HTTP/1.1 client a run talks through; ConfigError for an unusable proxy."""
+    return proxied_client(
+        httpx.AsyncClient,
+        proxy=settings.proxy,
+        http1=True,
+        http2=False,
+        transport=transport,
+        timeout=httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout),
+    )
 
 
 class SseRun:

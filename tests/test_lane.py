@@ -902,3 +902,26 @@ def test_a_due_kept_sign_in_beside_a_saved_key_is_renewed_and_sent(
     [renewed] = sim.auth.refreshed
     [run_sse] = sim.requests_to("/agent.v1.AgentService/RunSSE")
     assert run_sse.headers["authorization"] == f"Bearer {renewed}"
+
+
+@pytest.mark.usefixtures("fresh_rosters")
+def test_a_roster_only_model_asks_the_roster_through_the_rounds_proxy(sim: Simulator) -> None:
+    far = context(sim, model="gpt-5.4-high", base_url="http://cursor.invalid", proxy=sim.url)
+    assert lane.stream_round_sync(far).finish_reason == "stop"
+    [roster] = sim.requests_to(ROSTER_PATH)
+    assert roster.target == "http://cursor.invalid" + ROSTER_PATH
+
+
+@pytest.mark.usefixtures("fresh_rosters")
+def test_a_roster_only_model_through_an_unusable_proxy_is_a_config_error(
+    sim: Simulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"):
+        monkeypatch.setenv(name, "foo://user:pw-s3cr3t@proxy.invalid:1")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    with pytest.raises(ConfigError) as caught:
+        lane.stream_round_sync(context(sim, model="gpt-5.4-high"))
+    assert caught.value.code == "bad_proxy"
+    assert "s3cr3t" not in repr(caught.value) and "s3cr3t" not in str(caught.value)
+    assert sim.requests == []

@@ -252,3 +252,59 @@ def test_a_roster_refusal_is_classified_from_its_connect_error(
     assert str(caught.value) == f"HTTP {http_status} {code}"  # the key check's line
     assert (caught.value.status, caught.value.code) == (status, code)
     assert caught.value.retryable is retryable
+
+
+BAD_PROXY = "foo://user:pw-s3cr3t@proxy.invalid:1"
+
+
+def _bad_proxy_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point every proxy variable at a URL httpx cannot use (its password must never show)."""
+    for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"):
+        monkeypatch.setenv(name, BAD_PROXY)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+
+
+def test_an_unusable_proxy_environment_is_a_config_error_naming_no_secret(
+    sim: Simulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _bad_proxy_environment(monkeypatch)
+    with pytest.raises(ConfigError) as caught:
+        asyncio.run(listing.fetch_roster("tok-abc", sim.url))
+    assert caught.value.code == "bad_proxy"
+    assert "proxy environment" in str(caught.value)
+    assert "s3cr3t" not in repr(caught.value) and "s3cr3t" not in str(caught.value)
+    assert sim.models.calls == 0
+
+
+def test_list_models_with_an_unusable_proxy_lists_bundled_rows_saying_why(
+    sim: Simulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _bad_proxy_environment(monkeypatch)
+    roster = asyncio.run(listing.list_models("tok-abc", sim.url))
+    assert not roster.live and roster.models
+    assert roster.reason is not None and "proxy" in roster.reason
+    assert "s3cr3t" not in roster.reason
+
+
+def test_the_cursor_proxy_setting_carries_the_roster(sim: Simulator, tmp_path: object) -> None:
+    """cell.list_models asks the roster through cursor.proxy, as the rounds go."""
+    from pathlib import Path
+
+    from nodecode_cursor.cell import CursorCell
+    from nodecode_cursor.host import MemoryHost
+
+    host = MemoryHost(
+        Path(str(tmp_path)), {"cursor": {"base_url": "http://cursor.invalid", "proxy": sim.url}}
+    )
+    cell = CursorCell()
+    assert cell.start(host)
+    try:
+        roster = asyncio.run(cell.list_models("tok-abc"))
+        refusal = asyncio.run(cell.check_key("tok-abc"))
+    finally:
+        cell.stop()
+    assert roster.live, roster.reason
+    assert refusal is None
+    targets = [r.target for r in sim.requests_to(listing.GET_USABLE_MODELS_PATH)]
+    assert targets == ["http://cursor.invalid" + listing.GET_USABLE_MODELS_PATH] * 2
