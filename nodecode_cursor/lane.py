@@ -147,7 +147,7 @@ async def stream_round(ctx: RoundContext) -> RoundResult:
 async def _roster_model(ctx: RoundContext) -> tuple[str, str]:
     """Return (token, display name) for a model the bundled rows lack but the roster lists.
 
-    The roster is asked with the round's token (once per process per base URL);
+    The roster is asked with the round's token (once per process, base URL and account);
     a model it does not list, or a roster that cannot be had, is the unknown-model
     ConfigError, naming near matches and why the roster could not be checked.
     """

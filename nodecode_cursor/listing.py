@@ -4,11 +4,12 @@
 request, the client headers, short timeouts) and turns the answer into rows
 for ``/models``: each model once, sorted by id, with a display name and a
 context window. It also remembers each model's max-mode marker so the lane can
-route rounds on it (``roster_marker``), and the last roster per base URL, so a
-round on a model only the roster names costs one roster call per process
-(``round_roster``). ``list_models`` never fails: when the
-live roster cannot be had it lists the bundled rows and says why. ``check_key``
-is the host's key check for a token saved with ``/connect``.
+route rounds on it (``roster_marker``), and the last roster per base URL and
+account, so a round on a model only the roster names costs one roster call per
+process and account, however many rounds ask at once (``round_roster``).
+``list_models`` never fails: when the live roster cannot be had it lists the
+bundled rows and says why. ``check_key`` is the host's key check for a token
+saved with ``/connect``.
 
 The HTTP exchange is httpx's; the bytes are ``connect.py``'s; the bundled rows
 are ``catalog.py``'s.
@@ -16,9 +17,12 @@ are ``catalog.py``'s.
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import logging
 import threading
 import uuid
+import weakref
 from dataclasses import dataclass
 
 from . import limits
@@ -48,9 +52,17 @@ NOT_SIGNED_IN = "not signed in: /cursor login"
 
 _markers: dict[str, bool] = {}
 _markers_lock = threading.Lock()
-# The last roster fetched per base URL, for the lane's models the bundled rows lack:
-# asked once per process (a round on a bundled model never asks).
-_rosters: dict[str, tuple[RosterModel, ...]] = {}
+# The last roster fetched per (base URL, account), for the lane's models the bundled rows
+# lack: asked once per process and account (a round on a bundled model never asks). The
+# account is a digest of its token, so no token is kept here, and a key check or a login
+# for another account neither reads nor replaces this account's roster.
+_rosters: dict[tuple[str, str], tuple[RosterModel, ...]] = {}
+# The roster fetch in flight per running loop and (base URL, account): concurrent cold
+# rounds wait on the one fetch instead of each asking Cursor. Keyed weakly by the loop,
+# so a loop that ends takes its entries with it.
+_in_flight: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str], _Flight]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +82,19 @@ class Roster:
     models: tuple[RosterModel, ...]
     live: bool
     reason: str | None = None
+
+
+class _Flight:
+    """One roster fetch in flight and how many rounds wait on it."""
+
+    def __init__(self, task: asyncio.Task[tuple[RosterModel, ...]]) -> None:
+        self.task = task
+        self.waiters = 0
+
+
+def _account(token: str) -> str:
+    """Return the SHA-256 hex digest standing for TOKEN's account (the token is never kept)."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
 def roster_marker(model_id: str) -> bool | None:
@@ -175,7 +200,7 @@ async def fetch_roster(
     models = parse_roster(response.content)
     _remember(models)
     with _markers_lock:
-        _rosters[base_url.rstrip("/")] = models
+        _rosters[(base_url.rstrip("/"), _account(token))] = models
     return models
 
 
@@ -188,19 +213,56 @@ async def round_roster(
 ) -> tuple[RosterModel, ...]:
     """Return the account's roster for a round: the one kept for BASE_URL, else fetched and kept.
 
-    Raises as ``fetch_roster`` does; a refusal is not kept, so a later round asks again.
+    Concurrent rounds of one account on one loop share a single fetch. Raises as
+    ``fetch_roster`` does; a refusal is not kept, so a later round asks again.
     """
+    if not token:
+        return await fetch_roster(token, base_url, client_version=client_version, proxy=proxy)
+    key = (base_url.rstrip("/"), _account(token))
+    loop = asyncio.get_running_loop()
     with _markers_lock:
-        kept = _rosters.get(base_url.rstrip("/"))
-    if kept is not None:
-        return kept
-    return await fetch_roster(token, base_url, client_version=client_version, proxy=proxy)
+        kept = _rosters.get(key)
+        if kept is not None:
+            return kept
+        flights = _in_flight.setdefault(loop, {})
+        flight = flights.get(key)
+        if flight is None:
+            fetch = fetch_roster(token, base_url, client_version=client_version, proxy=proxy)
+            flight = _Flight(loop.create_task(fetch, name="cursor-roster"))
+            flights[key] = flight
+            flight.task.add_done_callback(lambda task: _landed(loop, key, task))
+        flight.waiters += 1
+    try:
+        # Shielded: one round cancelled must not cancel the fetch the others wait on.
+        return await asyncio.shield(flight.task)
+    except asyncio.CancelledError:
+        with _markers_lock:
+            flight.waiters -= 1
+            if flight.waiters == 0 and not flight.task.done():
+                flight.task.cancel()  # the last round waiting on it left: nobody wants it
+        raise
+
+
+def _landed(
+    loop: asyncio.AbstractEventLoop,
+    key: tuple[str, str],
+    task: asyncio.Task[tuple[RosterModel, ...]],
+) -> None:
+    """Drop the finished fetch from the flights (returns nothing); a success is kept already."""
+    with _markers_lock:
+        flights = _in_flight.get(loop)
+        if flights is not None and flights.get(key) is not None and flights[key].task is task:
+            del flights[key]
+    if not task.cancelled():
+        # Retrieved here too: a failure no round is left to await is never logged as lost.
+        task.exception()
 
 
 def forget_rosters() -> None:
     """Forget every kept roster (the next round on a model the bundled rows lack asks again)."""
     with _markers_lock:
         _rosters.clear()
+        _in_flight.clear()
 
 
 def _refusal(status: int, body: bytes) -> ProviderError:

@@ -23,6 +23,7 @@ from nodecode_cursor.host import (
     MemoryHost,
     ReasoningDelta,
     RoundContext,
+    RoundResult,
     StreamPart,
     StreamStart,
     TextDelta,
@@ -925,3 +926,26 @@ def test_a_roster_only_model_through_an_unusable_proxy_is_a_config_error(
     assert caught.value.code == "bad_proxy"
     assert "s3cr3t" not in repr(caught.value) and "s3cr3t" not in str(caught.value)
     assert sim.requests == []
+
+
+@pytest.mark.usefixtures("fresh_rosters")
+def test_concurrent_cold_rounds_share_one_roster_call(sim: Simulator) -> None:
+    async def main() -> list[RoundResult]:
+        rounds = [
+            lane.stream_round(context(sim, prompt=f"hello {i}", model="gpt-5.4-high"))
+            for i in range(20)
+        ]
+        return await asyncio.gather(*rounds)
+
+    results = asyncio.run(main())
+    assert [r.finish_reason for r in results] == ["stop"] * 20
+    assert sim.models.calls == 1
+    assert len(sim.requests_to(ROSTER_PATH)) == 1
+    # Another account's round asks for its own roster, once.
+    lane.stream_round_sync(context(sim, model="gpt-5.4-high", credential="tok-other-account"))
+    lane.stream_round_sync(context(sim, model="gpt-5.4-high", credential="tok-other-account"))
+    assert sim.models.calls == 2
+    assert [r.headers["authorization"] for r in sim.requests_to(ROSTER_PATH)] == [
+        f"Bearer {TOKEN}",
+        "Bearer tok-other-account",
+    ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import uuid
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -308,3 +309,55 @@ def test_the_cursor_proxy_setting_carries_the_roster(sim: Simulator, tmp_path: o
     assert refusal is None
     targets = [r.target for r in sim.requests_to(listing.GET_USABLE_MODELS_PATH)]
     assert targets == ["http://cursor.invalid" + listing.GET_USABLE_MODELS_PATH] * 2
+
+
+@pytest.fixture
+def fresh_rosters() -> Iterator[None]:
+    listing.forget_rosters()
+    yield
+    listing.forget_rosters()
+    listing._markers.clear()
+
+
+@pytest.mark.usefixtures("fresh_rosters")
+def test_concurrent_round_rosters_share_one_fetch_per_account(sim: Simulator) -> None:
+    async def main() -> list[tuple[listing.RosterModel, ...]]:
+        asks = [listing.round_roster("tok-a", sim.url) for _ in range(20)]
+        asks += [listing.round_roster("tok-b", sim.url + "/") for _ in range(5)]
+        return await asyncio.gather(*asks)
+
+    answers = asyncio.run(main())
+    assert len({answer for answer in answers}) == 1 and answers[0]
+    assert sim.models.calls == 2  # one per account, however many asked at once
+    assert sorted(
+        r.headers["authorization"] for r in sim.requests_to(listing.GET_USABLE_MODELS_PATH)
+    ) == ["Bearer tok-a", "Bearer tok-b"]
+
+
+@pytest.mark.usefixtures("fresh_rosters")
+def test_a_key_check_for_another_account_leaves_the_kept_roster_alone(sim: Simulator) -> None:
+    from nodecode_cursor.simulator.models import RosterEntry
+
+    sim.models.roster = [RosterEntry("mine-1", "Mine")]
+    mine = asyncio.run(listing.round_roster("tok-mine", sim.url))
+    sim.models.roster = [RosterEntry("theirs-1", "Theirs")]
+    assert asyncio.run(listing.check_key("tok-theirs", sim.url)) is None
+    assert asyncio.run(listing.round_roster("tok-mine", sim.url)) == mine
+    assert [m.id for m in mine] == ["mine-1"]
+    assert [m.id for m in asyncio.run(listing.round_roster("tok-theirs", sim.url))] == ["theirs-1"]
+    assert sim.models.calls == 2  # the key check's roster is the other account's kept one
+
+
+@pytest.mark.usefixtures("fresh_rosters")
+def test_concurrent_refused_round_rosters_are_not_kept(sim: Simulator) -> None:
+    sim.models.refuse(503, "unavailable")
+
+    async def main() -> list[object]:
+        asks = [listing.round_roster("tok-a", sim.url) for _ in range(5)]
+        return await asyncio.gather(*asks, return_exceptions=True)
+
+    assert all(isinstance(a, ProviderError) for a in asyncio.run(main()))
+    assert sim.models.calls == 1
+    sim.models.refusal = None
+    assert asyncio.run(listing.round_roster("tok-a", sim.url))
+    assert sim.models.calls == 2
