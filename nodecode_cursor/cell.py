@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import limits
+from .errors import ConfigError
 from .host import Host, RoundContext, RoundResult
 
 if TYPE_CHECKING:
@@ -43,15 +44,38 @@ class Settings:
 
         def text(key: str, default: str | None) -> str | None:
             value = section.get(key)
+            if value is not None and not isinstance(value, str):
+                # Dropping it would quietly use the default: for a URL, the real service.
+                raise ConfigError(
+                    f'"{key}" in the "cursor" config section must be a string, '
+                    f"not {_json_kind(value)}",
+                    code="bad_config",
+                )
             return value.strip() if isinstance(value, str) and value.strip() else default
+
+        enabled = section.get("enabled", True)
+        if not isinstance(enabled, bool):
+            raise ConfigError(
+                '"enabled" in the "cursor" config section must be true or false',
+                code="bad_config",
+            )
 
         return cls(
             base_url=(text("base_url", limits.DEFAULT_BASE_URL) or "").rstrip("/"),
             web_url=(text("web_url", limits.DEFAULT_WEB_URL) or "").rstrip("/"),
             client_version=text("client_version", None),
-            enabled=section.get("enabled", True) is not False,
+            enabled=enabled,
             proxy=text("proxy", None),
         )
+
+
+def _json_kind(value: object) -> str:
+    """Return what VALUE is called in JSON: a number, true or false, an array, an object."""
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    return "an array" if isinstance(value, list) else "an object"
 
 
 Lane = Callable[[RoundContext], Awaitable[RoundResult]]

@@ -1231,3 +1231,32 @@ def test_json_with_a_number_past_the_digit_limit_is_a_config_error(
         done = run_cli("ask", "--history", str(history), env=cli_env(home))
     assert done.returncode == 2, done.stderr
     assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("section", "named"),
+    [
+        ({"web_url": 5}, '"web_url"'),
+        ({"proxy": ["x"]}, '"proxy"'),
+        ({"enabled": "no"}, '"enabled"'),
+    ],
+)
+def test_a_cursor_setting_of_the_wrong_kind_is_a_config_error(
+    sim: Simulator, home: Path, section: dict[str, Any], named: str
+) -> None:
+    (home / "config.json").write_text(json.dumps({"cursor": section}))
+    done = run_cli("--base-url", sim.url, "ask", "hi", env=cli_env(home))
+    assert done.returncode == 2, done.stderr
+    assert named in done.stderr and "Traceback" not in done.stderr
+    assert sim.requests_to("/agent.v1.AgentService/RunSSE") == []
+
+
+def test_a_base_url_of_the_wrong_kind_is_refused_not_replaced_by_cursors() -> None:
+    from nodecode_cursor.cell import Settings
+    from nodecode_cursor.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r'"base_url" .* must be a string, not a number'):
+        Settings.from_section({"base_url": 5})
+    assert Settings.from_section({"base_url": "http://127.0.0.1:9/"}).base_url == (
+        "http://127.0.0.1:9"
+    )
