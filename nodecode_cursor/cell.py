@@ -108,7 +108,9 @@ class CursorCell:
 
         self.host = host
         self.settings = settings
-        self._command = CursorCommand(host, base_url=settings.base_url, web_url=settings.web_url)
+        self._command = CursorCommand(
+            host, base_url=settings.base_url, web_url=settings.web_url, proxy=settings.proxy
+        )
         return True
 
     def stop(self) -> None:

@@ -41,10 +41,13 @@ class CursorCommand:
         base_url: str = DEFAULT_BASE_URL,
         web_url: str = DEFAULT_WEB_URL,
         pacing: PollPacing | None = None,
+        *,
+        proxy: str | None = None,
     ) -> None:
         self.host = host
         self.store = AuthStore(host.home)
-        self.signin = SignIn(host, self.store, base_url, web_url, pacing)
+        # PROXY is the cursor.proxy setting: the sign-in goes the way the cell's rounds go.
+        self.signin = SignIn(host, self.store, base_url, web_url, pacing, proxy=proxy)
 
     def run(self, argline: str = "") -> str:
         """Return the one line answering ``/cursor <argline>`` (an empty line asks for status)."""

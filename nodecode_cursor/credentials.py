@@ -69,6 +69,7 @@ def resolve_credential(
     *,
     for_round: bool = False,
     base_url: str = DEFAULT_BASE_URL,
+    proxy: str | None = None,
 ) -> str | None:
     """Return the bearer token for ``provider`` (only ``cursor`` is answered), or None.
 
@@ -76,6 +77,7 @@ def resolve_credential(
     (status, a probe) never refreshes and never touches the network. A corrupt
     auth.json raises StoreError; a refused refresh raises CredentialError; a token
     no request could carry raises ConfigError naming where it came from, never the token.
+    PROXY (the ``cursor.proxy`` setting; None: the proxy environment) carries the refresh.
     """
     if provider != PROVIDER:
         return None
@@ -86,7 +88,7 @@ def resolve_credential(
     if for_round:
         from .signin import refresh_if_due
 
-        entry = refresh_if_due(store, base_url, host=host)
+        entry = refresh_if_due(store, base_url, host=host, proxy=proxy)
     else:
         entry = store.entry()
     if entry is not None:
@@ -100,12 +102,13 @@ async def resolve_credential_async(
     *,
     for_round: bool = False,
     base_url: str = DEFAULT_BASE_URL,
+    proxy: str | None = None,
 ) -> str | None:
     """Return ``resolve_credential`` run in a worker thread (a refresh may wait on the network)."""
     import asyncio
 
     return await asyncio.to_thread(
-        resolve_credential, host, provider, for_round=for_round, base_url=base_url
+        resolve_credential, host, provider, for_round=for_round, base_url=base_url, proxy=proxy
     )
 
 
@@ -120,9 +123,10 @@ def require_credential(
     *,
     for_round: bool = False,
     base_url: str = DEFAULT_BASE_URL,
+    proxy: str | None = None,
 ) -> str:
     """Return the credential ``resolve_credential`` finds; raise ConfigError when there is none."""
-    token = resolve_credential(host, provider, for_round=for_round, base_url=base_url)
+    token = resolve_credential(host, provider, for_round=for_round, base_url=base_url, proxy=proxy)
     if token is None:
         raise_not_signed_in()
     return token

@@ -286,12 +286,14 @@ async def _token(ctx: RoundContext) -> str:
         # never renews), only that sign-in is renewed when due; no other credential
         # (a saved key, the environment) ever takes its place. auth.json is read and
         # the refresh waits in a worker thread, never on the event loop.
-        return await asyncio.to_thread(_renewed_if_kept_sign_in, ctx.host, given, base_url)
+        return await asyncio.to_thread(
+            _renewed_if_kept_sign_in, ctx.host, given, base_url, ctx.proxy
+        )
 
     token: str | None
     if ctx.host is not None:
         token = await credentials.resolve_credential_async(
-            ctx.host, "cursor", for_round=True, base_url=base_url
+            ctx.host, "cursor", for_round=True, base_url=base_url, proxy=ctx.proxy
         )
     else:
         token = credentials.env_credential()
@@ -300,11 +302,12 @@ async def _token(ctx: RoundContext) -> str:
     return token
 
 
-def _renewed_if_kept_sign_in(host: Host, token: str, base_url: str) -> str:
+def _renewed_if_kept_sign_in(host: Host, token: str, base_url: str, proxy: str | None) -> str:
     """Return TOKEN, or the kept sign-in's renewed access token when TOKEN is that sign-in.
 
-    Blocking (reads auth.json, may refresh): run it in a worker thread. An auth.json
-    that cannot be read, or a sign-in that is not TOKEN's, leaves TOKEN as given.
+    Blocking (reads auth.json, may refresh through PROXY, the round's): run it in a
+    worker thread. An auth.json that cannot be read, or a sign-in that is not TOKEN's,
+    leaves TOKEN as given.
     """
     from .credentials import checked_token
     from .errors import StoreError
@@ -319,7 +322,7 @@ def _renewed_if_kept_sign_in(host: Host, token: str, base_url: str) -> str:
         return token
     if entry is None or entry.access_token != token:
         return token
-    renewed = refresh_if_due(store, base_url, host=host)
+    renewed = refresh_if_due(store, base_url, host=host, proxy=proxy)
     if renewed is None:  # forgotten meanwhile (a logout): send what the host chose
         return token
     if renewed.access_token != token:

@@ -137,13 +137,16 @@ def profile_cookie(user_id: str, token: str) -> str:
     return "WorkosCursorSessionToken=" + quote(f"{user_id}::{token}", safe="")
 
 
-def http_client(timeout: float) -> httpx.Client:
-    """Return a sync httpx client honouring the proxy environment; ConfigError for a bad proxy."""
+def http_client(timeout: float, proxy: str | None = None) -> httpx.Client:
+    """Return a sync httpx client through PROXY (None: the proxy environment); ConfigError if bad.
+
+    PROXY is the ``cursor.proxy`` setting, so the sign-in and the refresh go the way rounds go.
+    """
     import httpx
 
     from .transport import proxied_client
 
-    return proxied_client(httpx.Client, timeout=timeout, follow_redirects=False)
+    return proxied_client(httpx.Client, proxy=proxy, timeout=timeout, follow_redirects=False)
 
 
 def fetch_email(client: httpx.Client, web_url: str, token: str, timeout: float) -> str | None:
@@ -253,12 +256,16 @@ class SignIn:
         base_url: str,
         web_url: str,
         pacing: PollPacing | None = None,
+        *,
+        proxy: str | None = None,
     ) -> None:
         self.host = host
         self.store = store
         self.base_url = base_url
         self.web_url = web_url
         self.pacing = pacing or PollPacing()
+        # The cursor.proxy setting (None: the proxy environment) for the poll and the profile.
+        self.proxy = proxy
         # Guards the current flow, and makes "cancel" and "write the tokens" exclusive:
         # once cancel() returns, the cancelled flow can no longer write.
         self._guard = threading.Lock()
@@ -310,7 +317,7 @@ class SignIn:
     def _run(self, login_id: str, verifier: str, cancel: threading.Event) -> None:
         """Poll, read the email, keep the tokens and say how it went (the background half)."""
         try:
-            with http_client(self.pacing.request_timeout) as client:
+            with http_client(self.pacing.request_timeout, self.proxy) as client:
                 access, refresh = poll_tokens(
                     client, self.base_url, login_id, verifier, self.pacing, cancel
                 )
@@ -412,11 +419,13 @@ def refresh_if_due(
     host: Host | None = None,
     within: float = REFRESH_WHEN_DUE_WITHIN_SECONDS,
     client: httpx.Client | None = None,
+    proxy: str | None = None,
 ) -> TokenEntry | None:
     """Return the kept sign-in, renewed first (once, across rounds and processes) when due.
 
-    Only a round calls this. ``shouldLogout`` leaves the kept sign-in as it was,
-    raises a CredentialError and posts a standing notice until a login succeeds.
+    Only a round calls this; PROXY is its ``cursor.proxy`` (None: the proxy
+    environment). ``shouldLogout`` leaves the kept sign-in as it was, raises a
+    CredentialError and posts a standing notice until a login succeeds.
     """
     entry = store.entry()
     if entry is None or not entry.due_within(within):
@@ -431,7 +440,7 @@ def refresh_if_due(
             if client is not None:
                 renewed = refresh_entry(client, base_url, entry)
             else:
-                with http_client(REFRESH_TIMEOUT_SECONDS) as own:
+                with http_client(REFRESH_TIMEOUT_SECONDS, proxy) as own:
                     renewed = refresh_entry(own, base_url, entry)
         except SessionEnded as exc:
             _ENDED.add(_digest(entry.refresh_token))
@@ -449,8 +458,11 @@ async def refresh_if_due_async(
     *,
     host: Host | None = None,
     within: float = REFRESH_WHEN_DUE_WITHIN_SECONDS,
+    proxy: str | None = None,
 ) -> TokenEntry | None:
     """Return ``refresh_if_due`` run in a worker thread, so the lane's event loop never blocks."""
     import asyncio
 
-    return await asyncio.to_thread(refresh_if_due, store, base_url, host=host, within=within)
+    return await asyncio.to_thread(
+        refresh_if_due, store, base_url, host=host, within=within, proxy=proxy
+    )

@@ -234,3 +234,42 @@ def test_status_after_cursor_ended_the_session_says_so_until_a_login(
     assert cursor.signin.wait(5)
     assert cursor.run("status") == "cursor: signed in as person@example.com"
     assert refresh not in cursor.run("status")
+
+
+def test_a_sign_in_polls_and_reads_the_profile_through_the_given_proxy(
+    sim: Simulator, home: Path
+) -> None:
+    """The sign-in goes the way rounds go: through cursor.proxy, not only the environment's."""
+    host = MemoryHost(home)
+    far, web = "http://cursor.invalid", "http://cursor-web.invalid"
+    cmd = CursorCommand(host, far, web, pacing=FAST, proxy=sim.url)
+    sim.auth.queue_poll("pending", "tokens")
+    line = cmd.run("login")
+    assert f"{web}/loginDeepControl?" in line
+    assert cmd.signin.wait(5)
+    assert host.said == ["cursor: signed in as person@example.com"]
+    polls = sim.requests_to("/auth/poll")
+    assert len(polls) == 2 and all(p.target.startswith(far + "/auth/poll?") for p in polls)
+    [profile] = sim.requests_to("/api/auth/me")
+    assert profile.target == web + "/api/auth/me"
+
+
+def test_the_cells_command_signs_in_through_the_cursor_proxy_setting(
+    sim: Simulator, home: Path
+) -> None:
+    from nodecode_cursor.cell import CursorCell
+
+    far = "http://cursor.invalid"
+    host = MemoryHost(home, {"cursor": {"base_url": far, "web_url": far, "proxy": sim.url}})
+    cell = CursorCell()
+    assert cell.start(host)
+    try:
+        cmd = cell.commands["cursor"]
+        cmd.signin.pacing = FAST
+        sim.auth.queue_poll("tokens")
+        cmd.run("login")
+        assert cmd.signin.wait(5)
+    finally:
+        cell.stop()
+    assert host.said == ["cursor: signed in as person@example.com"]
+    assert [p.target.split("?")[0] for p in sim.requests_to("/auth/poll")] == [far + "/auth/poll"]

@@ -949,3 +949,38 @@ def test_concurrent_cold_rounds_share_one_roster_call(sim: Simulator) -> None:
         f"Bearer {TOKEN}",
         "Bearer tok-other-account",
     ]
+
+
+def test_a_due_sign_in_is_renewed_through_the_rounds_proxy(sim: Simulator, tmp_path: Any) -> None:
+    """The refresh goes the round's way (cursor.proxy), not only the proxy environment's."""
+    from nodecode_cursor.simulator.auth import make_token
+    from nodecode_cursor.store import AuthStore, TokenEntry
+
+    kept = make_token(lifetime=3600)
+    AuthStore(tmp_path).save_entry(TokenEntry(kept, "refresh-kept", time.time() + 30))
+    far = "http://cursor.invalid"
+    host = MemoryHost(tmp_path)
+    lane.stream_round_sync(context(sim, credential=kept, host=host, base_url=far, proxy=sim.url))
+    [renewed] = sim.auth.refreshed
+    [refresh] = sim.requests_to("/oauth/token")
+    assert refresh.target == far + "/oauth/token"
+    [run_sse] = sim.requests_to("/agent.v1.AgentService/RunSSE")
+    assert run_sse.target == far + "/agent.v1.AgentService/RunSSE"
+    assert run_sse.headers["authorization"] == f"Bearer {renewed}"
+
+
+def test_a_round_resolving_its_own_credential_renews_through_its_proxy(
+    sim: Simulator, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nodecode_cursor.simulator.auth import make_token
+    from nodecode_cursor.store import AuthStore, TokenEntry
+
+    for name in ("CURSOR_ACCESS_TOKEN", "CURSOR_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    AuthStore(tmp_path).save_entry(TokenEntry(make_token(), "refresh-kept", time.time() + 30))
+    far = "http://cursor.invalid"
+    ctx = context(sim, credential=None, host=MemoryHost(tmp_path), base_url=far, proxy=sim.url)
+    lane.stream_round_sync(ctx)
+    [renewed] = sim.auth.refreshed
+    assert [r.target for r in sim.requests_to("/oauth/token")] == [far + "/oauth/token"]
+    assert sim.agent.run().headers["authorization"] == f"Bearer {renewed}"
