@@ -127,8 +127,11 @@ async def stream_round(ctx: RoundContext) -> RoundResult:
         table = writers
     _emit(ctx, StreamStart(wire_id))
     mode: routing.WireMode = "normalized"
-    # The roster's marker counts only when the bundled row has none of its own.
-    wire = routing.resolve_wire_model(model, wire_id, mode, listing.round_marker(model, wire_id))
+    # The roster's marker (this account's, at this base URL) counts only when the
+    # bundled row has none of its own.
+    base_url = ctx.base_url or limits.DEFAULT_BASE_URL
+    marker = listing.round_marker(model, wire_id, token, base_url)
+    wire = routing.resolve_wire_model(model, wire_id, mode, marker)
     while True:
         attempt = _Attempt(ctx, messages, token, system, tools, wire, conversation, table, display)
         try:
@@ -191,7 +194,8 @@ def _discovery_retry(
 
     if mode != "normalized" or not _model_not_found(exc) or attempt.saw_output:
         return None
-    marker = listing.round_marker(model, wire_id)
+    base_url = attempt.ctx.base_url or limits.DEFAULT_BASE_URL
+    marker = listing.round_marker(model, wire_id, attempt.token, base_url)
     discovered = routing.resolve_wire_model(model, wire_id, "discovered", marker)
     if discovered == wire:
         return None  # the same request again would be refused the same way

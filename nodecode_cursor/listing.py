@@ -3,10 +3,12 @@
 ``fetch_roster`` asks Cursor which models this account may run (an empty
 request, the client headers, short timeouts) and turns the answer into rows
 for ``/models``: each model once, sorted by id, with a display name and a
-context window. It also remembers each model's max-mode marker so the lane can
-route rounds on it (``roster_marker``), and the last roster per base URL and
-account, so a round on a model only the roster names costs one roster call per
-process and account, however many rounds ask at once (``round_roster``).
+context window. It also remembers, per base URL and account, each model's
+max-mode marker so the lane can route that account's rounds on it
+(``round_marker``), and the last roster, so a round on a model only the roster
+names costs one roster call per process and account, however many rounds ask at
+once (``round_roster``). ``forget_rosters`` (the cell's stop) forgets both, and a
+fetch still in flight then keeps nothing when it lands.
 ``list_models`` never fails: when the live roster cannot be had it lists the
 bundled rows and says why. ``check_key`` is the host's key check for a token
 saved with ``/connect``.
@@ -50,8 +52,13 @@ DEFAULT_CONTEXT_WINDOW = 200_000
 LONG_CONTEXT_WINDOW = 1_000_000
 NOT_SIGNED_IN = "not signed in: /cursor login"
 
-_markers: dict[str, bool] = {}
+# The roster's max-mode markers per (base URL, account), then per model id: one account's
+# roster never routes another account's rounds.
+_markers: dict[tuple[str, str], dict[str, bool]] = {}
 _markers_lock = threading.Lock()
+# Bumped by forget_rosters: a fetch that began before it keeps neither roster nor markers
+# when it lands, so the cell's stop is not undone by a fetch still in flight.
+_generation = 0
 # The last roster fetched per (base URL, account), for the lane's models the bundled rows
 # lack: asked once per process and account (a round on a bundled model never asks). The
 # account is a digest of its token, so no token is kept here, and a key check or a login
@@ -97,19 +104,25 @@ def _account(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def roster_marker(model_id: str) -> bool | None:
-    """Return the max-mode marker the last roster gave ``model_id``, or None when unknown."""
+def _key(token: str, base_url: str) -> tuple[str, str]:
+    """Return the (base URL, account digest) key the kept rosters and markers are filed under."""
+    return (base_url.rstrip("/"), _account(token))
+
+
+def roster_marker(model_id: str, token: str, base_url: str) -> bool | None:
+    """Return the max-mode marker TOKEN's last roster at BASE_URL gave ``model_id``, or None."""
     with _markers_lock:
-        return _markers.get(model_id)
+        return _markers.get(_key(token, base_url), {}).get(model_id)
 
 
-def round_marker(model_id: str, wire_id: str) -> bool | None:
-    """Return the roster's max-mode marker for a round: the routed slug's, else the model's."""
+def round_marker(model_id: str, wire_id: str, token: str, base_url: str) -> bool | None:
+    """Return the round's account's roster marker: the routed slug's, else the model's, or None."""
     # The roster names Cursor's own slugs; a round routed to a sibling slug
     # asks about that slug first, then about the public id the turn named.
     with _markers_lock:
-        marker = _markers.get(wire_id)
-        return marker if marker is not None else _markers.get(model_id)
+        kept = _markers.get(_key(token, base_url), {})
+        marker = kept.get(wire_id)
+        return marker if marker is not None else kept.get(model_id)
 
 
 def parse_roster(body: bytes) -> tuple[RosterModel, ...]:
@@ -147,12 +160,17 @@ def parse_roster(body: bytes) -> tuple[RosterModel, ...]:
     return tuple(rows[k] for k in sorted(rows))
 
 
-def _remember(models: tuple[RosterModel, ...]) -> None:
-    """Keep each model's max-mode marker for the lane's rounds (returns nothing)."""
+def _keep(key: tuple[str, str], models: tuple[RosterModel, ...], generation: int) -> None:
+    """Keep the roster and its max-mode markers under KEY unless forgotten since (returns nothing).
+
+    GENERATION is the one the fetch began in: a ``forget_rosters`` since then wins.
+    """
     with _markers_lock:
-        for model in models:
-            if model.max_mode is not None:
-                _markers[model.id] = model.max_mode
+        if generation != _generation:
+            log.debug("roster landed after the rosters were forgotten; not kept")
+            return
+        _rosters[key] = models
+        _markers[key] = {m.id: m.max_mode for m in models if m.max_mode is not None}
 
 
 async def fetch_roster(
@@ -177,6 +195,8 @@ async def fetch_roster(
     if not token:
         raise ConfigError(NOT_SIGNED_IN, code="not_signed_in")
     token = checked_token(token, "the key given")
+    with _markers_lock:
+        generation = _generation
     url = base_url.rstrip("/") + GET_USABLE_MODELS_PATH
     headers = {
         "authorization": f"Bearer {token}",
@@ -198,9 +218,7 @@ async def fetch_roster(
     if response.status_code != 200:
         raise _refusal(response.status_code, response.content)
     models = parse_roster(response.content)
-    _remember(models)
-    with _markers_lock:
-        _rosters[(base_url.rstrip("/"), _account(token))] = models
+    _keep(_key(token, base_url), models, generation)
     return models
 
 
@@ -218,7 +236,7 @@ async def round_roster(
     """
     if not token:
         return await fetch_roster(token, base_url, client_version=client_version, proxy=proxy)
-    key = (base_url.rstrip("/"), _account(token))
+    key = _key(token, base_url)
     loop = asyncio.get_running_loop()
     with _markers_lock:
         kept = _rosters.get(key)
@@ -259,9 +277,15 @@ def _landed(
 
 
 def forget_rosters() -> None:
-    """Forget every kept roster (the next round on a model the bundled rows lack asks again)."""
+    """Forget every kept roster and marker, and what fetches in flight would keep (returns nothing).
+
+    The next round on a model the bundled rows lack asks again.
+    """
+    global _generation
     with _markers_lock:
+        _generation += 1
         _rosters.clear()
+        _markers.clear()
         _in_flight.clear()
 
 

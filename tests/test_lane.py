@@ -984,3 +984,19 @@ def test_a_round_resolving_its_own_credential_renews_through_its_proxy(
     [renewed] = sim.auth.refreshed
     assert [r.target for r in sim.requests_to("/oauth/token")] == [far + "/oauth/token"]
     assert sim.agent.run().headers["authorization"] == f"Bearer {renewed}"
+
+
+@pytest.mark.usefixtures("fresh_rosters")
+def test_another_accounts_max_mode_marker_does_not_route_this_accounts_round(
+    sim: Simulator,
+) -> None:
+    from nodecode_cursor import listing
+    from nodecode_cursor.simulator.models import RosterEntry
+
+    model = "gpt-5.2-codex"  # its bundled row says nothing about max mode
+    sim.models.roster = [RosterEntry(model, "Codex", max_mode=True)]
+    asyncio.run(listing.fetch_roster("tok-another-account", sim.url))
+    asyncio.run(lane.stream_round(context(sim, model=model)))
+    request = sim.agent.runs[-1].run_request
+    assert request is not None
+    assert request.requested_model.max_mode is False

@@ -42,8 +42,8 @@ def test_hand_written_roster_parses_sorted_once(sim: Simulator) -> None:
     assert alpha.name == "Alpha 1M" and alpha.context_window == 1_000_000
     assert plain.name == "plain-disp" and plain.context_window == listing.DEFAULT_CONTEXT_WINDOW
     assert zeta.name == "Zeta" and zeta.max_mode is True
-    assert listing.roster_marker("zeta") is True
-    assert listing.roster_marker("alpha") is None
+    assert listing.roster_marker("zeta", "tok-abc", sim.url) is True
+    assert listing.roster_marker("alpha", "tok-abc", sim.url) is None
 
 
 def test_framed_roster_is_read_too(sim: Simulator) -> None:
@@ -155,7 +155,7 @@ def test_display_name_fallbacks_bundled_window_and_a_false_marker(sim: Simulator
     assert by_id["both"].context_window == listing.DEFAULT_CONTEXT_WINDOW
     # a marker that says false is remembered as false, not as unknown
     assert by_id["bare"].max_mode is False
-    assert listing.roster_marker("bare") is False
+    assert listing.roster_marker("bare", "tok-abc", sim.url) is False
     assert by_id["both"].max_mode is None
 
 
@@ -230,9 +230,9 @@ def test_round_marker_prefers_the_routed_slug(sim: Simulator) -> None:
         1, b"\x0a\x0cmm-base-high\x38\x00"
     )
     asyncio.run(listing.fetch_roster("tok-abc", sim.url))
-    assert listing.round_marker("mm-base", "mm-base-high") is False
-    assert listing.round_marker("mm-base", "mm-base-low") is True
-    assert listing.round_marker("mm-other", "mm-other-low") is None
+    assert listing.round_marker("mm-base", "mm-base-high", "tok-abc", sim.url) is False
+    assert listing.round_marker("mm-base", "mm-base-low", "tok-abc", sim.url) is True
+    assert listing.round_marker("mm-other", "mm-other-low", "tok-abc", sim.url) is None
 
 
 @pytest.mark.parametrize(
@@ -361,3 +361,46 @@ def test_concurrent_refused_round_rosters_are_not_kept(sim: Simulator) -> None:
     sim.models.refusal = None
     assert asyncio.run(listing.round_roster("tok-a", sim.url))
     assert sim.models.calls == 2
+
+
+@pytest.mark.usefixtures("fresh_rosters")
+def test_a_roster_fetch_landing_after_forget_is_not_kept(sim: Simulator) -> None:
+    """The cell's stop forgets rosters; a fetch still in flight then must not keep its own."""
+    import threading
+
+    from nodecode_cursor.simulator.server import SimResponse
+
+    asked, release = threading.Event(), threading.Event()
+    calls: list[str] = []
+
+    def slow(request: object) -> SimResponse:
+        calls.append("roster")
+        asked.set()
+        release.wait(5)
+        return SimResponse(200, {"content-type": "application/proto"}, ROSTER)
+
+    sim.route(listing.GET_USABLE_MODELS_PATH, slow)
+
+    async def main() -> tuple[listing.RosterModel, ...]:
+        fetch = asyncio.create_task(listing.round_roster("tok-a", sim.url))
+        assert await asyncio.to_thread(asked.wait, 5)
+        listing.forget_rosters()
+        release.set()
+        return await fetch
+
+    late = asyncio.run(main())
+    assert [m.id for m in late] == ["alpha", "plain", "zeta"]  # the round still gets it
+    assert listing.roster_marker("zeta", "tok-a", sim.url) is None
+    asyncio.run(listing.round_roster("tok-a", sim.url))
+    assert calls == ["roster", "roster"]  # nothing was kept: the next round asks again
+    assert listing.roster_marker("zeta", "tok-a", sim.url) is True
+
+
+@pytest.mark.usefixtures("fresh_rosters")
+def test_max_mode_markers_are_kept_per_base_url_and_account(sim: Simulator) -> None:
+    sim.models.raw_body = ROSTER  # zeta says max mode
+    asyncio.run(listing.fetch_roster("tok-a", sim.url))
+    assert listing.round_marker("zeta", "zeta", "tok-a", sim.url + "/") is True
+    assert listing.round_marker("zeta", "zeta", "tok-b", sim.url) is None
+    assert listing.round_marker("zeta", "zeta", "tok-a", "http://other.invalid") is None
+    assert listing.roster_marker("zeta", "tok-b", sim.url) is None
