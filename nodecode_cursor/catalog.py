@@ -29,6 +29,7 @@ __all__ = [
     "Price",
     "bundled_models",
     "catalog_row",
+    "data_rows",
     "find_model",
 ]
 
@@ -147,14 +148,19 @@ def _row(raw: Any) -> ModelRow:
     )
 
 
+def data_rows(file_name: str) -> list[Any]:
+    """Return the list of rows a bundled data file (``nodecode_cursor/data/``) holds."""
+    text = resources.files("nodecode_cursor").joinpath("data", file_name).read_text("utf-8")
+    raw = json.loads(text)
+    if not isinstance(raw, list):
+        raise ValueError(f"{file_name}: the top level is not a list")
+    return raw
+
+
 @functools.cache
 def _models() -> dict[str, ModelRow]:
     """Return the bundled rows by id, read from the package's data on first call."""
-    text = resources.files("nodecode_cursor").joinpath("data", _DATA_FILE).read_text("utf-8")
-    raw = json.loads(text)
-    if not isinstance(raw, list):
-        raise ValueError("models.json: the top level is not a list")
-    rows = (_row(item) for item in raw)
+    rows = (_row(item) for item in data_rows(_DATA_FILE))
     return {row.id: row for row in sorted(rows, key=lambda row: row.id)}
 
 

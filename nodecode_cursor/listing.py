@@ -190,7 +190,7 @@ async def fetch_roster(
     import httpx
 
     from .credentials import checked_token
-    from .transport import proxied_client
+    from .transport import proxied_client, run_headers
 
     if not token:
         raise ConfigError(NOT_SIGNED_IN, code="not_signed_in")
@@ -198,15 +198,8 @@ async def fetch_roster(
     with _markers_lock:
         generation = _generation
     url = base_url.rstrip("/") + GET_USABLE_MODELS_PATH
-    headers = {
-        "authorization": f"Bearer {token}",
-        "content-type": "application/proto",
-        "connect-protocol-version": "1",
-        "x-cursor-client-type": "cli",
-        "x-cursor-client-version": limits.client_version(client_version),
-        "x-ghost-mode": "true",
-        "x-request-id": str(uuid.uuid4()),
-    }
+    headers = run_headers(token, limits.client_version(client_version), str(uuid.uuid4()))
+    headers["content-type"] = "application/proto"
     client = proxied_client(httpx.AsyncClient, proxy=proxy, timeout=timeout)
     try:
         async with client:

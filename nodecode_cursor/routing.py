@@ -30,11 +30,9 @@ from __future__ import annotations
 
 import difflib
 import functools
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from importlib import resources
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -171,11 +169,7 @@ def _row(raw: Any) -> WireRow:
 @functools.cache
 def _rows() -> Mapping[str, WireRow]:
     """Return the wire rows by id, read from the package's data on first call."""
-    text = resources.files("nodecode_cursor").joinpath("data", _DATA_FILE).read_text("utf-8")
-    raw = json.loads(text)
-    if not isinstance(raw, list):
-        raise ValueError("wire.json: the top level is not a list")
-    rows = sorted((_row(item) for item in raw), key=lambda row: row.id)
+    rows = sorted((_row(item) for item in catalog.data_rows(_DATA_FILE)), key=lambda r: r.id)
     return MappingProxyType({row.id: row for row in rows})
 
 

@@ -117,7 +117,10 @@ def open_run(settings: RunSettings) -> RunTransport:
 
 
 def run_headers(token: str, client_version: str, request_id: str) -> dict[str, str]:
-    """Return the headers every request of a run carries (RunSSE adds its streaming ones)."""
+    """Return the headers every Cursor RPC carries (RunSSE adds its streaming ones).
+
+    The roster (``listing.py``) sends the same ones with its own request id.
+    """
     return {
         "authorization": f"Bearer {token}",
         "x-cursor-client-type": "cli",
