@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from probes import fd_target, open_fds
 
 from nodecode_cursor.simulator import Simulator
 
@@ -71,21 +72,6 @@ def _pending_tasks() -> set[asyncio.Task[object]]:
     return found
 
 
-def _open_fds() -> set[int] | None:
-    """Return the process's open descriptor numbers, or None where /proc is missing."""
-    try:
-        return {int(n) for n in os.listdir("/proc/self/fd")}
-    except OSError:
-        return None
-
-
-def _fd_target(fd: int) -> str:
-    try:
-        return os.readlink(f"/proc/self/fd/{fd}")
-    except OSError:
-        return "?"
-
-
 @pytest.fixture(autouse=True)
 def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
     for var in _PROXY_VARS:
@@ -101,7 +87,7 @@ def _leak_check(request: pytest.FixtureRequest) -> Iterator[None]:
         os.environ.get("NODECODE_TEST_FD_CHECK", "all") != "marked"
         or request.node.get_closest_marker("leakcheck") is not None
     )
-    fds_before = _open_fds() if check_fds else None
+    fds_before = open_fds() if check_fds else None
 
     yield
 
@@ -124,11 +110,11 @@ def _leak_check(request: pytest.FixtureRequest) -> Iterator[None]:
     if fds_before is not None:
 
         def grown() -> set[int]:
-            now = _open_fds() or set()
+            now = open_fds() or set()
             return now - fds_before
 
         if not _wait_until(lambda: len(grown()) <= FD_SLACK):
-            leaked = sorted(f"{fd}->{_fd_target(fd)}" for fd in grown())
+            leaked = sorted(f"{fd}->{fd_target(fd)}" for fd in grown())
             pytest.fail(f"test left file descriptors open: {leaked}", pytrace=False)
 
 
@@ -150,3 +136,27 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path.mkdir()
     monkeypatch.setenv("NODECODE_HOME", str(path))
     return path
+
+
+# A proxy URL httpx cannot use, with a password that must never show in any error.
+BAD_PROXY = "foo://user:pw-s3cr3t@proxy.invalid:1"
+
+
+@pytest.fixture
+def bad_proxy_environment(monkeypatch: pytest.MonkeyPatch) -> str:
+    """Point every proxy variable at BAD_PROXY; return it."""
+    for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"):
+        monkeypatch.setenv(name, BAD_PROXY)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    return BAD_PROXY
+
+
+@pytest.fixture
+def fresh_rosters() -> Iterator[None]:
+    """Start and end the test with no kept account rosters (nor their max-mode markers)."""
+    from nodecode_cursor import listing
+
+    listing.forget_rosters()
+    yield
+    listing.forget_rosters()

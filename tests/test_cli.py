@@ -8,6 +8,7 @@ simulator runs in the test process so each test can read what it received.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
@@ -19,6 +20,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -810,25 +812,12 @@ def test_chat_turn_that_breaks_says_so_and_the_chat_goes_on(sim: Simulator, home
 
 
 def test_serve_answers_an_openai_client_and_stops_on_sigterm(sim: Simulator, home: Path) -> None:
-    import signal
-    import socket
-
     import httpx
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    process = subprocess.Popen(
-        [*CLI, "--base-url", sim.url, "serve", "--port", str(port)],
-        env=cli_env(home),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stderr is not None
-        banner = process.stderr.readline()
+    with running_serve(sim, home, "--port", str(port)) as banner:
         assert f"http://127.0.0.1:{port}" in banner and "loopback only" in banner
         answer = httpx.post(
             f"http://127.0.0.1:{port}/v1/chat/completions",
@@ -838,12 +827,6 @@ def test_serve_answers_an_openai_client_and_stops_on_sigterm(sim: Simulator, hom
         assert answer["object"] == "chat.completion"
         assert answer["choices"][0]["message"]["content"] == "Simulated Cursor here. You said: hi"
         assert answer["choices"][0]["finish_reason"] == "stop"
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(RUN_TIMEOUT) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.communicate()
 
 
 def test_serve_refuses_a_network_address_without_a_client_key(home: Path) -> None:
@@ -878,8 +861,12 @@ def test_serve_port_out_of_range_is_a_usage_error(home: Path, value: str) -> Non
     assert "internal error" not in done.stderr and "Traceback" not in done.stderr
 
 
-def serve_banner(sim: Simulator, home: Path, *args: str) -> str:
-    """Return the first line ``serve ARGS`` writes to stderr, after stopping it with SIGTERM."""
+@contextlib.contextmanager
+def running_serve(sim: Simulator, home: Path, *args: str) -> Iterator[str]:
+    """Yield the first line ``serve ARGS`` writes to stderr; then stop it with SIGTERM.
+
+    Leaving the block asserts that the server stopped cleanly (exit 0) on SIGTERM.
+    """
     process = subprocess.Popen(
         [*CLI, "--base-url", sim.url, "serve", *args],
         env=cli_env(home),
@@ -890,14 +877,19 @@ def serve_banner(sim: Simulator, home: Path, *args: str) -> str:
     )
     try:
         assert process.stderr is not None
-        banner = process.stderr.readline()
+        yield process.stderr.readline()
         process.send_signal(signal.SIGTERM)
         assert process.wait(RUN_TIMEOUT) == 0
-        return banner
     finally:
         if process.poll() is None:
             process.kill()
         process.communicate()
+
+
+def serve_banner(sim: Simulator, home: Path, *args: str) -> str:
+    """Return the first line ``serve ARGS`` writes to stderr, after stopping it with SIGTERM."""
+    with running_serve(sim, home, *args) as banner:
+        return banner
 
 
 def test_serve_on_ipv6_loopback_brackets_the_address(sim: Simulator, home: Path) -> None:

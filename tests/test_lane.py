@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
 import threading
 import time
 import uuid
@@ -13,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from probes import open_sockets
 
 from nodecode_cursor import lane, routing
 from nodecode_cursor._proto import agent_pb2
@@ -379,21 +379,10 @@ def test_the_round_records_its_writer(sim: Simulator) -> None:
     assert lane.writers.writer_of(result.message) == MODEL
 
 
-def _sockets() -> int:
-    count = 0
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            if os.readlink(f"/proc/self/fd/{fd}").startswith("socket:"):
-                count += 1
-        except OSError:
-            continue
-    return count
-
-
 def test_cancelling_mid_stream_leaves_no_thread_task_or_socket(sim: Simulator) -> None:
     sim.agent.script([Text("partial "), Sleep(30), Text("never")])
     threads_before = threading.active_count()
-    sockets_before = _sockets()
+    sockets_before = open_sockets()
     parts: list[StreamPart] = []
     leftover: list[asyncio.Task[Any]] = []
 
@@ -420,11 +409,11 @@ def test_cancelling_mid_stream_leaves_no_thread_task_or_socket(sim: Simulator) -
     assert not any(isinstance(p, Finish) for p in parts)
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and (
-        threading.active_count() > threads_before or _sockets() > sockets_before
+        threading.active_count() > threads_before or open_sockets() > sockets_before
     ):
         time.sleep(0.02)
     assert threading.active_count() <= threads_before
-    assert _sockets() <= sockets_before
+    assert open_sockets() <= sockets_before
 
 
 def test_stream_round_sync_works_inside_a_running_loop(sim: Simulator) -> None:
@@ -691,16 +680,6 @@ def test_a_corrupt_auth_file_leaves_the_rounds_credential_as_it_is(
 ROSTER_PATH = "/agent.v1.AgentService/GetUsableModels"
 
 
-@pytest.fixture
-def fresh_rosters() -> Iterator[None]:
-    from nodecode_cursor import listing
-
-    listing.forget_rosters()
-    yield
-    listing.forget_rosters()
-    listing._markers.clear()
-
-
 @pytest.mark.usefixtures("fresh_rosters")
 def test_a_model_only_the_roster_lists_is_routed_from_its_slug(sim: Simulator) -> None:
     assert "gpt-5.4-high" not in routing.known_models()
@@ -914,13 +893,8 @@ def test_a_roster_only_model_asks_the_roster_through_the_rounds_proxy(sim: Simul
 
 
 @pytest.mark.usefixtures("fresh_rosters")
-def test_a_roster_only_model_through_an_unusable_proxy_is_a_config_error(
-    sim: Simulator, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"):
-        monkeypatch.setenv(name, "foo://user:pw-s3cr3t@proxy.invalid:1")
-    monkeypatch.delenv("NO_PROXY", raising=False)
-    monkeypatch.delenv("no_proxy", raising=False)
+@pytest.mark.usefixtures("bad_proxy_environment")
+def test_a_roster_only_model_through_an_unusable_proxy_is_a_config_error(sim: Simulator) -> None:
     with pytest.raises(ConfigError) as caught:
         lane.stream_round_sync(context(sim, model="gpt-5.4-high"))
     assert caught.value.code == "bad_proxy"

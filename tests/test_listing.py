@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import uuid
-from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -255,21 +254,8 @@ def test_a_roster_refusal_is_classified_from_its_connect_error(
     assert caught.value.retryable is retryable
 
 
-BAD_PROXY = "foo://user:pw-s3cr3t@proxy.invalid:1"
-
-
-def _bad_proxy_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Point every proxy variable at a URL httpx cannot use (its password must never show)."""
-    for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"):
-        monkeypatch.setenv(name, BAD_PROXY)
-    monkeypatch.delenv("NO_PROXY", raising=False)
-    monkeypatch.delenv("no_proxy", raising=False)
-
-
-def test_an_unusable_proxy_environment_is_a_config_error_naming_no_secret(
-    sim: Simulator, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _bad_proxy_environment(monkeypatch)
+@pytest.mark.usefixtures("bad_proxy_environment")
+def test_an_unusable_proxy_environment_is_a_config_error_naming_no_secret(sim: Simulator) -> None:
     with pytest.raises(ConfigError) as caught:
         asyncio.run(listing.fetch_roster("tok-abc", sim.url))
     assert caught.value.code == "bad_proxy"
@@ -278,10 +264,8 @@ def test_an_unusable_proxy_environment_is_a_config_error_naming_no_secret(
     assert sim.models.calls == 0
 
 
-def test_list_models_with_an_unusable_proxy_lists_bundled_rows_saying_why(
-    sim: Simulator, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _bad_proxy_environment(monkeypatch)
+@pytest.mark.usefixtures("bad_proxy_environment")
+def test_list_models_with_an_unusable_proxy_lists_bundled_rows_saying_why(sim: Simulator) -> None:
     roster = asyncio.run(listing.list_models("tok-abc", sim.url))
     assert not roster.live and roster.models
     assert roster.reason is not None and "proxy" in roster.reason
@@ -309,14 +293,6 @@ def test_the_cursor_proxy_setting_carries_the_roster(sim: Simulator, tmp_path: o
     assert refusal is None
     targets = [r.target for r in sim.requests_to(listing.GET_USABLE_MODELS_PATH)]
     assert targets == ["http://cursor.invalid" + listing.GET_USABLE_MODELS_PATH] * 2
-
-
-@pytest.fixture
-def fresh_rosters() -> Iterator[None]:
-    listing.forget_rosters()
-    yield
-    listing.forget_rosters()
-    listing._markers.clear()
 
 
 @pytest.mark.usefixtures("fresh_rosters")

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -114,33 +114,47 @@ def test_fifty_concurrent_rounds_complete_with_their_own_messages(sim: Simulator
     assert len({r.run_request.conversation_id for r in runs if r.run_request}) == CONCURRENT
 
 
-def test_sequential_rounds_of_one_session_keep_memory_flat(simulator_process: str) -> None:
-    session = f"long-{uuid.uuid4()}"
-    # The host keeps a sliding window of the conversation (as a compacting host does).
-    history: list[dict[str, object]] = []
-    marks: dict[int, int] = {}
-    conversation = lane.conversations.get(session)
+def play_window(
+    base_url: str, session: str, rounds: int, after_round: Callable[[int], None]
+) -> None:
+    """Play ROUNDS rounds of SESSION, keeping a sliding window of 6 messages as history.
+
+    That is what a compacting host does. Each answer is checked against its prompt,
+    then ``after_round(n)`` runs.
+    """
 
     async def main() -> None:
-        for n in range(1, SEQUENTIAL + 1):
+        history: list[dict[str, object]] = []
+        for n in range(1, rounds + 1):
             history.append({"role": "user", "content": f"round {n}"})
             del history[:-6]
             ctx = RoundContext(
                 model=MODEL,
                 messages=list(history),
                 session_id=session,
-                credential="tok-long",
-                base_url=simulator_process,
+                credential="tok-window",
+                base_url=base_url,
                 request_timeout=30.0,
             )
             result = await lane.stream_round(ctx)
             assert result.message["content"] == f"Simulated Cursor here. You said: round {n}"
             history.append(result.message)
-            if n in (10, 100, SEQUENTIAL):
-                marks[n] = rss()
+            after_round(n)
+
+    asyncio.run(main())
+
+
+def test_sequential_rounds_of_one_session_keep_memory_flat(simulator_process: str) -> None:
+    session = f"long-{uuid.uuid4()}"
+    marks: dict[int, int] = {}
+    conversation = lane.conversations.get(session)
+
+    def mark(n: int) -> None:
+        if n in (10, 100, SEQUENTIAL):
+            marks[n] = rss()
 
     started = time.monotonic()
-    asyncio.run(main())
+    play_window(simulator_process, session, SEQUENTIAL, mark)
     elapsed = time.monotonic() - started
     blobs = len(conversation.blobs)
     print(
@@ -154,25 +168,9 @@ def test_sequential_rounds_of_one_session_keep_memory_flat(simulator_process: st
 
 def test_a_sliding_window_session_keeps_a_bounded_blob_store(sim: Simulator) -> None:
     session = f"window-{uuid.uuid4()}"
-    history: list[dict[str, object]] = []
     conversation = lane.conversations.get(session)
     sizes: list[int] = []
-
-    async def main() -> None:
-        for n in range(1, 61):
-            history.append({"role": "user", "content": f"round {n}"})
-            del history[:-6]
-            ctx = RoundContext(
-                model=MODEL,
-                messages=list(history),
-                session_id=session,
-                credential="tok-window",
-                base_url=sim.url,
-            )
-            history.append((await lane.stream_round(ctx)).message)
-            sizes.append(len(conversation.blobs))
-
-    asyncio.run(main())
+    play_window(sim.url, session, 60, lambda _: sizes.append(len(conversation.blobs)))
     # The window holds 6 messages: what the store must keep is bounded by a few
     # blobs per message in the window, not by the number of rounds played.
     assert sizes[-1] <= sizes[19] + 10, f"blobs after 20 rounds {sizes[19]}, after 60 {sizes[-1]}"

@@ -427,25 +427,12 @@ def test_httpx_request_log_never_shows_the_verifier(caplog: pytest.LogCaptureFix
     assert "verifier=[redacted]" in caplog.text
 
 
-BAD_PROXY = "foo://user:pw-s3cr3t@proxy.invalid:1"
-
-
-def _bad_proxy_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Point every proxy variable at a URL httpx cannot use (its password must never show)."""
-    for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"):
-        monkeypatch.setenv(name, BAD_PROXY)
-    monkeypatch.delenv("NO_PROXY", raising=False)
-    monkeypatch.delenv("no_proxy", raising=False)
-
-
-def test_a_refresh_through_an_unusable_proxy_is_a_config_error(
-    sim: Simulator, home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.usefixtures("bad_proxy_environment")
+def test_a_refresh_through_an_unusable_proxy_is_a_config_error(sim: Simulator, home: Path) -> None:
     from nodecode_cursor.errors import ConfigError
 
     keep_due_entry(home)
     before = (home / "auth.json").read_bytes()
-    _bad_proxy_environment(monkeypatch)
     with pytest.raises(ConfigError) as caught:
         refresh_if_due(AuthStore(home), sim.url)
     assert caught.value.code == "bad_proxy" and "proxy environment" in str(caught.value)
@@ -454,11 +441,9 @@ def test_a_refresh_through_an_unusable_proxy_is_a_config_error(
     assert (home / "auth.json").read_bytes() == before
 
 
-def test_a_sign_in_through_an_unusable_proxy_says_so(
-    sim: Simulator, home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.usefixtures("bad_proxy_environment")
+def test_a_sign_in_through_an_unusable_proxy_says_so(sim: Simulator, home: Path) -> None:
     host = MemoryHost(home)
-    _bad_proxy_environment(monkeypatch)
     signin = SignIn(host, AuthStore(home), sim.url, sim.url, FAST)
     signin.start()
     assert signin.wait(5)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import os
 import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from probes import open_sockets
 
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.errors import ConfigError, ProviderError, StreamIncomplete
@@ -314,21 +314,10 @@ def test_the_settings_repr_hides_the_token() -> None:
     assert TOKEN not in repr(RunSettings("http://x", TOKEN, "v"))
 
 
-def _sockets() -> int:
-    count = 0
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            if os.readlink(f"/proc/self/fd/{fd}").startswith("socket:"):
-                count += 1
-        except OSError:
-            continue
-    return count
-
-
 def test_cancelling_mid_stream_closes_every_socket_and_task(sim: Simulator) -> None:
     sim.agent.script([Text("first"), Sleep(30)])
     threads_before = threading.active_count()
-    sockets_before = _sockets()
+    sockets_before = open_sockets()
     leftover: list[asyncio.Task[Any]] = []
 
     async def consume(run: SseRun, seen: asyncio.Event) -> None:
@@ -355,11 +344,11 @@ def test_cancelling_mid_stream_closes_every_socket_and_task(sim: Simulator) -> N
     assert leftover == []
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and (
-        threading.active_count() > threads_before or _sockets() > sockets_before
+        threading.active_count() > threads_before or open_sockets() > sockets_before
     ):
         time.sleep(0.02)
     assert threading.active_count() <= threads_before  # the simulator saw us leave
-    assert _sockets() <= sockets_before
+    assert open_sockets() <= sockets_before
 
 
 def test_a_malformed_frame_is_a_protocol_error(sim: Simulator) -> None:
