@@ -184,9 +184,9 @@ def request_benchmark() -> None:
 
 
 def round_benchmark(deltas: int = 2000) -> None:
+    from cursor_simulator import Simulator
     from nodecode_cursor import lane
     from nodecode_cursor.host import RoundContext
-    from nodecode_cursor.simulator import Simulator
 
     client: list[float] = []
     server: list[float] = []

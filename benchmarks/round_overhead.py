@@ -22,10 +22,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from nodecode_cursor import lane  # noqa: E402
-from nodecode_cursor.host import RoundContext  # noqa: E402
-from nodecode_cursor.simulator import Simulator  # noqa: E402
-from nodecode_cursor.simulator.agent import (  # noqa: E402
+from cursor_simulator import Simulator  # noqa: E402
+from cursor_simulator.agent import (  # noqa: E402
     AskRequestContext,
     Checkpoint,
     End,
@@ -35,6 +33,8 @@ from nodecode_cursor.simulator.agent import (  # noqa: E402
     Text,
     TurnEnded,
 )
+from nodecode_cursor import lane  # noqa: E402
+from nodecode_cursor.host import RoundContext  # noqa: E402
 
 
 def timed_script(deltas: int, spent: list[float]) -> Any:

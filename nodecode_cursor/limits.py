@@ -83,32 +83,6 @@ def client_version(configured: str | None = None) -> str:
     return os.environ.get(CLIENT_VERSION_ENV) or configured or DEFAULT_CLIENT_VERSION
 
 
-# The reference host (cli.py, refhost.py, host_tools.py) -----------------------------
-
-# A turn that keeps asking for tools is stopped after this many rounds, so a model
-# stuck in a loop cannot run the host's tools forever.
-HOST_MAX_ROUNDS = 25
-
-# run_command stops a command after this long: the round waits on it, and a command
-# that reads stdin or serves forever must not hang the chat.
-HOST_COMMAND_TIMEOUT_SECONDS = 60.0
-HOST_COMMAND_MAX_TIMEOUT_SECONDS = 600.0
-
-# A tool result rides in every later request of the conversation, so the host bounds
-# what one tool returns (characters; head and tail kept, the middle elided).
-HOST_TOOL_OUTPUT_CHARS = 32_000
-
-# search_files stops after this many matching lines, and skips files larger than this
-# (generated or binary blobs, whose matches would only flood the result).
-HOST_SEARCH_MAX_MATCHES = 200
-HOST_SEARCH_MAX_FILE_BYTES = 2 * 1024 * 1024
-
-# list_directory names at most this many entries (a node_modules must not flood the turn).
-HOST_LIST_MAX_ENTRIES = 500
-
-# How often `nodecode-cursor login` looks at the sign-in's progress while it waits.
-HOST_LOGIN_PROGRESS_SECONDS = 0.25
-
 # Blobs the service hands a conversation over KV set (what its checkpoints point at)
 # are kept up to this many bytes each conversation, least recently used dropped
 # first: a checkpoint names only the recent ones, and 128 conversations times this

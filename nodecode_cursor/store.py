@@ -15,6 +15,7 @@ The sign-in flow, the refresh and the credential ladder live elsewhere
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import math
@@ -36,6 +37,8 @@ __all__ = ["AUTH_FILE", "PROVIDER", "AuthStore", "TokenEntry", "token_expiry", "
 
 AUTH_FILE = "auth.json"
 PROVIDER = "cursor"
+# A token payload longer than this is not one Cursor issued; it is not decoded.
+MAX_CLAIMS_CHARS = 64 * 1024
 
 # auth.json holds secrets: only its owner may read it, or list the folder holding it.
 FILE_MODE = 0o600
@@ -75,15 +78,19 @@ class TokenEntry:
 
 
 def token_claims(token: str) -> dict[str, Any]:
-    """Return the JWT's payload decoded without verifying it ({} when it is not a JWT)."""
-    import jwt
+    """Return the JWT's payload decoded without verifying it ({} when it is not a JWT).
 
+    The cell never verifies a signature (it holds no key to verify with): it only
+    reads ``exp`` and ``sub``, so the standard library's base64 and json suffice.
+    """
+    parts = token.split(".")
+    if len(parts) != 3 or len(parts[1]) > MAX_CLAIMS_CHARS:
+        return {}
+    payload = parts[1]
     try:
-        claims = jwt.decode(
-            token,
-            options={"verify_signature": False, "verify_exp": False, "verify_aud": False},
-        )
-    except Exception:
+        raw = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
+        claims = json.loads(raw)
+    except (ValueError, RecursionError):
         return {}
     return claims if isinstance(claims, dict) else {}
 

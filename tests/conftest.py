@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 from probes import fd_target, open_fds
 
-from nodecode_cursor.simulator import Simulator
+from cursor_simulator import Simulator
 
 # How long a leak may take to go away on its own (a thread finishing its last
 # line, a socket closing) before it counts as a leak.

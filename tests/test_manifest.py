@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Modules a host must not pay for when it merely loads the cell.
 HEAVY = ("httpx", "httpcore", "h11", "google.protobuf", "jwt", "filelock")
-HEAVY_OURS = ("nodecode_cursor.catalog", "nodecode_cursor._proto", "nodecode_cursor.simulator")
+HEAVY_OURS = ("nodecode_cursor.catalog", "nodecode_cursor._proto", "cursor_simulator")
 
 
 def _toml(name: str) -> dict[str, Any]:
@@ -188,11 +188,11 @@ def test_wheel_carries_data_and_stubs(tmp_path: Path, monkeypatch: pytest.Monkey
         "nodecode_cursor/_proto/agent_pb2.pyi",
         "nodecode_cursor/_proto/aiserver_pb2.pyi",
         "nodecode_cursor/py.typed",
-        "nodecode_cursor/simulator/__main__.py",
+        "cursor_simulator/__main__.py",
     ):
         assert needed in names, needed
     # the root links are not shipped as top-level files
     assert not {"models.json", "wire.json", "external-tool-handoff.md"} & names
     assert not any(name.startswith("tests/") for name in names)
     assert "[nodecode.cells]\ncursor = nodecode_cursor.cell:cell" in points
-    assert "nodecode-cursor = nodecode_cursor.cli:main" in points
+    assert "nodecode-cursor = nodecode_host.cli:main" in points

@@ -1,0 +1,102 @@
+"""A local stand-in for Cursor's services, for tests and the offline demo — never Cursor itself.
+
+``Simulator`` is a real HTTP/1.1 server on 127.0.0.1 (h11, threads) that serves
+the agent service (RunSSE, BidiAppend), the roster (GetUsableModels) and the
+sign-in endpoints (auth/poll, oauth/token, the profile). It checks what it
+receives — content types, headers, protobuf bodies — and answers a protocol
+violation with a Connect error, so it doubles as a conformance checker. Each
+route family lives in its own module and installs itself here; tests script
+behaviour per path with ``route`` or through the families' own knobs.
+
+Run it by hand with ``python -m cursor_simulator --port N``.
+"""
+
+from __future__ import annotations
+
+import json
+from types import TracebackType
+from typing import Any
+
+from .server import Cut, HttpServer, SimRequest, SimResponse
+
+__all__ = ["Cut", "SimRequest", "SimResponse", "Simulator", "connect_error"]
+
+
+def connect_error(status: int, code: str, message: str, **extra: Any) -> SimResponse:
+    """Return a refused unary call: a Connect error JSON body with an HTTP status."""
+    body = json.dumps({"code": code, "message": message, **extra}, separators=(",", ":"))
+    return SimResponse(status, {"content-type": "application/json"}, body.encode())
+
+
+class Simulator:
+    """The simulated Cursor: start it, point ``base_url`` and ``web_url`` at ``url``, stop it."""
+
+    def __init__(
+        self,
+        *,
+        port: int = 0,
+        valid_tokens: set[str] | None = None,
+        max_records: int | None = None,
+    ) -> None:
+        """Bind 127.0.0.1:PORT (0 picks one) and install every route family; serve on start."""
+        # max_records bounds what a long-lived simulator remembers (requests, runs);
+        # None, for tests, keeps everything.
+        self.server = HttpServer(port=port, max_records=max_records)
+        self.max_records = max_records
+        # None accepts any non-empty bearer; a set accepts only its members.
+        self.valid_tokens = valid_tokens
+        from . import agent, auth, models
+
+        self.models = models.install(self)
+        self.auth = auth.install(self)
+        self.agent = agent.install(self)
+
+    @property
+    def url(self) -> str:
+        """Return the base URL (serves both the API and the web routes)."""
+        return self.server.url
+
+    @property
+    def requests(self) -> list[SimRequest]:
+        """Return every request received so far, in order."""
+        return self.server.requests
+
+    def requests_to(self, path: str) -> list[SimRequest]:
+        """Return the requests received for ``path``."""
+        return [r for r in self.server.requests if r.path == path]
+
+    def route(self, path: str, handler: Any) -> None:
+        """Serve ``path`` with ``handler`` (a function of SimRequest → SimResponse)."""
+        self.server.route(path, handler)
+
+    def check_bearer(self, request: SimRequest) -> SimResponse | None:
+        """Return a 401 Connect error when the request's bearer is missing or refused."""
+        auth = request.headers.get("authorization", "")
+        token = auth.removeprefix("Bearer ").strip() if auth.startswith("Bearer ") else ""
+        if not token:
+            return connect_error(401, "unauthenticated", "missing bearer token")
+        if self.valid_tokens is not None and token not in self.valid_tokens:
+            return connect_error(401, "unauthenticated", "invalid bearer token")
+        return None
+
+    def start(self) -> Simulator:
+        """Start serving; return self."""
+        self.server.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close every connection."""
+        self.server.stop()
+
+    def __enter__(self) -> Simulator:
+        """Start serving; return self."""
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        """Stop serving, whatever ended the block."""
+        self.stop()

@@ -1,0 +1,976 @@
+"""Simulator routes: Cursor's agent service, ``RunSSE`` + ``BidiAppend``, driven by per-run scripts.
+
+A run here behaves as PROTOCOL.md §4 says Cursor's does: RunSSE opens with a
+framed ``BidiRequestId`` and streams ``AgentServerMessage`` frames; every
+client message arrives as its own ``BidiAppend`` numbered from 0. The
+simulator checks what it receives (headers, content types, the seqno order,
+the blobs' SHA-256) and answers a violation with a Connect error, recording it
+in ``RunRecord.violations`` so a test can assert there were none.
+
+What a run streams is a script: a sequence of small steps (``Text``,
+``Thinking``, ``ToolCall``, ``AskRequestContext``, ``KvRead``, ``TurnEnded``,
+``EndError``, ``CutStream``, ...) queued per test with ``sim.agent.script``,
+or a generator of steps that may look at the run as it goes. With nothing
+queued a run plays ``scripted_model``: a tiny deterministic "model" for tests
+and the offline demo. It answers text; when the host offered tools and the
+prompt asks for one, it calls it over the exec channel (the handoff); on the
+next round it reads the tool's result from the history blobs and answers with
+it. Nothing here is Cursor's code or text.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import queue
+import re
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .server import Cut, SimRequest, SimResponse
+
+if TYPE_CHECKING:
+    from nodecode_cursor._proto import agent_pb2
+
+    from . import Simulator
+
+__all__ = [
+    "APPEND_PATH",
+    "RUN_PATH",
+    "AgentService",
+    "AppendRecord",
+    "AskRequestContext",
+    "Checkpoint",
+    "CutStream",
+    "End",
+    "EndError",
+    "Exec",
+    "Heartbeat",
+    "KvRead",
+    "KvWrite",
+    "Raw",
+    "RefuseAppends",
+    "RejectRun",
+    "RunRecord",
+    "Sleep",
+    "StepCompleted",
+    "StepStarted",
+    "Text",
+    "Thinking",
+    "ThinkingDone",
+    "TokenDelta",
+    "ToolCall",
+    "TurnEnded",
+    "install",
+    "scripted_model",
+]
+
+RUN_PATH = "/agent.v1.AgentService/RunSSE"
+APPEND_PATH = "/aiserver.v1.BidiService/BidiAppend"
+PROVIDER_IDENTIFIER = "pi-agent"
+
+
+# --- the script steps -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Text:
+    """Stream assistant text (one text_delta)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Thinking:
+    """Stream thinking text (one thinking_delta)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ThinkingDone:
+    """Send thinking_completed."""
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """An MCP call of the host's tool NAME.
+
+    ``stream`` sends tool_call_started and a partial update of half the
+    argument text; ``complete`` sends tool_call_completed; ``exec`` asks for the
+    call over the exec channel and waits for the answer (the handoff).
+    """
+
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+    call_id: str | None = None
+    stream: bool = True
+    complete: bool = True
+    exec: bool = True
+    approval_only: bool = False
+
+
+@dataclass(frozen=True)
+class AskRequestContext:
+    """Ask for the request context over exec and record the rules and tools answered."""
+
+
+@dataclass(frozen=True)
+class KvRead:
+    """Ask the client for a blob by id (None: every root prompt blob of the run request)."""
+
+    blob_id: bytes | None = None
+
+
+@dataclass(frozen=True)
+class KvWrite:
+    """Hand the client a blob to keep (set_blob_args) and wait for its acknowledgement."""
+
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Exec:
+    """Send any exec ask (ExecServerMessage member MEMBER with ARGS) and wait for its answer."""
+
+    member: str
+    args: Any = None
+    wait: bool = True
+
+
+@dataclass(frozen=True)
+class TokenDelta:
+    """Send a token_delta of TOKENS."""
+
+    tokens: int
+
+
+@dataclass(frozen=True)
+class StepStarted:
+    """Send step_started."""
+
+
+@dataclass(frozen=True)
+class StepCompleted:
+    """Send step_completed."""
+
+    step_id: int = 1
+
+
+@dataclass(frozen=True)
+class TurnEnded:
+    """Send turn_ended with these counters (input includes cache, as Cursor counts it)."""
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    reasoning: int = 0
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """Send a conversation checkpoint: STATE bytes, else the run request's state echoed."""
+
+    state: bytes | None = None
+
+
+@dataclass(frozen=True)
+class End:
+    """End the stream successfully (end frame ``{}``)."""
+
+
+@dataclass(frozen=True)
+class EndError:
+    """End the stream with a Connect error trailer, with an ErrorDetails entry when ERROR is set."""
+
+    code: str
+    message: str = ""
+    error: int | None = None
+    title: str = ""
+    detail: str = ""
+    retryable: bool = False
+
+
+@dataclass(frozen=True)
+class CutStream:
+    """Cut the connection mid-answer (``reset`` aborts with a TCP reset)."""
+
+    reset: bool = False
+
+
+@dataclass(frozen=True)
+class Sleep:
+    """Stay silent for SECONDS (stops early when the client goes away)."""
+
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Raw:
+    """Write these bytes onto the stream as they are."""
+
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Heartbeat:
+    """Send COUNT server heartbeats, INTERVAL seconds apart."""
+
+    count: int = 1
+    interval: float = 0.0
+
+
+@dataclass(frozen=True)
+class RefuseAppends:
+    """Refuse every later append of this run with a Connect error."""
+
+    status: int = 403
+    code: str = "permission_denied"
+    message: str = "append refused"
+
+
+@dataclass(frozen=True)
+class RejectRun:
+    """Answer RunSSE itself with a non-200 Connect error (must be the script's first step)."""
+
+    status: int = 503
+    code: str = "unavailable"
+    message: str = "the agent service is unavailable"
+
+
+Step = (
+    Text
+    | Thinking
+    | ThinkingDone
+    | ToolCall
+    | AskRequestContext
+    | KvRead
+    | KvWrite
+    | Exec
+    | TokenDelta
+    | StepStarted
+    | StepCompleted
+    | TurnEnded
+    | Checkpoint
+    | End
+    | EndError
+    | CutStream
+    | Sleep
+    | Raw
+    | Heartbeat
+    | RefuseAppends
+    | RejectRun
+)
+Script = Iterable[Step] | Callable[["RunRecord"], Iterable[Step]]
+
+
+# --- what the simulator records ---------------------------------------------------
+
+
+@dataclass
+class AppendRecord:
+    """One accepted BidiAppend: its seqno, headers and decoded AgentClientMessage."""
+
+    seqno: int
+    headers: dict[str, str]
+    message: agent_pb2.AgentClientMessage
+
+
+@dataclass
+class RunRecord:
+    """Everything one run received and did; read it after the round (or under ``lock``)."""
+
+    request_id: str
+    headers: dict[str, str] = field(default_factory=dict)
+    appends: list[AppendRecord] = field(default_factory=list)
+    run_request: agent_pb2.AgentRunRequest | None = None
+    rules: list[agent_pb2.CursorRule] = field(default_factory=list)
+    tools: list[agent_pb2.McpToolDefinition] = field(default_factory=list)
+    served: dict[str, bytes] = field(default_factory=dict)
+    answers: dict[int, list[agent_pb2.AgentClientMessage]] = field(default_factory=dict)
+    handoffs: list[str] = field(default_factory=list)
+    usage: list[TurnEnded] = field(default_factory=list)
+    heartbeats: int = 0
+    after_end: int = 0
+    violations: list[str] = field(default_factory=list)
+    refusal: RefuseAppends | None = None
+    streamed: bool = False
+    ended: bool = False
+    inbox: queue.Queue[agent_pb2.AgentClientMessage] = field(default_factory=queue.Queue)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    next_id: int = 1
+
+    def messages(self) -> list[agent_pb2.AgentClientMessage]:
+        """Return the client messages received so far, in seqno order."""
+        with self.lock:
+            return [a.message for a in self.appends]
+
+    def root_messages(self) -> list[dict[str, Any]]:
+        """Return the root prompt messages the client served, parsed, in request order."""
+        if self.run_request is None:
+            return []
+        found = []
+        for blob_id in self.run_request.conversation_state.root_prompt_messages_json:
+            data = self.served.get(blob_id.hex())
+            if data is None:
+                continue
+            try:
+                found.append(json.loads(data))
+            except ValueError:
+                continue
+        return found
+
+    def prompt(self) -> str:
+        """Return the text of the run request's user message ('' for a resume)."""
+        if self.run_request is None:
+            return ""
+        action = self.run_request.action
+        if action.HasField("user_message_action"):
+            return str(action.user_message_action.user_message.text)
+        return ""
+
+
+class AgentService:
+    """The agent service's state: queued scripts, every run seen, and timing knobs."""
+
+    def __init__(self, sim: Simulator) -> None:
+        self.sim = sim
+        self.runs: list[RunRecord] = []
+        self.by_id: dict[str, RunRecord] = {}
+        self.scripts: deque[Script] = deque()
+        self.default: Script = scripted_model
+        self.lock = threading.Lock()
+        # How long a script waits for the client's answer before giving up.
+        self.answer_timeout = 30.0
+        # A pause between streamed frames, to make a "slow" stream.
+        self.frame_delay = 0.0
+        # A pause before each append is answered, to make a slow (or timed-out) append.
+        self.append_delay = 0.0
+
+    def script(self, steps: Script) -> None:
+        """Queue STEPS (a list of steps or a function of the run) for the next run."""
+        with self.lock:
+            self.scripts.append(steps if callable(steps) else list(steps))
+
+    def run(self, index: int = -1) -> RunRecord:
+        """Return a run seen so far (the last by default)."""
+        with self.lock:
+            return self.runs[index]
+
+    def violations(self) -> list[str]:
+        """Return every protocol violation any run recorded."""
+        with self.lock:
+            runs = list(self.runs)
+        return [v for run in runs for v in run.violations]
+
+    def _record(self, request_id: str) -> RunRecord:
+        """Return the run with REQUEST_ID, made on first sight (an append may beat RunSSE)."""
+        with self.lock:
+            run = self.by_id.get(request_id)
+            if run is None:
+                run = RunRecord(request_id)
+                self.by_id[request_id] = run
+                self.runs.append(run)
+                limit = self.sim.max_records
+                if limit is not None and len(self.runs) > limit:
+                    for old in self.runs[: len(self.runs) - limit]:
+                        self.by_id.pop(old.request_id, None)
+                    del self.runs[: len(self.runs) - limit]
+            return run
+
+    def _next_script(self) -> Script:
+        with self.lock:
+            return self.scripts.popleft() if self.scripts else self.default
+
+    # --- the two routes -----------------------------------------------------------
+
+    def handle_run(self, request: SimRequest) -> SimResponse:
+        """Serve RunSSE: check the call, then stream the next script."""
+        from nodecode_cursor import connect
+        from nodecode_cursor._proto import aiserver_pb2
+
+        from . import connect_error
+
+        if request.method != "POST":
+            return connect_error(405, "unimplemented", "RunSSE takes POST")
+        refused = self.sim.check_bearer(request)
+        if refused is not None:
+            return refused
+        problem = _header_problem(request.headers, "application/connect+proto")
+        if problem is None and request.headers.get("x-cursor-streaming") != "true":
+            problem = "x-cursor-streaming must be true"
+        if problem is not None:
+            return connect_error(400, "invalid_argument", problem)
+        frames = connect.FrameDecoder().feed(request.body)
+        if len(frames) != 1 or frames[0].end_stream:
+            return connect_error(400, "invalid_argument", "RunSSE takes one framed BidiRequestId")
+        try:
+            run_id = aiserver_pb2.BidiRequestId.FromString(frames[0].payload).request_id
+        except Exception:
+            return connect_error(400, "invalid_argument", "RunSSE body is not a BidiRequestId")
+        if not run_id:
+            return connect_error(400, "invalid_argument", "RunSSE names no request id")
+        if request.headers.get("x-request-id") != run_id:
+            return connect_error(400, "invalid_argument", "x-request-id must be the run's id")
+        run = self._record(run_id)
+        with run.lock:
+            if run.streamed:
+                return connect_error(409, "already_exists", "this run is already streaming")
+            run.streamed = True
+            run.headers = dict(request.headers)
+        script = self._next_script()
+        steps = script(run) if callable(script) else script
+        iterator = iter(steps)
+        first = next(iterator, None)
+        if isinstance(first, RejectRun):
+            return connect_error(first.status, first.code, first.message)
+        rest = _chain(first, iterator)
+        body = _Player(self, run, request).play(rest)
+        return SimResponse(200, {"content-type": "application/connect+proto"}, body)
+
+    def handle_append(self, request: SimRequest) -> SimResponse:
+        """Serve BidiAppend: check headers and seqno order, hand the message to its run."""
+        from nodecode_cursor._proto import agent_pb2, aiserver_pb2
+
+        from . import connect_error
+
+        if request.method != "POST":
+            return connect_error(405, "unimplemented", "BidiAppend takes POST")
+        refused = self.sim.check_bearer(request)
+        if refused is not None:
+            return refused
+        problem = _header_problem(request.headers, "application/proto")
+        if problem is not None:
+            return connect_error(400, "invalid_argument", problem)
+        try:
+            append = aiserver_pb2.BidiAppendRequest.FromString(request.body)
+        except Exception:
+            return connect_error(400, "invalid_argument", "body is not a BidiAppendRequest")
+        run_id = append.request_id.request_id
+        if not run_id:
+            return connect_error(400, "invalid_argument", "BidiAppend names no request id")
+        if append.data:
+            return connect_error(
+                400, "invalid_argument", "data (hex) is not used; send data_binary"
+            )
+        if request.headers.get("x-request-id") != run_id:
+            return connect_error(400, "invalid_argument", "x-request-id must be the run's id")
+        try:
+            message = agent_pb2.AgentClientMessage.FromString(append.data_binary)
+        except Exception:
+            return connect_error(
+                400, "invalid_argument", "data_binary is not an AgentClientMessage"
+            )
+        if self.append_delay:
+            time.sleep(self.append_delay)
+        run = self._record(run_id)
+        with run.lock:
+            if run.refusal is not None:
+                r = run.refusal
+                return connect_error(r.status, r.code, r.message)
+            expected = len(run.appends)
+            if append.append_seqno != expected:
+                what = "duplicate" if append.append_seqno < expected else "gap"
+                run.violations.append(
+                    f"append seqno {append.append_seqno} ({what}): expected {expected}"
+                )
+                return connect_error(
+                    400,
+                    "invalid_argument",
+                    f"append seqno {append.append_seqno} out of order: expected {expected}",
+                )
+            if run.ended:
+                # Not a violation by itself: an append already on its way when the
+                # end frame left is a race the client cannot see. Tests bound it.
+                run.after_end += 1
+            if expected == 0 and not message.HasField("run_request"):
+                run.violations.append("append 0 is not the run request")
+            run.appends.append(AppendRecord(expected, dict(request.headers), message))
+            if message.HasField("client_heartbeat"):
+                run.heartbeats += 1
+        run.inbox.put(message)
+        return SimResponse(200, {"content-type": "application/proto"}, b"")
+
+
+def _chain(first: Step | None, rest: Iterator[Step]) -> Iterator[Step]:
+    if first is not None:
+        yield first
+    yield from rest
+
+
+def _header_problem(headers: dict[str, str], content_type: str) -> str | None:
+    """Return what is wrong with a run call's headers, or None."""
+    wanted = {
+        "content-type": content_type,
+        "x-cursor-client-type": "cli",
+        "x-ghost-mode": "true",
+        "connect-protocol-version": "1",
+    }
+    for name, value in wanted.items():
+        if headers.get(name) != value:
+            return f"{name} must be {value}"
+    if not headers.get("x-cursor-client-version"):
+        return "x-cursor-client-version is missing"
+    if not headers.get("x-request-id"):
+        return "x-request-id is missing"
+    return None
+
+
+class _GiveUp(Exception):
+    """The client went away (or the server is stopping): stop playing."""
+
+
+class _Player:
+    """Plays one run's script onto its stream, waiting for the client's answers."""
+
+    def __init__(self, service: AgentService, run: RunRecord, request: SimRequest) -> None:
+        self.service = service
+        self.run = run
+        self.request = request
+
+    def play(self, steps: Iterator[Step]) -> Iterator[bytes]:
+        """Yield the stream's bytes: wait for the run request, then each step's frames."""
+        try:
+            first = self._wait(lambda m: True)
+            if not first.HasField("run_request"):
+                self.run.violations.append("the first client message is not the run request")
+            self.run.run_request = first.run_request
+            for step in steps:
+                yield from self._step(step)
+                if self.run.ended:
+                    return
+            yield self._end({})
+        except _GiveUp:
+            return
+
+    # --- waiting for the client ---------------------------------------------------
+
+    def _alive(self) -> None:
+        if self.service.sim.server.stopping or self.request.client_gone():
+            raise _GiveUp
+
+    def _wait(
+        self, wanted: Callable[[agent_pb2.AgentClientMessage], bool]
+    ) -> agent_pb2.AgentClientMessage:
+        """Return the next client message WANTED, skipping heartbeats; give up on silence."""
+        deadline = time.monotonic() + self.service.answer_timeout
+        while time.monotonic() < deadline:
+            self._alive()
+            try:
+                message = self.run.inbox.get(timeout=0.02)
+            except queue.Empty:
+                continue
+            if message.HasField("client_heartbeat"):
+                continue
+            if wanted(message):
+                return message
+        self.run.violations.append("the client never answered")
+        raise _GiveUp
+
+    def _next_id(self) -> int:
+        with self.run.lock:
+            value = self.run.next_id
+            self.run.next_id += 1
+            return value
+
+    def _exec_answer(self, ask_id: int) -> list[agent_pb2.AgentClientMessage]:
+        """Wait for the answer to exec ask ASK_ID: its result, or a throw and its close."""
+        got: list[agent_pb2.AgentClientMessage] = []
+
+        def ours(message: agent_pb2.AgentClientMessage) -> bool:
+            if message.HasField("exec_client_message"):
+                return int(message.exec_client_message.id) == ask_id
+            if message.HasField("exec_client_control_message"):
+                control = message.exec_client_control_message
+                inner = control.stream_close if control.HasField("stream_close") else control.throw
+                return int(inner.id) == ask_id
+            return False
+
+        while True:
+            message = self._wait(ours)
+            got.append(message)
+            if message.HasField("exec_client_message"):
+                break
+            control = message.exec_client_control_message
+            if control.HasField("stream_close"):
+                break
+        self.run.answers[ask_id] = got
+        return got
+
+    # --- frames -------------------------------------------------------------------
+
+    def _frame(self, **member: Any) -> bytes:
+        from nodecode_cursor import connect
+        from nodecode_cursor._proto import agent_pb2
+
+        if self.service.frame_delay:
+            self._sleep(self.service.frame_delay)
+        message = agent_pb2.AgentServerMessage(**member)
+        return connect.encode_frame(message.SerializeToString())
+
+    def _update(self, **member: Any) -> bytes:
+        from nodecode_cursor._proto import agent_pb2
+
+        return self._frame(interaction_update=agent_pb2.InteractionUpdate(**member))
+
+    def _end(self, trailer: dict[str, Any]) -> bytes:
+        from nodecode_cursor import connect
+
+        with self.run.lock:
+            self.run.ended = True
+        payload = json.dumps(trailer, separators=(",", ":")).encode()
+        return connect.encode_frame(payload, flags=connect.FLAG_END_STREAM)
+
+    def _sleep(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while True:
+            self._alive()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            time.sleep(min(left, 0.02))
+
+    # --- one step -----------------------------------------------------------------
+
+    def _step(self, step: Step) -> Iterator[bytes]:
+        from nodecode_cursor._proto import agent_pb2
+
+        pb = agent_pb2
+        if isinstance(step, Text):
+            yield self._update(text_delta=pb.TextDeltaUpdate(text=step.text))
+        elif isinstance(step, Thinking):
+            yield self._update(thinking_delta=pb.ThinkingDeltaUpdate(text=step.text))
+        elif isinstance(step, ThinkingDone):
+            yield self._update(thinking_completed=pb.ThinkingCompletedUpdate())
+        elif isinstance(step, TokenDelta):
+            yield self._update(token_delta=pb.TokenDeltaUpdate(tokens=step.tokens))
+        elif isinstance(step, StepStarted):
+            yield self._update(step_started=pb.StepStartedUpdate())
+        elif isinstance(step, StepCompleted):
+            yield self._update(step_completed=pb.StepCompletedUpdate(step_id=step.step_id))
+        elif isinstance(step, TurnEnded):
+            self.run.usage.append(step)
+            yield self._update(
+                turn_ended=pb.TurnEndedUpdate(
+                    input_tokens=step.input,
+                    output_tokens=step.output,
+                    cache_read_tokens=step.cache_read,
+                    cache_write_tokens=step.cache_write,
+                    reasoning_tokens=step.reasoning,
+                )
+            )
+        elif isinstance(step, Heartbeat):
+            for index in range(step.count):
+                if index and step.interval:
+                    self._sleep(step.interval)
+                yield self._update(heartbeat=pb.HeartbeatUpdate())
+        elif isinstance(step, Checkpoint):
+            yield self._frame(conversation_checkpoint_update=self._checkpoint(step))
+        elif isinstance(step, ToolCall):
+            yield from self._tool_call(step)
+        elif isinstance(step, AskRequestContext):
+            yield from self._request_context()
+        elif isinstance(step, KvRead):
+            yield from self._kv_read(step)
+        elif isinstance(step, KvWrite):
+            blob_id = hashlib.sha256(step.data).digest()
+            ask = self._next_id()
+            yield self._frame(
+                kv_server_message=pb.KvServerMessage(
+                    id=ask, set_blob_args=pb.SetBlobArgs(blob_id=blob_id, blob_data=step.data)
+                )
+            )
+            self._wait(_kv_answer(ask))
+        elif isinstance(step, Exec):
+            ask = self._next_id()
+            exec_message = pb.ExecServerMessage(id=ask, exec_id=f"exec-{ask}")
+            getattr(exec_message, step.member).CopyFrom(
+                step.args if step.args is not None else type(getattr(exec_message, step.member))()
+            )
+            yield self._frame(exec_server_message=exec_message)
+            if step.wait:
+                self._exec_answer(ask)
+        elif isinstance(step, End):
+            yield self._end({})
+        elif isinstance(step, EndError):
+            yield self._end({"error": _error_object(step)})
+        elif isinstance(step, CutStream):
+            raise Cut(reset=step.reset)
+        elif isinstance(step, Sleep):
+            self._sleep(step.seconds)
+        elif isinstance(step, Raw):
+            yield step.data
+        elif isinstance(step, RefuseAppends):
+            with self.run.lock:
+                self.run.refusal = step
+        elif isinstance(step, RejectRun):
+            self.run.violations.append("RejectRun must be the script's first step")
+        else:  # pragma: no cover - the Step union is closed
+            raise TypeError(f"unknown script step {step!r}")
+
+    def _checkpoint(self, step: Checkpoint) -> agent_pb2.ConversationStateStructure:
+        from nodecode_cursor._proto import agent_pb2
+
+        state = agent_pb2.ConversationStateStructure()
+        if step.state is not None:
+            state.ParseFromString(step.state)
+        elif self.run.run_request is not None:
+            state.CopyFrom(self.run.run_request.conversation_state)
+            state.token_details.used_tokens = 100
+            state.token_details.max_tokens = 200_000
+        return state
+
+    def _tool_call(self, step: ToolCall) -> Iterator[bytes]:
+        from nodecode_cursor import values
+        from nodecode_cursor._proto import agent_pb2 as pb
+
+        call_id = step.call_id or f"call_sim_{self._next_id()}"
+        bare = pb.McpArgs(
+            name=step.name,
+            tool_name=step.name,
+            tool_call_id=call_id,
+            provider_identifier=PROVIDER_IDENTIFIER,
+        )
+        full = pb.McpArgs()
+        full.CopyFrom(bare)
+        for key, value in step.args.items():
+            full.args[key] = values.encode_value(value)
+        if step.approval_only:
+            full.smart_mode_approval_only = True
+
+        def tool_call(args: pb.McpArgs) -> pb.ToolCall:
+            return pb.ToolCall(mcp_tool_call=pb.McpToolCall(args=args), tool_call_id=call_id)
+
+        if step.stream:
+            yield self._update(
+                tool_call_started=pb.ToolCallStartedUpdate(
+                    call_id=call_id, tool_call=tool_call(bare)
+                )
+            )
+            text = json.dumps(step.args, separators=(",", ":"))
+            half = text[: len(text) // 2]
+            for cumulative in (half, text) if step.complete else (half,):
+                yield self._update(
+                    partial_tool_call=pb.PartialToolCallUpdate(
+                        call_id=call_id, tool_call=tool_call(bare), args_text_delta=cumulative
+                    )
+                )
+        if step.complete:
+            yield self._update(
+                tool_call_completed=pb.ToolCallCompletedUpdate(
+                    call_id=call_id, tool_call=tool_call(full)
+                )
+            )
+        if step.exec:
+            ask = self._next_id()
+            yield self._frame(
+                exec_server_message=pb.ExecServerMessage(
+                    id=ask, exec_id=f"exec-{ask}", mcp_args=full
+                )
+            )
+            answer = self._exec_answer(ask)[-1]
+            result = answer.exec_client_message
+            if not result.HasField("mcp_result"):
+                self.run.violations.append(f"the MCP ask {ask} was not answered with an mcp_result")
+            elif result.exec_id != f"exec-{ask}":
+                self.run.violations.append(f"the MCP answer {ask} did not copy the exec id")
+            elif result.mcp_result.HasField("success") and not step.approval_only:
+                self.run.handoffs.append(call_id)
+
+    def _request_context(self) -> Iterator[bytes]:
+        from nodecode_cursor._proto import agent_pb2 as pb
+
+        ask = self._next_id()
+        yield self._frame(
+            exec_server_message=pb.ExecServerMessage(
+                id=ask, exec_id=f"exec-{ask}", request_context_args=pb.RequestContextArgs()
+            )
+        )
+        answer = self._exec_answer(ask)[-1]
+        result = answer.exec_client_message
+        if not result.HasField("request_context_result") or not (
+            result.request_context_result.HasField("success")
+        ):
+            self.run.violations.append("the request context was not answered with a success")
+            return
+        context = result.request_context_result.success.request_context
+        self.run.rules = list(context.rules)
+        self.run.tools = list(context.tools)
+
+    def _kv_read(self, step: KvRead) -> Iterator[bytes]:
+        from nodecode_cursor._proto import agent_pb2 as pb
+
+        if step.blob_id is not None:
+            wanted = [step.blob_id]
+        elif self.run.run_request is not None:
+            wanted = list(self.run.run_request.conversation_state.root_prompt_messages_json)
+        else:
+            wanted = []
+        for blob_id in wanted:
+            ask = self._next_id()
+            yield self._frame(
+                kv_server_message=pb.KvServerMessage(
+                    id=ask, get_blob_args=pb.GetBlobArgs(blob_id=blob_id)
+                )
+            )
+            answer = self._wait(_kv_answer(ask)).kv_client_message
+            if not answer.HasField("get_blob_result"):
+                self.run.violations.append(f"kv ask {ask} was not answered with a get_blob_result")
+                continue
+            data = bytes(answer.get_blob_result.blob_data)
+            if not answer.get_blob_result.HasField("blob_data"):
+                self.run.violations.append(f"the client does not hold blob {blob_id.hex()}")
+                continue
+            if hashlib.sha256(data).digest() != blob_id:
+                self.run.violations.append(f"blob {blob_id.hex()} does not hash to its id")
+                continue
+            self.run.served[blob_id.hex()] = data
+
+
+def _kv_answer(ask: int) -> Callable[[agent_pb2.AgentClientMessage], bool]:
+    """Return a test for the client's answer to kv ask ASK."""
+
+    def wanted(message: agent_pb2.AgentClientMessage) -> bool:
+        return message.HasField("kv_client_message") and int(message.kv_client_message.id) == ask
+
+    return wanted
+
+
+def _error_object(step: EndError) -> dict[str, Any]:
+    """Return the Connect error object of an EndError step."""
+    error: dict[str, Any] = {"code": step.code, "message": step.message}
+    if step.error is not None:
+        from nodecode_cursor._proto import aiserver_pb2
+
+        details = aiserver_pb2.ErrorDetails(error=step.error)  # type: ignore[arg-type]
+        details.details.title = step.title
+        details.details.detail = step.detail
+        details.details.is_retryable = step.retryable
+        value = base64.b64encode(details.SerializeToString()).decode().rstrip("=")
+        error["details"] = [{"type": "aiserver.v1.ErrorDetails", "value": value}]
+    return error
+
+
+# --- the scripted model -----------------------------------------------------------
+
+_TOOL_WORDS = ("use a tool", "use the tool", "call", "list", "read", "run")
+
+
+def _tool_schema(tool: agent_pb2.McpToolDefinition) -> dict[str, Any]:
+    from nodecode_cursor import values
+
+    try:
+        schema = values.decode_value(bytes(tool.input_schema))
+    except Exception:
+        return {}
+    return schema if isinstance(schema, dict) else {}
+
+
+def _pick_tool(prompt: str, tools: list[agent_pb2.McpToolDefinition]) -> str | None:
+    """Return the tool the prompt asks for: one it names, else one a verb of it suggests."""
+    lower = prompt.lower()
+    names = [t.tool_name or t.name for t in tools]
+    for name in names:
+        if re.search(rf"\b{re.escape(name.lower())}\b", lower):
+            return name
+    if not any(word in lower for word in _TOOL_WORDS):
+        return None
+    for verb in ("list", "read", "run"):
+        if verb in lower:
+            for name in names:
+                if verb in name.lower() or (verb == "list" and name.lower() == "ls"):
+                    return name
+    return names[0] if names else None
+
+
+def _arguments(prompt: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """Return arguments for a call: a JSON object in the prompt, else ones made from the schema."""
+    match = re.search(r"\{.*\}", prompt, re.S)
+    if match:
+        try:
+            parsed = json.loads(match.group(0))
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict):
+            return parsed
+    properties = schema.get("properties")
+    required = schema.get("required")
+    if not isinstance(properties, dict) or not isinstance(required, list):
+        return {}
+    args: dict[str, Any] = {}
+    for name in required:
+        spec = properties.get(name)
+        kind = spec.get("type") if isinstance(spec, dict) else None
+        if kind in ("integer", "number"):
+            args[name] = 1
+        elif kind == "boolean":
+            args[name] = False
+        elif any(word in str(name).lower() for word in ("path", "dir", "file")):
+            args[name] = "."
+        else:
+            args[name] = prompt
+    return args
+
+
+def _tool_result(history: list[dict[str, Any]]) -> tuple[str, str] | None:
+    """Return (tool name, result text) of the last tool result after the last user message."""
+    found: tuple[str, str] | None = None
+    for message in history:
+        if message.get("role") == "user":
+            found = None
+        elif message.get("role") == "tool":
+            for part in message.get("content") or []:
+                if isinstance(part, dict) and part.get("type") == "tool-result":
+                    result = part.get("result")
+                    text = result if isinstance(result, str) else json.dumps(result)
+                    found = (str(part.get("toolName") or "the tool"), text)
+    return found
+
+
+def _estimate(text: str) -> int:
+    return max(1, len(text) // 4)
+
+
+def scripted_model(run: RunRecord) -> Iterator[Step]:
+    """Play the demo "model": ask for context, read the history, answer or call a tool."""
+    yield AskRequestContext()
+    yield KvRead()
+    history = run.root_messages()
+    prompt = run.prompt()
+    reading = json.dumps(history) + prompt
+    yield StepStarted()
+    result = _tool_result(history) if not prompt else None
+    tool = _pick_tool(prompt, run.tools) if prompt and run.tools else None
+    if result is not None:
+        name, text = result
+        reply = f"{name} returned: {text}"
+        yield Thinking(f"The result of {name} is in the history; reporting it.")
+        yield ThinkingDone()
+        yield Text(reply)
+    elif tool is not None:
+        schema = next((_tool_schema(t) for t in run.tools if (t.tool_name or t.name) == tool), {})
+        yield Thinking(f"The request needs the tool {tool}; calling it.")
+        yield ThinkingDone()
+        yield ToolCall(tool, _arguments(prompt, schema))
+        reply = ""
+    else:
+        reply = f"Simulated Cursor here. You said: {prompt}" if prompt else "Nothing to add."
+        yield Text(reply)
+    yield StepCompleted()
+    yield TurnEnded(input=_estimate(reading), output=_estimate(reply) + 8)
+    yield Checkpoint()
+    yield End()
+
+
+def install(sim: Simulator) -> AgentService:
+    """Serve RunSSE and BidiAppend on ``sim``; return the service's state."""
+    service = AgentService(sim)
+    sim.route(RUN_PATH, service.handle_run)
+    sim.route(APPEND_PATH, service.handle_append)
+    return service

@@ -1,0 +1,288 @@
+"""The simulator's HTTP/1.1 server: h11 over real sockets on loopback, one thread per connection.
+
+It knows nothing of Cursor. It parses requests with h11, hands each one to the
+handler routed for its path, and writes the answer: a whole body, or a
+streamed one sent chunk by chunk as the handler yields it (really chunked, not
+buffered). A handler can cut the connection mid-answer to inject a fault. The
+Cursor-shaped routes live beside this module (``agent.py``, ``models.py``,
+``auth.py``), installed by ``Simulator`` in ``__init__.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import select
+import socket
+import struct
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import h11
+
+__all__ = ["Cut", "HttpServer", "SimRequest", "SimResponse"]
+
+log = logging.getLogger("cursor_simulator")
+
+_READ_SIZE = 65536
+# Bodies larger than this are refused; the cell never sends one, and a test
+# server must not be made to hold gigabytes.
+_MAX_BODY = 256 * 1024 * 1024
+
+
+class Cut(Exception):
+    """Raised inside a streamed body to end the connection without finishing the answer.
+
+    ``reset=True`` aborts with a TCP reset instead of an orderly close.
+    """
+
+    def __init__(self, *, reset: bool = False) -> None:
+        """Cut with an orderly close, or with a TCP reset when RESET."""
+        super().__init__("cut")
+        self.reset = reset
+
+
+@dataclass
+class SimRequest:
+    """One received HTTP request."""
+
+    method: str
+    target: str
+    headers: dict[str, str]
+    body: bytes
+    _sock: socket.socket | None = field(default=None, repr=False)
+
+    @property
+    def path(self) -> str:
+        """Return the path part of the target."""
+        return urlsplit(self.target).path
+
+    @property
+    def query(self) -> dict[str, str]:
+        """Return the query parameters (first value of each)."""
+        return {k: v[0] for k, v in parse_qs(urlsplit(self.target).query).items()}
+
+    def client_gone(self) -> bool:
+        """Return whether the client has closed its side of the connection."""
+        sock = self._sock
+        if sock is None:
+            return False
+        try:
+            readable, _, _ = select.select([sock], [], [], 0)
+            if not readable:
+                return False
+            return sock.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
+
+@dataclass
+class SimResponse:
+    """An answer: status, headers, and a whole body or an iterable of chunks to stream."""
+
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes | Iterable[bytes] = b""
+
+
+Handler = Callable[[SimRequest], SimResponse]
+
+
+class HttpServer:
+    """A threaded HTTP/1.1 server on 127.0.0.1; routes by exact path to handlers."""
+
+    def __init__(
+        self, *, host: str = "127.0.0.1", port: int = 0, max_records: int | None = None
+    ) -> None:
+        """Bind HOST:PORT now (0 picks a port); accept connections only once started."""
+        self._routes: dict[str, Handler] = {}
+        self._fallback: Handler = _not_found
+        self._listener = socket.create_server((host, port))
+        self._listener.settimeout(0.2)
+        self.host, self.port = self._listener.getsockname()[:2]
+        self._stop = threading.Event()
+        self._threads: set[threading.Thread] = set()
+        self._socks: set[socket.socket] = set()
+        self._lock = threading.Lock()
+        self._acceptor: threading.Thread | None = None
+        self.requests: list[SimRequest] = []
+        # Tests read every request; a long-lived simulator keeps only the newest.
+        self.max_records = max_records
+
+    @property
+    def url(self) -> str:
+        """Return the server's base URL."""
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def stopping(self) -> bool:
+        """Return whether the server is shutting down (long handlers should give up)."""
+        return self._stop.is_set()
+
+    def route(self, path: str, handler: Handler) -> None:
+        """Serve ``path`` with ``handler`` (replacing any earlier one)."""
+        self._routes[path] = handler
+
+    def start(self) -> None:
+        """Start accepting connections in a background thread."""
+        self._acceptor = threading.Thread(target=self._accept_loop, name="sim-accept", daemon=True)
+        self._acceptor.start()
+
+    def stop(self) -> None:
+        """Stop accepting, close every connection and join every thread."""
+        self._stop.set()
+        # A connection of our own wakes the acceptor at once instead of at its next poll.
+        with contextlib.suppress(OSError), socket.create_connection((self.host, self.port), 1):
+            pass
+        if self._acceptor is not None:
+            self._acceptor.join(5)
+        self._listener.close()
+        with self._lock:
+            socks = list(self._socks)
+            threads = list(self._threads)
+        for sock in socks:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+        for thread in threads:
+            thread.join(5)
+
+    def _accept_loop(self) -> None:
+        """Accept connections until stopped, one serving thread each (returns nothing)."""
+        while not self._stop.is_set():
+            try:
+                sock, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            # Named "sim-…" so leak checks can tell the simulator's threads from a test's.
+            thread = threading.Thread(
+                target=self._serve, args=(sock,), name=f"sim-conn-{self.port}", daemon=True
+            )
+            with self._lock:
+                self._socks.add(sock)
+                self._threads.add(thread)
+            thread.start()
+
+    def _serve(self, sock: socket.socket) -> None:
+        """Serve requests on one connection until it closes or the server stops."""
+        conn = h11.Connection(h11.SERVER, max_incomplete_event_size=_MAX_BODY)
+        try:
+            while not self._stop.is_set():
+                request = self._read_request(conn, sock)
+                if request is None:
+                    return
+                self.requests.append(request)
+                if self.max_records is not None and len(self.requests) > self.max_records:
+                    del self.requests[: len(self.requests) - self.max_records]
+                handler = self._routes.get(request.path, self._fallback)
+                try:
+                    response = handler(request)
+                except Exception:
+                    log.exception("simulator handler failed for %s", request.path)
+                    response = SimResponse(500, {"content-type": "text/plain"}, b"handler failed")
+                if not self._write_response(conn, sock, response):
+                    return
+                if conn.our_state is h11.MUST_CLOSE or conn.their_state is h11.MUST_CLOSE:
+                    return
+                try:
+                    conn.start_next_cycle()
+                except h11.LocalProtocolError:
+                    return
+        except (OSError, h11.RemoteProtocolError):
+            return
+        finally:
+            with contextlib.suppress(OSError):
+                sock.close()
+            with self._lock:
+                self._socks.discard(sock)
+                self._threads.discard(threading.current_thread())
+
+    def _read_request(self, conn: h11.Connection, sock: socket.socket) -> SimRequest | None:
+        """Return the next whole request on the connection, or None when it ended."""
+        head: h11.Request | None = None
+        body = bytearray()
+        while True:
+            event = conn.next_event()
+            if event is h11.NEED_DATA:
+                try:
+                    data = sock.recv(_READ_SIZE)
+                except OSError:
+                    return None
+                conn.receive_data(data)
+                if not data and head is None:
+                    return None
+                continue
+            if isinstance(event, h11.Request):
+                head = event
+            elif isinstance(event, h11.Data):
+                body += event.data
+                if len(body) > _MAX_BODY:
+                    return None
+            elif isinstance(event, h11.EndOfMessage):
+                assert head is not None
+                headers = {k.decode().lower(): v.decode("latin-1") for k, v in head.headers}
+                return SimRequest(
+                    head.method.decode(), head.target.decode(), headers, bytes(body), sock
+                )
+            else:  # ConnectionClosed or PAUSED
+                return None
+
+    def _write_response(
+        self, conn: h11.Connection, sock: socket.socket, response: SimResponse
+    ) -> bool:
+        """Send RESPONSE (a streamed body chunk by chunk); return whether the connection lives."""
+        headers = list(response.headers.items())
+        body = response.body
+        if isinstance(body, bytes | bytearray):
+            headers.append(("content-length", str(len(body))))
+        head = h11.Response(status_code=response.status, headers=headers)
+        try:
+            sock.sendall(conn.send(head) or b"")
+            if not isinstance(body, bytes | bytearray):
+                chunks: Iterator[bytes] = iter(body)
+                try:
+                    for chunk in chunks:
+                        if chunk:
+                            sock.sendall(conn.send(h11.Data(data=chunk)) or b"")
+                except Cut as cut:
+                    _abort(sock, reset=cut.reset)
+                    return False
+                finally:
+                    close = getattr(chunks, "close", None)
+                    if close is not None:
+                        close()
+            elif body:
+                sock.sendall(conn.send(h11.Data(data=bytes(body))) or b"")
+            sock.sendall(conn.send(h11.EndOfMessage()) or b"")
+        except OSError:
+            return False
+        return True
+
+
+def _abort(sock: socket.socket, *, reset: bool) -> None:
+    """Cut the connection: an orderly shutdown, or a TCP reset when RESET (returns nothing)."""
+    with contextlib.suppress(OSError):
+        if reset:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        else:
+            sock.shutdown(socket.SHUT_RDWR)
+        sock.close()
+
+
+def _not_found(request: SimRequest) -> SimResponse:
+    """Return the Connect error for a path no route serves."""
+    body = b'{"code":"unimplemented","message":"no such route in the simulator"}'
+    return SimResponse(404, {"content-type": "application/json"}, body)
+
+
+def json_response(status: int, obj: Any) -> SimResponse:
+    """Return a JSON answer."""
+    import json
+
+    body = json.dumps(obj, separators=(",", ":")).encode()
+    return SimResponse(status, {"content-type": "application/json"}, body)

@@ -1,0 +1,355 @@
+"""The interactive chat of ``nodecode-cursor chat``: a prompt, streamed turns, slash commands.
+
+``ChatRepl`` reads a line, runs it as a turn on the host (``refhost.py``) with
+the host's tools, and streams the answer (``render.py``): text live, reasoning
+dimmed, each tool call and its result. Slash commands change the model, the
+effort or the session, list the models and reach the cell's own ``/cursor``
+command (with completion through readline when Python has it). Standing notices
+are printed above the prompt until the cell clears them.
+
+Ctrl-C during a turn stops it cleanly (the text so far stays in the history);
+Ctrl-C or Ctrl-D at the prompt leaves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+import uuid
+from pathlib import Path
+from typing import Any, TextIO
+
+from nodecode_cursor.errors import ConfigError, CursorError, scrub
+
+__all__ = ["SLASH_COMMANDS", "ChatRepl", "run_chat"]
+
+PROMPT = "> "
+# The chat's own standing notice while there is no Cursor credential at all (the
+# host's key, apart from the cell's own "cursor" notices).
+NOT_SIGNED_IN_KEY = "chat.not-signed-in"
+NOT_SIGNED_IN_NOTICE = "cursor: not signed in: /cursor login, or set CURSOR_ACCESS_TOKEN"
+
+SLASH_COMMANDS = {
+    "/models": "list the models your account may use",
+    "/model": "NAME — switch the model",
+    "/effort": "LEVEL|off — set the thinking effort",
+    "/cursor": "login | status | logout — sign in to Cursor",
+    "/new": "start a new session",
+    "/help": "this list",
+    "/quit": "leave",
+}
+
+
+def typed_so_far() -> str:
+    """Return the line the person is typing at the prompt ("" without readline)."""
+    readline = sys.modules.get("readline")
+    if readline is None:
+        return ""
+    try:
+        return str(readline.get_line_buffer())
+    except Exception:  # a readline stand-in without the call
+        return ""
+
+
+def new_session_id() -> str:
+    """Return a fresh session id (it keys Cursor's conversation)."""
+    return f"chat-{uuid.uuid4().hex[:12]}"
+
+
+class ChatRepl:
+    """The read–turn–print loop of one chat."""
+
+    def __init__(
+        self,
+        host: Any,
+        conversation: Any,
+        tools: Any,
+        *,
+        out: TextIO | None = None,
+        verbose: bool = False,
+    ):
+        from .render import Style
+
+        self.host = host
+        self.conversation = conversation
+        self.tools = tools
+        self.out = out or sys.stdout
+        self.style = Style(self.out)
+        self.roster_ids: list[str] = []
+        self.at_prompt = False
+        # -v: a failure that is not one of ours shows its traceback on stderr.
+        self.verbose = verbose
+
+    # Output -------------------------------------------------------------------------------
+
+    def write(self, text: str = "") -> None:
+        """Write one line."""
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def say(self, text: str) -> None:
+        """Write a line a cell said (it may arrive from a background thread at the prompt)."""
+        if not self.at_prompt:
+            self.out.write(text + "\n")
+        elif self.out.isatty():
+            # Over the prompt line, then the prompt again with what was typed so far, so
+            # the person sees where their input goes (readline keeps its own buffer).
+            self.out.write("\r\x1b[K" + text + "\n" + PROMPT + typed_so_far())
+        else:
+            self.out.write("\n" + text + "\n" + PROMPT)
+        self.out.flush()
+
+    def check_sign_in(self) -> None:
+        """Stand the not-signed-in notice while no credential is there; clear it once one is.
+
+        Read fresh before each prompt (auth.json and the environment, never the
+        network): a sign-in finishing in the background clears it, a logout brings it back.
+        """
+        from nodecode_cursor.credentials import resolve_credential
+
+        try:
+            missing = resolve_credential(self.host, "cursor") is None
+        except CursorError:
+            missing = False  # a broken auth.json or token is the turn's (or /cursor's) to say
+        self.host.notice(NOT_SIGNED_IN_NOTICE if missing else None, key=NOT_SIGNED_IN_KEY)
+
+    def show_notices(self) -> None:
+        """Write the standing notices above the prompt."""
+        for notice in self.host.notices():
+            self.write(self.style.yellow(f"! {notice.text}"))
+
+    def banner(self) -> None:
+        """Write who is talking to whom."""
+        from nodecode_cursor import __version__
+
+        effort = self.conversation.effort or "off"
+        self.write(
+            self.style.bold(f"nodecode-cursor {__version__}")
+            + f" — cursor/{self.conversation.model}, effort {effort}, "
+            + f"session {self.conversation.session_id}. /help lists the commands."
+        )
+
+    # The loop -----------------------------------------------------------------------------
+
+    def loop(self) -> int:
+        """Run until the person leaves; return the exit code."""
+        self.install_completion()
+        self.banner()
+        while True:
+            self.check_sign_in()
+            self.show_notices()
+            self.at_prompt = True
+            try:
+                line = input(PROMPT)
+            except (EOFError, KeyboardInterrupt):
+                self.at_prompt = False
+                self.write()
+                return 0
+            self.at_prompt = False
+            line = line.strip()
+            if not line:
+                continue
+            if line.startswith("/"):
+                if not self.slash(line):
+                    return 0
+                continue
+            self.turn(line)
+
+    def turn(self, text: str) -> None:
+        """Run TEXT as one turn and show it."""
+        from .render import TerminalView
+
+        messages = self.conversation.messages
+        before = len(messages)
+        messages.append({"role": "user", "content": text})
+        view = TerminalView(self.out, style=self.style, reasoning=self.out)
+        try:
+            outcome = self.host.run_turn(self.conversation, self.tools, observer=view)
+        except CursorError as exc:
+            view.close()
+            if len(messages) == before + 1:
+                messages.pop()  # nothing was answered: the history stays as it was
+            # Only a terminal's line editor recalls the line; piped input has no ↑.
+            recall = self.style.dim(" (↑ recalls your line)") if sys.stdin.isatty() else ""
+            self.write(self.style.red(f"error: {exc}") + recall)
+            return
+        except Exception as exc:  # a bug, or a tool that broke: the chat goes on
+            view.close()
+            del messages[before:]  # the turn left no whole exchange: drop it all
+            if self.verbose:
+                traceback.print_exc()
+            self.write(self.style.red(scrub(f"error: internal error: {type(exc).__name__}: {exc}")))
+            return
+        view.close()
+        if outcome.interrupted:
+            self.write(self.style.dim("(interrupted — the text so far is kept)"))
+        elif outcome.unrun:
+            # Keep the history whole: each call the host stopped short of gets a result.
+            for call in outcome.unrun:
+                messages.append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": str(call.get("id", "")),
+                        "content": "not run: the host stopped the turn (too many rounds)",
+                    }
+                )
+            self.write(self.style.dim(f"(stopped after {outcome.rounds} rounds)"))
+
+    # Slash commands -----------------------------------------------------------------------
+
+    def slash(self, line: str) -> bool:
+        """Run a slash command; return False when the person leaves."""
+        name, _, rest = line.partition(" ")
+        rest = rest.strip()
+        try:
+            if name in ("/quit", "/exit"):
+                return False
+            if name == "/help":
+                for command, text in SLASH_COMMANDS.items():
+                    self.write(f"  {command:<8} {text}")
+                self.write("  Ctrl-C stops a turn; Ctrl-C or Ctrl-D at the prompt leaves.")
+            elif name == "/new":
+                self.conversation.messages.clear()
+                self.conversation.session_id = new_session_id()
+                self.write(f"new session {self.conversation.session_id}")
+            elif name == "/models":
+                self.models()
+            elif name == "/model":
+                self.model(rest)
+            elif name == "/effort":
+                self.effort(rest)
+            elif name == "/cursor":
+                self.write(self.host.command("cursor").run(rest))
+            else:
+                self.write(f"unknown command {name}; /help lists them")
+        except CursorError as exc:
+            self.write(self.style.red(f"error: {exc}"))
+        except KeyboardInterrupt:  # Ctrl-C stops a slow command (/models), not the chat
+            self.write(self.style.dim("(interrupted)"))
+        except Exception as exc:  # a bug must not end the chat
+            if self.verbose:
+                traceback.print_exc()
+            self.write(self.style.red(scrub(f"error: internal error: {type(exc).__name__}: {exc}")))
+        return True
+
+    def models(self) -> None:
+        """Write the account's models (or the bundled ones and why)."""
+        from .cli import fetch_models, format_models
+
+        live, reason, rows = fetch_models(self.host)
+        if live:
+            self.roster_ids = [str(row.get("id")) for row in rows]
+        self.write(format_models(live, reason, rows))
+
+    def model(self, name: str) -> None:
+        """Switch to the model NAME (or say which one is in use)."""
+        from .cli import resolve_effort, resolve_model
+
+        if not name:
+            self.write(f"model: cursor/{self.conversation.model}")
+            return
+        model = resolve_model(self.host, name, self.roster_ids)
+        self.conversation.model = model
+        note = ""
+        try:
+            self.conversation.effort = resolve_effort(self.host, model, self.conversation.effort)
+        except ConfigError:
+            self.conversation.effort = None
+            note = " (effort reset to off: the model does not take the one set)"
+        self.write(f"model: cursor/{model}, effort {self.conversation.effort or 'off'}{note}")
+
+    def effort(self, level: str) -> None:
+        """Set the thinking effort (or say which one is set)."""
+        from .cli import catalog_models, resolve_effort
+
+        if not level:
+            self.write(f"effort: {self.conversation.effort or 'off'}")
+            return
+        effort = resolve_effort(self.host, self.conversation.model, level)
+        row = catalog_models(self.host).get(self.conversation.model) or {}
+        if effort is None and level.lower() != "off" and not row.get("reasoning"):
+            self.write(f"cursor/{self.conversation.model} does not reason; effort stays off")
+        self.conversation.effort = effort
+        self.write(f"effort: {effort or 'off'}")
+
+    # Completion ---------------------------------------------------------------------------
+
+    def completions(self, line: str, word: str) -> list[str]:
+        """Return the completions of WORD, the last word of LINE."""
+        from .cli import catalog_models
+
+        if " " not in line:
+            return [c for c in SLASH_COMMANDS if c.startswith(word)] + (
+                ["/exit"] if "/exit".startswith(word) and word.startswith("/e") else []
+            )
+        head, _, rest = line.partition(" ")
+        try:
+            if head == "/cursor":
+                options = list(self.host.command("cursor").complete(rest))
+            elif head == "/model":
+                options = list(catalog_models(self.host)) + self.roster_ids
+            elif head == "/effort":
+                row = catalog_models(self.host).get(self.conversation.model) or {}
+                options = [*list(row.get("efforts") or []), "off"]
+            else:
+                return []
+        except CursorError:
+            return []
+        # A cell may answer whole argument lines; readline completes the last word.
+        words = [option.split(" ")[-1] for option in options]
+        return sorted({w for w in words if w.startswith(word)})
+
+    def install_completion(self) -> None:
+        """Complete slash commands, models, efforts and /cursor verbs with Tab, when possible."""
+        if not sys.stdin.isatty():
+            return
+        try:
+            import readline
+        except ImportError:  # pragma: no cover - Python built without readline
+            return
+
+        def complete(word: str, state: int) -> str | None:
+            options = self.completions(readline.get_line_buffer(), word)
+            return options[state] if state < len(options) else None
+
+        readline.set_completer_delims(" ")
+        readline.set_completer(complete)
+        readline.parse_and_bind("tab: complete")
+
+
+def run_chat(args: argparse.Namespace) -> int:
+    """Run ``nodecode-cursor chat``; return the exit code."""
+    from .cli import _confirm, make_host, resolve_effort, resolve_model
+    from .host_tools import HostTools, Toolbox
+    from .refhost import Conversation
+
+    holder: list[ChatRepl] = []
+
+    def say(text: str) -> None:
+        if holder:
+            holder[0].say(text)
+        else:
+            print(text, flush=True)
+
+    host = make_host(args, say=say)
+    try:
+        model = resolve_model(host, args.model)
+        effort = resolve_effort(host, model, args.effort)
+        cwd = Path.cwd()
+        tools = (
+            HostTools(cwd, assume_yes=args.yes, confirm=_confirm)
+            if args.tools == "default"
+            else Toolbox()
+        )
+        conversation = Conversation(
+            model=model,
+            effort=effort,
+            session_id=args.session or new_session_id(),
+            cwd=str(cwd),
+        )
+        repl = ChatRepl(host, conversation, tools, verbose=bool(getattr(args, "verbose", False)))
+        holder.append(repl)
+        return repl.loop()
+    finally:
+        host.stop()

@@ -1,0 +1,492 @@
+"""OpenAI's chat-completions API in terms of the cell's rounds: requests in, answers and chunks out.
+
+Pure translation, no sockets: ``parse_chat_request`` reads a
+``POST /v1/chat/completions`` body into a ``ChatRequest`` (the model without its
+``cursor/`` prefix, the messages, the system prompt, the function tools, the
+effort, the session), which ``ChatRequest.context`` turns into the lane's
+``RoundContext``. ``completion_object`` turns a ``RoundResult`` into a
+``chat.completion``; ``ChunkStream`` turns the lane's stream parts into
+``chat.completion.chunk`` objects as they arrive, and ``sse_event`` frames one
+for Server-Sent Events. ``models_object`` answers ``GET /v1/models`` from a
+roster; ``error_object`` and ``error_for`` give OpenAI's error shape.
+
+The lane already speaks OpenAI-shaped messages and tools, so the messages pass
+through after a shape check. The HTTP side (h11, asyncio, streaming,
+disconnects, the API key) is ``openai_server.py``'s.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from nodecode_cursor.errors import (
+    ConfigError,
+    CredentialError,
+    CursorError,
+    StreamIncomplete,
+    scrub,
+)
+from nodecode_cursor.host import (
+    Finish,
+    ReasoningDelta,
+    RoundContext,
+    RoundResult,
+    StreamPart,
+    StreamStart,
+    TextDelta,
+    ToolCallArgsDelta,
+    ToolCallStart,
+    Usage,
+)
+
+__all__ = [
+    "DONE_EVENT",
+    "MODEL_PREFIX",
+    "ApiError",
+    "ChatRequest",
+    "ChunkStream",
+    "completion_id",
+    "completion_object",
+    "error_for",
+    "error_object",
+    "internal_error",
+    "models_object",
+    "parse_chat_request",
+    "sse_event",
+    "usage_object",
+]
+
+MODEL_PREFIX = "cursor/"
+OWNER = "cursor"
+ROLES = ("system", "developer", "user", "assistant", "tool")
+# Efforts that mean "thinking off" in OpenAI's vocabulary and ours.
+EFFORTS_OFF = ("none", "off")
+DONE_EVENT = b"data: [DONE]\n\n"
+
+# OpenAI's error "type" per HTTP status (anything else 5xx is api_error).
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    405: "invalid_request_error",
+    413: "invalid_request_error",
+    429: "rate_limit_error",
+}
+
+
+class ApiError(Exception):
+    """A request the API refuses: an HTTP status, OpenAI's error code and a one-line message."""
+
+    def __init__(self, status: int, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code
+
+    def body(self) -> dict[str, Any]:
+        """Return the error as OpenAI's ``{"error": {...}}`` object."""
+        return error_object(self.status, self.message, code=self.code)
+
+
+def error_object(status: int, message: str, *, code: str | None = None) -> dict[str, Any]:
+    """Return OpenAI's error object for STATUS with MESSAGE and CODE."""
+    kind = _ERROR_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+# The cell's codes whose OpenAI-side name differs (OpenAI's clients know model_not_found).
+_CONFIG_CODES = {"unknown_model": "model_not_found"}
+
+
+def error_for(exc: CursorError) -> ApiError:
+    """Return the API error a cell error becomes (status and code chosen from its kind).
+
+    The kind is the error's class and its machine-readable ``code``, never its
+    text: the same fault keeps its status however the cell words it.
+    """
+    # The cell words its sign-in hints for a chat (/cursor login); this API is served by
+    # `nodecode-cursor serve`, run from a shell, where the verb is a command.
+    detail = exc.detail.replace("/cursor login", "nodecode-cursor login")
+    code = getattr(exc, "code", None)
+    if isinstance(exc, CredentialError) or code == "not_signed_in":
+        return ApiError(401, detail, code="not_signed_in")
+    if isinstance(exc, ConfigError):
+        return ApiError(400, detail, code=_CONFIG_CODES.get(code or "", code or "invalid_request"))
+    if isinstance(exc, StreamIncomplete):
+        return ApiError(502, detail, code="stream_incomplete")
+    status = exc.status if 400 <= exc.status <= 599 else 502
+    return ApiError(status, detail, code="provider_error" if status >= 500 else "cursor_error")
+
+
+def internal_error(exc: BaseException) -> ApiError:
+    """Return the 500 an unexpected failure becomes: its kind in one line, never its text.
+
+    The text of an exception nobody raised on purpose can quote anything (a
+    header, a request body), so only the class name reaches the client.
+    """
+    return ApiError(500, scrub(f"internal error: {type(exc).__name__}"), code="internal_error")
+
+
+# Requests ------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class ChatRequest:
+    """A chat-completions request, read and checked, in the terms of a round."""
+
+    model: str
+    messages: list[dict[str, Any]]
+    system: str | None = None
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    effort: str | None = None
+    stream: bool = False
+    include_usage: bool = False
+    session_id: str | None = None
+    # The model id as the client named it (echoed back in the answer's "model").
+    requested_model: str = ""
+
+    def context(self, on_part: Callable[[StreamPart], None] | None = None) -> RoundContext:
+        """Return the RoundContext of this request (credential and base URL left to the cell)."""
+        return RoundContext(
+            model=self.model,
+            messages=[dict(m) for m in self.messages],
+            effort=self.effort,
+            system=self.system,
+            tools=[dict(t) for t in self.tools],
+            session_id=self.session_id,
+            on_part=on_part,
+        )
+
+
+def _invalid(message: str, code: str = "invalid_request") -> ApiError:
+    return ApiError(400, message, code=code)
+
+
+def _text_of(content: Any, where: str) -> str:
+    """Return the text of a system message's CONTENT (a string or text parts)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts: list[str] = []
+        for part in content:
+            if not isinstance(part, Mapping) or part.get("type") != "text":
+                raise _invalid(f"{where}: a system message takes only text parts")
+            text = part.get("text")
+            if not isinstance(text, str):
+                raise _invalid(f"{where}: a text part needs a string 'text'")
+            texts.append(text)
+        return "\n".join(texts)
+    raise _invalid(f"{where}: 'content' must be a string or a list of parts")
+
+
+def _check_parts(content: Any, where: str) -> None:
+    """Raise ApiError unless CONTENT is a string, null, or a list of text/image parts."""
+    if content is None or isinstance(content, str):
+        return
+    if not isinstance(content, list):
+        raise _invalid(f"{where}: 'content' must be a string or a list of parts")
+    for index, part in enumerate(content):
+        spot = f"{where}.content[{index}]"
+        if not isinstance(part, Mapping):
+            raise _invalid(f"{spot}: a content part must be an object")
+        kind = part.get("type")
+        if kind == "text":
+            if not isinstance(part.get("text"), str):
+                raise _invalid(f"{spot}: a text part needs a string 'text'")
+        elif kind == "image_url":
+            image = part.get("image_url")
+            url = image.get("url") if isinstance(image, Mapping) else image
+            if not isinstance(url, str) or not url.startswith("data:"):
+                raise _invalid(f"{spot}: only data: URLs are supported for images")
+        else:
+            raise _invalid(f"{spot}: unsupported content part type {kind!r}")
+
+
+def _check_message(message: Any, index: int) -> dict[str, Any]:
+    """Return MESSAGE as a plain dict after checking its shape; ApiError when it is not one."""
+    where = f"messages[{index}]"
+    if not isinstance(message, Mapping):
+        raise _invalid(f"{where}: a message must be an object")
+    role = message.get("role")
+    if role not in ROLES:
+        raise _invalid(f"{where}: unsupported role {role!r} (use one of {', '.join(ROLES)})")
+    content = message.get("content")
+    if role in ("system", "developer"):
+        _text_of(content, where)
+    elif role == "user":
+        if content is None:
+            raise _invalid(f"{where}: a user message needs 'content'")
+        _check_parts(content, where)
+    elif role == "tool":
+        if not isinstance(message.get("tool_call_id"), str):
+            raise _invalid(f"{where}: a tool message needs a string 'tool_call_id'")
+        _check_parts(content, where)
+    else:
+        _check_parts(content, where)
+        calls = message.get("tool_calls")
+        if calls is not None:
+            if not isinstance(calls, list):
+                raise _invalid(f"{where}: 'tool_calls' must be a list")
+            for spot, call in enumerate(calls):
+                function = call.get("function") if isinstance(call, Mapping) else None
+                if (
+                    not isinstance(call, Mapping)
+                    or not isinstance(call.get("id"), str)
+                    or not isinstance(function, Mapping)
+                    or not isinstance(function.get("name"), str)
+                ):
+                    raise _invalid(
+                        f"{where}.tool_calls[{spot}]: needs 'id' and 'function' with 'name'"
+                    )
+    return dict(message)
+
+
+def _split_system(messages: list[dict[str, Any]]) -> tuple[str | None, list[dict[str, Any]]]:
+    """Return (the leading system/developer messages' text, the messages after them)."""
+    texts: list[str] = []
+    start = 0
+    for message in messages:
+        if message.get("role") not in ("system", "developer"):
+            break
+        texts.append(_text_of(message.get("content"), "messages"))
+        start += 1
+    system = "\n\n".join(t for t in texts if t) or None
+    return system, messages[start:]
+
+
+def _check_tools(raw: Any, choice: Any) -> list[dict[str, Any]]:
+    """Return the function tools offered; ``tool_choice: "none"`` offers none."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise _invalid("'tools' must be a list")
+    tools: list[dict[str, Any]] = []
+    for index, tool in enumerate(raw):
+        where = f"tools[{index}]"
+        if not isinstance(tool, Mapping) or tool.get("type") != "function":
+            raise _invalid(f"{where}: only function tools are supported")
+        function = tool.get("function")
+        if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+            raise _invalid(f"{where}: a function tool needs 'function' with a 'name'")
+        parameters = function.get("parameters")
+        if parameters is not None and not isinstance(parameters, Mapping):
+            raise _invalid(f"{where}: 'parameters' must be a JSON Schema object")
+        tools.append(dict(tool))
+    return [] if choice == "none" else tools
+
+
+def _effort(raw: Any) -> str | None:
+    """Return the round's effort from ``reasoning_effort`` (None when absent or off)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str):
+        raise _invalid("'reasoning_effort' must be a string", "unsupported_effort")
+    effort = raw.strip().lower()
+    return None if effort in EFFORTS_OFF or not effort else effort
+
+
+def parse_chat_request(body: bytes, *, session_header: str | None = None) -> ChatRequest:
+    """Return the ChatRequest BODY spells; ApiError 400 when it is not JSON or not well-formed.
+
+    The session is ``session_header`` (the ``x-session-id`` header) when given,
+    else the ``user`` field, else none (an ephemeral round).
+    """
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise _invalid("the request body is not valid JSON", "invalid_json") from None
+    if not isinstance(data, dict):
+        raise _invalid("the request body must be a JSON object")
+    model = data.get("model")
+    if not isinstance(model, str) or not model.strip():
+        raise _invalid("'model' is required (a Cursor model id, e.g. cursor/composer-2.5)")
+    raw_messages = data.get("messages")
+    if not isinstance(raw_messages, list) or not raw_messages:
+        raise _invalid("'messages' must be a non-empty list")
+    messages = [_check_message(m, i) for i, m in enumerate(raw_messages)]
+    system, rest = _split_system(messages)
+    if not rest:
+        raise _invalid("'messages' needs a user message after the system prompt")
+    n = data.get("n", 1)
+    if n not in (1, None):
+        raise _invalid("only n=1 is supported")
+    stream = data.get("stream", False)
+    if not isinstance(stream, bool | None):
+        raise _invalid("'stream' must be a boolean")
+    options = data.get("stream_options")
+    include_usage = isinstance(options, Mapping) and options.get("include_usage") is True
+    user = data.get("user")
+    session = (session_header or "").strip() or (
+        user.strip() if isinstance(user, str) and user.strip() else None
+    )
+    name = model.strip()
+    return ChatRequest(
+        model=name.removeprefix(MODEL_PREFIX),
+        messages=rest,
+        system=system,
+        tools=_check_tools(data.get("tools"), data.get("tool_choice")),
+        effort=_effort(data.get("reasoning_effort")),
+        stream=bool(stream),
+        include_usage=include_usage,
+        session_id=session,
+        requested_model=name,
+    )
+
+
+# Answers -------------------------------------------------------------------------------------
+
+
+def completion_id() -> str:
+    """Return a fresh chat-completion id."""
+    return f"chatcmpl-{uuid.uuid4().hex}"
+
+
+def usage_object(usage: Usage) -> dict[str, Any]:
+    """Return OpenAI's usage object: prompt tokens count cache reads and writes."""
+    prompt = usage.input + usage.cache_read + usage.cache_write
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": usage.output,
+        "total_tokens": prompt + usage.output,
+        "prompt_tokens_details": {"cached_tokens": usage.cache_read},
+        "completion_tokens_details": {"reasoning_tokens": usage.reasoning},
+    }
+
+
+def _answer_message(message: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the assistant message as OpenAI answers it (content null when it is empty)."""
+    out: dict[str, Any] = {"role": "assistant", "content": message.get("content") or None}
+    if message.get("reasoning_content"):
+        out["reasoning_content"] = message["reasoning_content"]
+    calls = message.get("tool_calls")
+    if calls:
+        out["tool_calls"] = [dict(call) for call in calls]
+    return out
+
+
+def completion_object(result: RoundResult, *, id: str, model: str, created: int) -> dict[str, Any]:
+    """Return the ``chat.completion`` answer to a round that returned RESULT."""
+    return {
+        "id": id,
+        "object": "chat.completion",
+        "created": created,
+        "model": model,
+        "system_fingerprint": None,
+        "choices": [
+            {
+                "index": 0,
+                "message": _answer_message(result.message),
+                "logprobs": None,
+                "finish_reason": result.finish_reason,
+            }
+        ],
+        "usage": usage_object(result.usage),
+    }
+
+
+class ChunkStream:
+    """Turns one round's stream parts into ``chat.completion.chunk`` objects, in order.
+
+    The role chunk is held back until the first delta that says something, so a
+    round that fails before any output can still be answered with an HTTP error
+    instead of a stream already begun.
+    """
+
+    def __init__(self, *, id: str, model: str, created: int, include_usage: bool = False):
+        self.id = id
+        self.model = model
+        self.created = created
+        self.include_usage = include_usage
+        self._role_sent = False
+
+    def _chunk(
+        self, delta: dict[str, Any], finish: str | None = None, *, usage: Any = None
+    ) -> dict[str, Any]:
+        chunk: dict[str, Any] = {
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "system_fingerprint": None,
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+        }
+        if self.include_usage:
+            chunk["usage"] = usage
+        return chunk
+
+    def _with_role(self, delta: dict[str, Any]) -> list[dict[str, Any]]:
+        """Return the chunks for DELTA, the role chunk first when it has not been sent."""
+        out: list[dict[str, Any]] = []
+        if not self._role_sent:
+            self._role_sent = True
+            out.append(self._chunk({"role": "assistant", "content": ""}))
+        out.append(self._chunk(delta))
+        return out
+
+    def part(self, part: StreamPart) -> list[dict[str, Any]]:
+        """Return the chunks PART becomes (none for the stream's start and finish markers)."""
+        if isinstance(part, TextDelta):
+            return self._with_role({"content": part.text}) if part.text else []
+        if isinstance(part, ReasoningDelta):
+            return self._with_role({"reasoning_content": part.text}) if part.text else []
+        if isinstance(part, ToolCallStart):
+            call = {
+                "index": part.index,
+                "id": part.id,
+                "type": "function",
+                "function": {"name": part.name, "arguments": ""},
+            }
+            return self._with_role({"tool_calls": [call]})
+        if isinstance(part, ToolCallArgsDelta):
+            if not part.delta:
+                return []
+            call = {"index": part.index, "function": {"arguments": part.delta}}
+            return self._with_role({"tool_calls": [call]})
+        if isinstance(part, StreamStart | Finish):
+            return []
+        return []  # pragma: no cover - every StreamPart is handled above
+
+    def finish(self, result: RoundResult) -> list[dict[str, Any]]:
+        """Return the closing chunks: the finish reason, then usage when it was asked for."""
+        out: list[dict[str, Any]] = []
+        if not self._role_sent:
+            self._role_sent = True
+            out.append(self._chunk({"role": "assistant", "content": ""}))
+        out.append(self._chunk({}, result.finish_reason))
+        if self.include_usage:
+            usage = self._chunk({}, usage=usage_object(result.usage))
+            usage["choices"] = []
+            out.append(usage)
+        return out
+
+
+def sse_event(obj: Mapping[str, Any]) -> bytes:
+    """Return OBJ as one Server-Sent Events ``data:`` event."""
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return b"data: " + text.encode("utf-8") + b"\n\n"
+
+
+# Models --------------------------------------------------------------------------------------
+
+
+def models_object(rows: Iterable[tuple[str, str, int]]) -> dict[str, Any]:
+    """Return the ``GET /v1/models`` answer for ROWS of (id, display name, context window)."""
+    return {
+        "object": "list",
+        "data": [
+            {
+                "id": model_id,
+                "object": "model",
+                "created": 0,
+                "owned_by": OWNER,
+                "name": name,
+                "context_window": window,
+            }
+            for model_id, name, window in rows
+        ],
+    }

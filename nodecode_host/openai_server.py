@@ -1,0 +1,625 @@
+"""A local OpenAI-compatible HTTP server: Cursor's models for any chat-completions client.
+
+``serve`` listens on 127.0.0.1 (loopback only, by default) and answers
+``GET /v1/models`` and ``POST /v1/chat/completions``, each request one round
+through the cell's ``cursor`` lane, streamed as Server-Sent Events when the
+client asks. HTTP/1.1 is parsed with h11 (sans-I/O) over asyncio streams:
+keep-alive, chunked bodies, several connections at once. A client that goes
+away mid-round cancels its round. When ``NODECODE_SERVE_API_KEY`` is set every
+request must carry ``Authorization: Bearer <key>``. The Cursor token is the
+cell's own business (its credential ladder); this server never sees one unless
+the cell raises an error, and errors never carry tokens.
+
+What the JSON means is ``openai_api.py``'s; the round itself is the lane's; the
+host (cell loading, config) is ``refhost.py``'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import hmac
+import ipaddress
+import json
+import logging
+import os
+import signal
+import sys
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol
+
+import h11
+
+from nodecode_cursor.errors import CursorError
+from nodecode_cursor.host import RoundContext, RoundResult, StreamPart
+
+from .openai_api import (
+    DONE_EVENT,
+    ApiError,
+    ChatRequest,
+    ChunkStream,
+    completion_id,
+    completion_object,
+    error_for,
+    error_object,
+    internal_error,
+    models_object,
+    parse_chat_request,
+    sse_event,
+)
+
+__all__ = [
+    "API_KEY_ENV",
+    "DEFAULT_LISTEN_HOST",
+    "DEFAULT_PORT",
+    "ApiServer",
+    "authority",
+    "loopback",
+    "main_serve",
+    "serve",
+]
+
+log = logging.getLogger("nodecode_host.openai_server")
+
+API_KEY_ENV = "NODECODE_SERVE_API_KEY"
+DEFAULT_LISTEN_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+PROVIDER = "cursor"
+# A chat request with inline images can be large; anything past this is refused
+# rather than held in memory.
+MAX_BODY_BYTES = 64 * 1024 * 1024
+_READ_SIZE = 65536
+
+Lane = Callable[[RoundContext], Awaitable[RoundResult]]
+
+
+class ServedHost(Protocol):
+    """What the server needs of a started host: the lane and the cell that gives it."""
+
+    def lane(self, provider: str) -> Lane:
+        """Return the provider's lane."""
+        ...
+
+    def cell_for(self, provider: str) -> Any:
+        """Return the cell that gives the provider's lane."""
+        ...
+
+
+class _Gone(Exception):
+    """The client closed its connection."""
+
+
+# One streamed round's queue items: bytes to send, the round's end, or its failure.
+_END = object()
+
+
+class ApiServer:
+    """The server's state: the host it serves from, the key, and what is in flight."""
+
+    def __init__(self, host: ServedHost, *, api_key: str | None = None) -> None:
+        self.host = host
+        self.api_key = api_key or None
+        self.listen_host = DEFAULT_LISTEN_HOST
+        self.port = 0
+        self.rounds_in_flight = 0
+        self.connections = 0
+        self._server: asyncio.Server | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        # What the request in flight on each connection answered (status, model), for its log.
+        self._served: dict[int, dict[str, Any]] = {}
+
+    @property
+    def url(self) -> str:
+        """Return the base URL clients use (``…/v1``)."""
+        return f"http://{authority(self.listen_host, self.port)}/v1"
+
+    # Connections ----------------------------------------------------------------------------
+
+    async def connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Serve one connection: requests one after another until either side closes."""
+        conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_BODY_BYTES)
+        self.connections += 1
+        try:
+            while True:
+                try:
+                    request = await self._read_request(conn, reader)
+                except h11.RemoteProtocolError as exc:
+                    await self._send_bad_request(conn, writer, exc)
+                    return
+                if request is None:
+                    return
+                head, body = request
+                started = time.monotonic()
+                self._served[id(conn)] = {}
+                try:
+                    await self._dispatch(conn, reader, writer, head, body)
+                finally:
+                    self._log_request(conn, head, time.monotonic() - started)
+                if h11.MUST_CLOSE in (conn.our_state, conn.their_state):
+                    return
+                if conn.our_state is not h11.DONE:
+                    return  # the answer was cut short (client gone): nothing more to say
+                conn.start_next_cycle()
+        except (_Gone, ConnectionError, OSError, h11.ProtocolError):
+            return
+        finally:
+            self.connections -= 1
+            writer.close()
+            with contextlib.suppress(ConnectionError, OSError):
+                await writer.wait_closed()
+
+    def _log_request(self, conn: h11.Connection, head: h11.Request, seconds: float) -> None:
+        """Log one served request: method, path, status, duration and model (never a header)."""
+        served = self._served.pop(id(conn), {})
+        status = served.get("status", "-")  # no status: the client left before the answer
+        path = head.target.decode("latin-1").split("?", 1)[0]
+        log.info(
+            "%s %s -> %s in %.3fs%s",
+            head.method.decode("latin-1"),
+            path,
+            status,
+            seconds,
+            f" (model {served['model']})" if "model" in served else "",
+        )
+
+    async def _read_request(
+        self, conn: h11.Connection, reader: asyncio.StreamReader
+    ) -> tuple[h11.Request, bytes] | None:
+        """Return the next request and its body, or None when the client closed first."""
+        head: h11.Request | None = None
+        body = bytearray()
+        while True:
+            event = conn.next_event()
+            if event is h11.NEED_DATA:
+                data = await reader.read(_READ_SIZE)
+                conn.receive_data(data)
+                continue
+            if isinstance(event, h11.Request):
+                head = event
+            elif isinstance(event, h11.Data):
+                body += event.data
+                if len(body) > MAX_BODY_BYTES:
+                    raise h11.RemoteProtocolError("request body too large", 413)
+            elif isinstance(event, h11.EndOfMessage) and head is not None:
+                return head, bytes(body)
+            else:  # ConnectionClosed (or PAUSED, which a server in this state never sees)
+                return None
+
+    async def _send_bad_request(
+        self, conn: h11.Connection, writer: asyncio.StreamWriter, exc: h11.RemoteProtocolError
+    ) -> None:
+        """Answer a request h11 could not parse with an error, when an answer is still due."""
+        if conn.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
+            return
+        status = exc.error_status_hint if 400 <= exc.error_status_hint < 500 else 400
+        message = "request body too large" if status == 413 else "malformed HTTP request"
+        with contextlib.suppress(h11.LocalProtocolError, ConnectionError, OSError):
+            await self._send_json(conn, writer, status, error_object(status, message), close=True)
+
+    # Routing --------------------------------------------------------------------------------
+
+    async def _dispatch(
+        self,
+        conn: h11.Connection,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        head: h11.Request,
+        body: bytes,
+    ) -> None:
+        """Answer one request."""
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in head.headers}
+        target = head.target.decode("latin-1")
+        path = target.split("?", 1)[0].rstrip("/") or "/"
+        method = head.method.decode("latin-1").upper()
+        try:
+            if not self._authorized(headers):
+                # Who was refused, never what they sent: the header may hold a real key.
+                log.warning("refused %s %s: missing or wrong client API key", method, path)
+                raise ApiError(
+                    401,
+                    "a valid API key is required (Authorization: Bearer …)",
+                    code="invalid_api_key",
+                )
+            if path in ("/v1/models", "/models"):
+                if method != "GET":
+                    raise ApiError(405, f"{method} is not allowed on {path}")
+                await self._send_json(conn, writer, 200, await self._models())
+                return
+            if path in ("/v1/chat/completions", "/chat/completions"):
+                if method != "POST":
+                    raise ApiError(405, f"{method} is not allowed on {path}")
+                chat = parse_chat_request(body, session_header=headers.get("x-session-id"))
+                self._served.setdefault(id(conn), {})["model"] = chat.requested_model
+                log.debug(
+                    "chat request: model %s, %d messages, %d tools, stream %s, session %s",
+                    chat.requested_model,
+                    len(chat.messages),
+                    len(chat.tools),
+                    chat.stream,
+                    chat.session_id or "-",
+                )
+                if chat.stream:
+                    await self._stream(conn, reader, writer, chat)
+                else:
+                    await self._complete(conn, reader, writer, chat)
+                return
+            raise ApiError(404, f"no such route: {method} {path}", code="not_found")
+        except ApiError as exc:
+            await self._send_json(conn, writer, exc.status, exc.body())
+        except (_Gone, ConnectionError, OSError, h11.ProtocolError):
+            raise
+        except Exception as exc:
+            if conn.our_state is not h11.SEND_RESPONSE:
+                raise  # the answer already began: only closing the connection is left
+            error = _unexpected(exc)
+            await self._send_json(conn, writer, error.status, error.body())
+
+    def _authorized(self, headers: Mapping[str, str]) -> bool:
+        """Return whether the request may be served (any request when no key is configured)."""
+        if self.api_key is None:
+            return True
+        given = headers.get("authorization", "")
+        scheme, _, key = given.partition(" ")
+        if scheme.lower() != "bearer":
+            return False
+        return hmac.compare_digest(key.strip().encode(), self.api_key.encode())
+
+    async def _models(self) -> dict[str, Any]:
+        """Return the models answer: the account's roster, else the bundled rows."""
+        try:
+            cell = self.host.cell_for(PROVIDER)
+            roster = await cell.list_models()
+        except CursorError as exc:
+            raise error_for(exc) from None
+        if not roster.live:
+            log.info("serving the bundled model rows: %s", roster.reason)
+        return models_object((m.id, m.name, m.context_window) for m in roster.models)
+
+    # Rounds ---------------------------------------------------------------------------------
+
+    def _lane(self) -> Lane:
+        """Return the cursor lane; ApiError when the host has none."""
+        try:
+            return self.host.lane(PROVIDER)
+        except CursorError as exc:
+            raise error_for(exc) from None
+
+    async def _watch(self, conn: h11.Connection, reader: asyncio.StreamReader) -> None:
+        """Return when the client closes its side; data it sends meanwhile waits in h11."""
+        while True:
+            data = await reader.read(_READ_SIZE)
+            if not data:
+                return
+            conn.receive_data(data)
+
+    async def _complete(
+        self,
+        conn: h11.Connection,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        chat: ChatRequest,
+    ) -> None:
+        """Answer a non-streamed request with one chat.completion (or the round's error)."""
+        lane = self._lane()
+        created = int(time.time())
+        round_task = asyncio.create_task(_awaited(lane(chat.context())))
+        watch = asyncio.create_task(self._watch(conn, reader))
+        self.rounds_in_flight += 1
+        try:
+            await asyncio.wait({round_task, watch}, return_when=asyncio.FIRST_COMPLETED)
+            if not round_task.done():
+                log.info("the client went away; the round is cancelled")
+                raise _Gone
+            try:
+                result = round_task.result()
+            except CursorError as exc:
+                raise error_for(exc) from None
+            except Exception as exc:
+                raise _unexpected(exc) from None
+        finally:
+            self.rounds_in_flight -= 1
+            await _cancel(round_task, watch)
+        answer = completion_object(
+            result, id=completion_id(), model=chat.requested_model, created=created
+        )
+        await self._send_json(conn, writer, 200, answer)
+
+    async def _stream(
+        self,
+        conn: h11.Connection,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        chat: ChatRequest,
+    ) -> None:
+        """Answer a streamed request with SSE chunks as the round's parts arrive."""
+        lane = self._lane()
+        chunks = ChunkStream(
+            id=completion_id(),
+            model=chat.requested_model,
+            created=int(time.time()),
+            include_usage=chat.include_usage,
+        )
+        queue: asyncio.Queue[object] = asyncio.Queue()
+
+        def on_part(part: StreamPart) -> None:
+            for chunk in chunks.part(part):
+                queue.put_nowait(sse_event(chunk))
+
+        async def play() -> None:
+            try:
+                result = await lane(chat.context(on_part))
+                ending = [sse_event(chunk) for chunk in chunks.finish(result)]
+            except CursorError as exc:
+                queue.put_nowait(error_for(exc))
+                return
+            except Exception as exc:
+                queue.put_nowait(_unexpected(exc))
+                return
+            for event in ending:
+                queue.put_nowait(event)
+            queue.put_nowait(DONE_EVENT)
+            queue.put_nowait(_END)
+
+        round_task = asyncio.create_task(play())
+        watch = asyncio.create_task(self._watch(conn, reader))
+        self.rounds_in_flight += 1
+        started = False
+        try:
+            while True:
+                item = await _next(queue, watch, round_task)
+                if isinstance(item, ApiError):
+                    if not started:
+                        await self._send_json(conn, writer, item.status, item.body())
+                        return
+                    # Headers are gone: say it in the stream, and end without [DONE].
+                    await self._send(conn, writer, h11.Data(data=sse_event(item.body())))
+                    await self._send(conn, writer, h11.EndOfMessage())
+                    return
+                if not started:
+                    started = True
+                    await self._send(conn, writer, _sse_head())
+                if item is _END:
+                    await self._send(conn, writer, h11.EndOfMessage())
+                    return
+                assert isinstance(item, bytes)
+                await self._send(conn, writer, h11.Data(data=item))
+        finally:
+            self.rounds_in_flight -= 1
+            await _cancel(round_task, watch)
+
+    # Writing --------------------------------------------------------------------------------
+
+    async def _send(self, conn: h11.Connection, writer: asyncio.StreamWriter, event: Any) -> None:
+        """Send one h11 event and wait until the socket takes it."""
+        if isinstance(event, h11.Response):
+            self._served.setdefault(id(conn), {})["status"] = event.status_code
+        data = conn.send(event)
+        if data:
+            writer.write(data)
+            await writer.drain()
+
+    async def _send_json(
+        self,
+        conn: h11.Connection,
+        writer: asyncio.StreamWriter,
+        status: int,
+        obj: Mapping[str, Any],
+        *,
+        close: bool = False,
+    ) -> None:
+        """Send a whole JSON answer."""
+        body = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        headers = [
+            ("content-type", "application/json"),
+            ("content-length", str(len(body))),
+        ]
+        if close:
+            headers.append(("connection", "close"))
+        await self._send(conn, writer, h11.Response(status_code=status, headers=headers))
+        await self._send(conn, writer, h11.Data(data=body))
+        await self._send(conn, writer, h11.EndOfMessage())
+
+    # Life cycle -----------------------------------------------------------------------------
+
+    async def start(self, listen_host: str, port: int) -> None:
+        """Start listening on LISTEN_HOST:PORT (port 0 picks a free one)."""
+        self._server = await asyncio.start_server(self._guarded, listen_host, port)
+        sockname = self._server.sockets[0].getsockname()
+        self.listen_host, self.port = str(sockname[0]), int(sockname[1])
+
+    async def _guarded(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Serve a connection; an unexpected failure is logged (no traceback to the client).
+
+        The work runs in a task of its own, which ``close`` cancels: Python 3.11's
+        streams log an error when the task they started is itself cancelled.
+        """
+        task = asyncio.create_task(self.connection(reader, writer))
+        self._tasks.add(task)
+        try:
+            await asyncio.wait({task})
+        finally:
+            self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            error = task.exception()
+            log.error(
+                "the OpenAI-compatible server failed a connection",
+                exc_info=(type(error), error, error.__traceback__) if error else None,
+            )
+
+    async def close(self) -> None:
+        """Stop listening and close every connection."""
+        if self._server is not None:
+            self._server.close()
+            # Python 3.11's Server does not track its connections: cancel ours (each
+            # cancels its round and closes its socket on the way out).
+            await _cancel(*self._tasks)
+            await self._server.wait_closed()
+            self._server = None
+
+
+async def _awaited(round_: Awaitable[RoundResult]) -> RoundResult:
+    """Return what the lane's awaitable gives (a task needs a coroutine)."""
+    return await round_
+
+
+def _sse_head() -> h11.Response:
+    """Return the response head of an SSE stream (chunked: h11 adds the encoding)."""
+    return h11.Response(
+        status_code=200,
+        headers=[
+            ("content-type", "text/event-stream; charset=utf-8"),
+            ("cache-control", "no-cache"),
+            ("x-accel-buffering", "no"),
+        ],
+    )
+
+
+async def _next(
+    queue: asyncio.Queue[object], watch: asyncio.Task[None], round_task: asyncio.Task[None]
+) -> object:
+    """Return the queue's next item; raise _Gone when the client closes first.
+
+    The round's task is watched too: should it ever end without queueing its
+    end or its error, the stream ends with an internal error instead of waiting
+    for an item that will never come.
+    """
+    if not queue.empty():
+        return queue.get_nowait()
+    getter = asyncio.create_task(queue.get())
+    try:
+        await asyncio.wait({getter, watch, round_task}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if not getter.done():
+            getter.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await getter
+    if getter.done() and not getter.cancelled():
+        return getter.result()
+    if not queue.empty():
+        return queue.get_nowait()  # the round queued its last items and ended at once
+    if watch.done():
+        log.info("the client went away mid-stream; the round is cancelled")
+        raise _Gone
+    if round_task.cancelled():
+        return _unexpected(asyncio.CancelledError())
+    return _unexpected(round_task.exception() or RuntimeError("the round ended without an answer"))
+
+
+def _unexpected(exc: BaseException) -> ApiError:
+    """Return the 500 for a failure nobody raised on purpose; its traceback goes to DEBUG only."""
+    log.debug(
+        "a round failed unexpectedly: %s",
+        type(exc).__name__,
+        exc_info=(type(exc), exc, exc.__traceback__),
+    )
+    return internal_error(exc)
+
+
+async def _cancel(*tasks: asyncio.Task[Any]) -> None:
+    """Cancel TASKS and wait for them to end (their errors are theirs, already reported)."""
+    for task in tasks:
+        task.cancel()
+    for task in tasks:
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+
+
+async def serve(
+    host_obj: ServedHost,
+    *,
+    listen_host: str = DEFAULT_LISTEN_HOST,
+    port: int = DEFAULT_PORT,
+    api_key: str | None = None,
+    ready: Callable[[ApiServer], None] | None = None,
+) -> None:
+    """Serve the OpenAI-compatible API from HOST_OBJ's cursor lane until cancelled.
+
+    ``ready`` is called with the listening ApiServer (its ``port`` is the real
+    one when PORT is 0). Cancelling the task closes every connection and
+    cancels every round in flight.
+    """
+    server = ApiServer(host_obj, api_key=api_key)
+    await server.start(listen_host, port)
+    try:
+        if ready is not None:
+            ready(server)
+        await asyncio.Event().wait()  # until cancelled
+    finally:
+        await server.close()
+
+
+def authority(listen_host: str, port: int) -> str:
+    """Return ``host:port`` as a URL writes it: an IPv6 address goes in brackets."""
+    if ":" in listen_host and not listen_host.startswith("["):
+        listen_host = f"[{listen_host}]"  # RFC 3986: http://[::1]:8765, never http://::1:8765
+    return f"{listen_host}:{port}"
+
+
+def loopback(listen_host: str) -> bool:
+    """Return whether LISTEN_HOST is a loopback address (or ``localhost``)."""
+    if listen_host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(listen_host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def main_serve(args: argparse.Namespace) -> int:
+    """Run ``nodecode-cursor serve``: the API on ``args.host``:``args.port`` until Ctrl-C.
+
+    The client key comes from NODECODE_SERVE_API_KEY only (never argv: secrets
+    do not belong in a process listing). Listening beyond loopback without one is
+    refused: it would lend the Cursor account to the whole network.
+    """
+    from nodecode_cursor.errors import ConfigError
+
+    from .cli import make_host
+
+    listen_host = str(getattr(args, "host", None) or DEFAULT_LISTEN_HOST)
+    port = int(getattr(args, "port", None) or DEFAULT_PORT)
+    api_key = os.environ.get(API_KEY_ENV, "").strip() or None
+    if not loopback(listen_host) and api_key is None:
+        raise ConfigError(
+            f"refusing to listen on {listen_host} without a client key: set {API_KEY_ENV} "
+            "(or listen on 127.0.0.1)"
+        )
+    host = make_host(args)
+    try:
+        host.lane(PROVIDER)  # not installed or disabled: say so before listening
+
+        def announce(server: ApiServer) -> None:
+            where = "loopback only" if loopback(listen_host) else "reachable from the network"
+            key = f"clients must send {API_KEY_ENV}" if api_key else "no client key required"
+            print(
+                f"nodecode-cursor: serving Cursor's models at {server.url} ({where}; {key}). "
+                "Ctrl-C stops.",
+                file=sys.stderr,
+                flush=True,
+            )
+
+        async def run() -> None:
+            task = asyncio.current_task()
+            if task is not None:
+                # SIGTERM (a service manager stopping us) ends the server as Ctrl-C does.
+                with contextlib.suppress(NotImplementedError, RuntimeError):
+                    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+            with contextlib.suppress(asyncio.CancelledError):
+                await serve(
+                    host, listen_host=listen_host, port=port, api_key=api_key, ready=announce
+                )
+            print("nodecode-cursor: stopped", file=sys.stderr)
+
+        try:
+            asyncio.run(run())
+        except KeyboardInterrupt:
+            print("nodecode-cursor: stopped", file=sys.stderr)
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot listen on {authority(listen_host, port)}: {exc.strerror or exc}"
+            ) from None
+    finally:
+        host.stop()
+    return 0

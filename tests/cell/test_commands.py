@@ -1,0 +1,275 @@
+"""``/cursor login | status | logout``: one line each, completion, cancellation, no network."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from cursor_simulator import Simulator
+from cursor_simulator.auth import make_token
+from nodecode_cursor.commands import USAGE, CursorCommand
+from nodecode_cursor.host import MemoryHost
+from nodecode_cursor.signin import PollPacing
+from nodecode_cursor.store import AuthStore, TokenEntry
+
+FAST = PollPacing(first_delay=0.01, max_delay=0.03, request_timeout=2.0)
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("CURSOR_ACCESS_TOKEN", "CURSOR_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def command(sim: Simulator, host: MemoryHost) -> CursorCommand:
+    return CursorCommand(host, sim.url, sim.url, pacing=FAST)
+
+
+def uuid_of(line: str) -> str:
+    match = re.search(r"[?&]uuid=([0-9a-f-]+)", line)
+    assert match, line
+    return match.group(1)
+
+
+def wait_for(done: object, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not done():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "condition never held"
+        time.sleep(0.005)
+
+
+def test_login_then_status_then_logout(sim: Simulator, home: Path) -> None:
+    (home / "auth.json").write_text(json.dumps({"api_keys": {"openai": {"key": "sk-o"}}}))
+    host = MemoryHost(home)
+    cmd = command(sim, host)
+    assert (
+        cmd.run("status") == "cursor: not signed in: run /cursor login, or set CURSOR_ACCESS_TOKEN"
+    )
+    line = cmd.run("login")
+    assert "\n" not in line
+    assert f"{sim.url}/loginDeepControl?" in line and "redirectTarget=cli" in line
+    assert cmd.run("status") == "cursor: a sign-in is in progress"
+    sim.auth.confirm(uuid_of(line))
+    assert cmd.signin.wait(5)
+    assert host.said == ["cursor: signed in as person@example.com"]
+    assert cmd.run("status") == "cursor: signed in as person@example.com"
+    host.notice("cursor: something", key="cursor")
+    assert cmd.run("logout") == "cursor: signed out"
+    assert "cursor" not in host.notices
+    assert json.loads((home / "auth.json").read_text()) == {
+        "api_keys": {"openai": {"key": "sk-o"}},
+        "oauth_tokens": {},
+    }
+    assert cmd.run("status").startswith("cursor: not signed in: run /cursor login")
+    # A second logout has nothing to forget, says so, and writes nothing.
+    before = (home / "auth.json").read_bytes()
+    assert cmd.run("logout") == "cursor: not signed in; nothing to forget"
+    assert (home / "auth.json").read_bytes() == before
+
+
+def test_logout_with_nothing_kept_creates_no_file(sim: Simulator, home: Path) -> None:
+    cmd = command(sim, MemoryHost(home))
+    assert cmd.run("logout") == "cursor: not signed in; nothing to forget"
+    assert not (home / "auth.json").exists()
+
+
+def test_status_never_refreshes_nor_dials(sim: Simulator, home: Path) -> None:
+    entry = TokenEntry(make_token(lifetime=1), "r", time.time() - 100, None)
+    AuthStore(home).save_entry(entry)
+    cmd = command(sim, MemoryHost(home))
+    assert cmd.run("status") == "cursor: signed in"
+    assert cmd.run("") == "cursor: signed in"
+    assert sim.requests == []
+    assert AuthStore(home).entry() == entry
+
+
+def test_status_names_the_environment(
+    sim: Simulator, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cmd = command(sim, MemoryHost(home))
+    monkeypatch.setenv("CURSOR_ACCESS_TOKEN", "env-token-value")
+    line = cmd.run("status")
+    assert line == (
+        "cursor: not signed in; a token from the environment (CURSOR_ACCESS_TOKEN) is used"
+    )
+    assert "env-token-value" not in line
+    monkeypatch.delenv("CURSOR_ACCESS_TOKEN")
+    monkeypatch.setenv("CURSOR_API_KEY", "env-key")
+    assert cmd.run("status") == (
+        "cursor: not signed in; a token from the environment (CURSOR_API_KEY) is used"
+    )
+
+
+def test_status_names_a_connect_key(sim: Simulator, home: Path) -> None:
+    (home / "auth.json").write_text(json.dumps({"api_keys": {"cursor": {"key": "k-1"}}}))
+    assert command(sim, MemoryHost(home)).run("status") == (
+        "cursor: not signed in; a key saved by /connect is used"
+    )
+
+
+def test_logout_cancels_a_sign_in_in_progress(sim: Simulator, home: Path) -> None:
+    host = MemoryHost(home)
+    cmd = command(sim, host)
+    login_id = uuid_of(cmd.run("login"))
+    wait_for(lambda: len(sim.auth.polls) >= 1)
+    assert cmd.run("logout") == "cursor: sign-in cancelled; nothing was kept"
+    sim.auth.confirm(login_id)
+    assert cmd.signin.wait(5)
+    time.sleep(0.05)
+    assert not (home / "auth.json").exists()
+    assert host.said == []
+    assert cmd.run("status").startswith("cursor: not signed in")
+
+
+def test_stop_cancels_a_sign_in_in_progress(sim: Simulator, home: Path) -> None:
+    host = MemoryHost(home)
+    cmd = command(sim, host)
+    login_id = uuid_of(cmd.run("login"))
+    cmd.stop()
+    sim.auth.confirm(login_id)
+    assert cmd.signin.wait(5)
+    assert not (home / "auth.json").exists()
+    assert host.said == []
+
+
+def test_a_second_login_cancels_the_first(sim: Simulator, home: Path) -> None:
+    host = MemoryHost(home)
+    cmd = command(sim, host)
+    first = uuid_of(cmd.run("login"))
+    second = uuid_of(cmd.run("login"))
+    sim.auth.confirm(first)
+    time.sleep(0.1)
+    assert not (home / "auth.json").exists()
+    sim.auth.confirm(second)
+    assert cmd.signin.wait(5)
+    stored = AuthStore(home).entry()
+    assert stored is not None
+    assert stored.access_token in [a for (u, a, _r) in sim.auth.issued if u == second]
+    assert host.said == ["cursor: signed in as person@example.com"]
+
+
+@pytest.mark.parametrize("argline", ["help", "signin", "LOGOUTX", "log in"])
+def test_other_verbs_answer_the_usage_line(sim: Simulator, home: Path, argline: str) -> None:
+    assert command(sim, MemoryHost(home)).run(argline) == USAGE
+    assert USAGE == "usage: /cursor login | status | logout"
+    assert sim.requests == []
+
+
+def test_verbs_are_case_insensitive(sim: Simulator, home: Path) -> None:
+    assert command(sim, MemoryHost(home)).run("  STATUS  ").startswith("cursor: not signed in")
+
+
+def test_completion(sim: Simulator, home: Path) -> None:
+    cmd = command(sim, MemoryHost(home))
+    assert cmd.complete("") == ["login", "logout", "status"]
+    assert cmd.complete("log") == ["login", "logout"]
+    assert cmd.complete("logi") == ["login"]
+    assert cmd.complete("S") == ["status"]
+    assert cmd.complete("x") == []
+
+
+def test_corrupt_auth_json_is_left_byte_identical(sim: Simulator, home: Path) -> None:
+    content = b'{"oauth_tokens": {"cursor": "not an object"}, "other": 1}'
+    (home / "auth.json").write_bytes(content)
+    host = MemoryHost(home)
+    cmd = command(sim, host)
+    status = cmd.run("status")
+    assert str(home / "auth.json") in status and "oauth_tokens.cursor" in status
+    logout = cmd.run("logout")
+    assert str(home / "auth.json") in logout
+    login = cmd.run("login")
+    assert str(home / "auth.json") in login and "loginDeepControl" not in login
+    assert not cmd.signin.in_progress
+    assert sim.requests == []
+    assert (home / "auth.json").read_bytes() == content
+
+
+def test_auth_json_broken_during_a_sign_in_is_left_alone(sim: Simulator, home: Path) -> None:
+    host = MemoryHost(home)
+    cmd = command(sim, host)
+    line = cmd.run("login")
+    content = b"[]"
+    (home / "auth.json").write_bytes(content)
+    sim.auth.confirm(uuid_of(line))
+    assert cmd.signin.wait(5)
+    assert (home / "auth.json").read_bytes() == content
+    assert str(home / "auth.json") in host.notices["cursor"].text
+    assert host.said and host.said[-1].startswith("cursor: sign-in failed:")
+
+
+def test_status_names_an_unusable_environment_token_without_it(
+    sim: Simulator, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CURSOR_ACCESS_TOKEN", "tokenPART1\ntokenPART2")
+    line = command(sim, MemoryHost(home)).run("status")
+    assert line.startswith("cursor: the Cursor token from CURSOR_ACCESS_TOKEN has characters")
+    assert "tokenPART" not in line
+
+
+def test_status_after_cursor_ended_the_session_says_so_until_a_login(
+    sim: Simulator, home: Path
+) -> None:
+    from nodecode_cursor.credentials import resolve_credential
+    from nodecode_cursor.errors import CredentialError
+
+    refresh = f"refresh-ended-{time.monotonic_ns()}"
+    entry = TokenEntry(make_token(lifetime=310), refresh, time.time() + 10, "kept@example.com")
+    AuthStore(home).save_entry(entry)
+    host = MemoryHost(home)
+    cursor = command(sim, host)
+    assert cursor.run("status") == "cursor: signed in as kept@example.com"
+    sim.auth.refresh_mode = "logout"
+    with pytest.raises(CredentialError):
+        resolve_credential(host, for_round=True, base_url=sim.url)
+    assert AuthStore(home).entry() == entry  # the kept sign-in is left as it was
+    assert cursor.run("status") == (
+        "cursor: signed in as kept@example.com, but Cursor ended this session: run /cursor login"
+    )
+    sim.auth.queue_poll("tokens")
+    cursor.run("login")
+    assert cursor.signin.wait(5)
+    assert cursor.run("status") == "cursor: signed in as person@example.com"
+    assert refresh not in cursor.run("status")
+
+
+def test_a_sign_in_polls_and_reads_the_profile_through_the_given_proxy(
+    sim: Simulator, home: Path
+) -> None:
+    """The sign-in goes the way rounds go: through cursor.proxy, not only the environment's."""
+    host = MemoryHost(home)
+    far, web = "http://cursor.invalid", "http://cursor-web.invalid"
+    cmd = CursorCommand(host, far, web, pacing=FAST, proxy=sim.url)
+    sim.auth.queue_poll("pending", "tokens")
+    line = cmd.run("login")
+    assert f"{web}/loginDeepControl?" in line
+    assert cmd.signin.wait(5)
+    assert host.said == ["cursor: signed in as person@example.com"]
+    polls = sim.requests_to("/auth/poll")
+    assert len(polls) == 2 and all(p.target.startswith(far + "/auth/poll?") for p in polls)
+    [profile] = sim.requests_to("/api/auth/me")
+    assert profile.target == web + "/api/auth/me"
+
+
+def test_the_cells_command_signs_in_through_the_cursor_proxy_setting(
+    sim: Simulator, home: Path
+) -> None:
+    from nodecode_cursor.cell import CursorCell
+
+    far = "http://cursor.invalid"
+    host = MemoryHost(home, {"cursor": {"base_url": far, "web_url": far, "proxy": sim.url}})
+    cell = CursorCell()
+    assert cell.start(host)
+    try:
+        cmd = cell.commands["cursor"]
+        cmd.signin.pacing = FAST
+        sim.auth.queue_poll("tokens")
+        cmd.run("login")
+        assert cmd.signin.wait(5)
+    finally:
+        cell.stop()
+    assert host.said == ["cursor: signed in as person@example.com"]
+    assert [p.target.split("?")[0] for p in sim.requests_to("/auth/poll")] == [far + "/auth/poll"]

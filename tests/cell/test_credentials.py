@@ -1,0 +1,195 @@
+"""The credential ladder for provider ``cursor``: /connect key, sign-in, env token, env key."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from pathlib import Path
+
+import pytest
+
+from cursor_simulator import Simulator
+from cursor_simulator.auth import make_token
+from nodecode_cursor.credentials import (
+    NOT_SIGNED_IN,
+    raise_not_signed_in,
+    require_credential,
+    resolve_credential,
+    resolve_credential_async,
+)
+from nodecode_cursor.errors import ConfigError, CredentialError, StoreError
+from nodecode_cursor.host import MemoryHost
+from nodecode_cursor.store import AuthStore, TokenEntry
+
+ENV = ("CURSOR_ACCESS_TOKEN", "CURSOR_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ENV:
+        monkeypatch.delenv(name, raising=False)
+
+
+def write_auth(home: Path, data: dict[str, object]) -> None:
+    (home / "auth.json").write_text(json.dumps(data))
+
+
+def signed_in(home: Path, *, due: bool = False) -> TokenEntry:
+    token = make_token(lifetime=310 if due else 3600)
+    entry = TokenEntry(token, "refresh-kept", time.time() + (10 if due else 3000), "me@x")
+    AuthStore(home).save_entry(entry)
+    return entry
+
+
+def test_nothing_at_all_answers_none(home: Path) -> None:
+    host = MemoryHost(home)
+    assert resolve_credential(host) is None
+    with pytest.raises(ConfigError) as caught:
+        require_credential(host)
+    assert str(caught.value) == NOT_SIGNED_IN
+    assert caught.value.status == 400
+    with pytest.raises(ConfigError, match="run /cursor login, or set CURSOR_ACCESS_TOKEN"):
+        raise_not_signed_in()
+
+
+def test_the_ladder_in_order(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    host = MemoryHost(home)
+    monkeypatch.setenv("CURSOR_API_KEY", "env-key")
+    assert resolve_credential(host) == "env-key"
+    monkeypatch.setenv("CURSOR_ACCESS_TOKEN", "env-token")
+    assert resolve_credential(host) == "env-token"
+    entry = signed_in(home)
+    assert resolve_credential(host) == entry.access_token
+    data = json.loads((home / "auth.json").read_text())
+    data["api_keys"] = {"cursor": {"key": "connect-key"}}
+    write_auth(home, data)
+    assert resolve_credential(host) == "connect-key"
+    assert require_credential(host) == "connect-key"
+
+
+def test_blank_env_values_do_not_count(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CURSOR_ACCESS_TOKEN", "   ")
+    monkeypatch.setenv("CURSOR_API_KEY", "key-2")
+    assert resolve_credential(MemoryHost(home)) == "key-2"
+
+
+def test_never_answers_for_another_provider(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    signed_in(home)
+    monkeypatch.setenv("CURSOR_ACCESS_TOKEN", "env-token")
+    host = MemoryHost(home)
+    assert resolve_credential(host, "openai") is None
+    assert resolve_credential(host, "anthropic") is None
+
+
+def test_never_lends_another_providers_key(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant")
+    write_auth(home, {"api_keys": {"openai": {"key": "sk-saved"}}})
+    assert resolve_credential(MemoryHost(home)) is None
+
+
+def test_only_a_round_refreshes(sim: Simulator, home: Path) -> None:
+    old = signed_in(home, due=True)
+    host = MemoryHost(home)
+    assert resolve_credential(host, base_url=sim.url) == old.access_token
+    assert sim.auth.refresh_calls == 0
+    assert sim.requests == []
+    token = resolve_credential(host, for_round=True, base_url=sim.url)
+    assert sim.auth.refresh_calls == 1
+    assert token == sim.auth.refreshed[0] != old.access_token
+    # Now fresh: a second round sends it without another refresh.
+    assert resolve_credential(host, for_round=True, base_url=sim.url) == token
+    assert sim.auth.refresh_calls == 1
+
+
+def test_a_connect_key_wins_without_a_refresh(sim: Simulator, home: Path) -> None:
+    signed_in(home, due=True)
+    data = json.loads((home / "auth.json").read_text())
+    data["api_keys"] = {"cursor": {"key": "connect-key"}}
+    write_auth(home, data)
+    assert resolve_credential(MemoryHost(home), for_round=True, base_url=sim.url) == "connect-key"
+    assert sim.auth.refresh_calls == 0
+
+
+def test_session_ended_fails_the_round(
+    sim: Simulator, home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    old = signed_in(home, due=True)
+    before = (home / "auth.json").read_bytes()
+    sim.auth.refresh_mode = "logout"
+    host = MemoryHost(home)
+    with pytest.raises(CredentialError) as caught:
+        resolve_credential(host, for_round=True, base_url=sim.url)
+    assert caught.value.status == 401
+    assert "/cursor login" in str(caught.value)
+    assert "/cursor login" in host.notices["cursor"].text
+    assert (home / "auth.json").read_bytes() == before
+    assert old.access_token not in str(caught.value) + repr(caught.value) + caplog.text
+    assert "refresh-kept" not in str(caught.value) + caplog.text
+
+
+def test_concurrent_async_rounds_refresh_once(sim: Simulator, home: Path) -> None:
+    signed_in(home, due=True)
+    sim.auth.refresh_delay = 0.2
+    host = MemoryHost(home)
+
+    async def rounds() -> list[str | None]:
+        return list(
+            await asyncio.gather(
+                *(
+                    resolve_credential_async(host, for_round=True, base_url=sim.url)
+                    for _ in range(3)
+                )
+            )
+        )
+
+    tokens = asyncio.run(rounds())
+    assert sim.auth.refresh_calls == 1
+    assert tokens == [sim.auth.refreshed[0]] * 3
+
+
+def test_corrupt_auth_json_says_where(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CURSOR_ACCESS_TOKEN", "env-token")
+    (home / "auth.json").write_text("{oops")
+    with pytest.raises(StoreError) as caught:
+        resolve_credential(MemoryHost(home))
+    assert str(home / "auth.json") in str(caught.value)
+    assert (home / "auth.json").read_text() == "{oops"
+
+
+@pytest.mark.parametrize(
+    "bad", ["secretAAA\nsecretBBB", "secret\u00e9CCC", "sec ret DDD", "a\x01b"]
+)
+def test_a_token_no_header_can_carry_is_refused_without_echoing_it(
+    home: Path, monkeypatch: pytest.MonkeyPatch, bad: str
+) -> None:
+    host = MemoryHost(home)
+    monkeypatch.setenv("CURSOR_ACCESS_TOKEN", bad)
+    with pytest.raises(ConfigError) as caught:
+        resolve_credential(host)
+    assert "CURSOR_ACCESS_TOKEN" in str(caught.value)
+    assert bad not in str(caught.value) and bad not in repr(caught.value)
+    for part in bad.split():
+        assert part not in str(caught.value)
+    monkeypatch.delenv("CURSOR_ACCESS_TOKEN")
+    write_auth(home, {"api_keys": {"cursor": {"key": bad}}})
+    with pytest.raises(ConfigError, match=r"api_keys\.cursor\.key") as caught:
+        resolve_credential(host)
+    assert bad not in str(caught.value)
+    write_auth(
+        home,
+        {
+            "oauth_tokens": {
+                "cursor": {
+                    "access_token": bad,
+                    "refresh_token": "r",
+                    "expires_at": time.time() + 3000,
+                }
+            }
+        },
+    )
+    with pytest.raises(ConfigError, match=r"oauth_tokens\.cursor"):
+        resolve_credential(host)
