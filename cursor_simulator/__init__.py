@@ -45,9 +45,10 @@ class Simulator:
         self.max_records = max_records
         # None accepts any non-empty bearer; a set accepts only its members.
         self.valid_tokens = valid_tokens
-        from . import agent, auth, models
+        from . import agent, auth, catalog, models
 
         self.models = models.install(self)
+        self.catalog = catalog.install(self)
         self.auth = auth.install(self)
         self.agent = agent.install(self)
 

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "APPEND_PATH",
+    "POLL_PATH",
     "RUN_PATH",
     "AgentService",
     "AppendRecord",
@@ -71,7 +72,14 @@ __all__ = [
 ]
 
 RUN_PATH = "/agent.v1.AgentService/RunSSE"
+POLL_PATH = "/agent.v1.AgentService/RunPoll"
 APPEND_PATH = "/aiserver.v1.BidiService/BidiAppend"
+
+# What the service answers a run it refuses as a whole (a bare Connect error, no details).
+BARE_REFUSAL = {"code": "resource_exhausted", "message": "Error"}
+# The simulator's stand-in for a resume of a conversation it has never seen (the real
+# service's answer is not public; see docs/protocol.md).
+UNKNOWN_CONVERSATION = {"code": "failed_precondition", "message": "unknown conversation"}
 PROVIDER_IDENTIFIER = "pi-agent"
 
 
@@ -195,6 +203,9 @@ class EndError:
     title: str = ""
     detail: str = ""
     retryable: bool = False
+    # A detail entry's plain-string ``debug`` and a google.rpc.ErrorInfo (reason, domain).
+    debug: str | None = None
+    info: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -302,6 +313,10 @@ class RunRecord:
     refusal: RefuseAppends | None = None
     streamed: bool = False
     ended: bool = False
+    # "sse" or "poll": which route streams this run (None until one registers it).
+    route: str | None = None
+    # Appends the service lost because they came before RunSSE registered the run.
+    lost_appends: int = 0
     inbox: queue.Queue[agent_pb2.AgentClientMessage] = field(default_factory=queue.Queue)
     lock: threading.Lock = field(default_factory=threading.Lock)
     next_id: int = 1
@@ -352,6 +367,19 @@ class AgentService:
         self.frame_delay = 0.0
         # A pause before each append is answered, to make a slow (or timed-out) append.
         self.append_delay = 0.0
+        # Lose the appends that reach a run before its RunSSE registered it (a poll run
+        # is registered by its first append, as its client sends append 0 first).
+        self.drop_early_appends = False
+        # Refuse a catalog variant's sibling slug sent with no parameters, as Cursor does.
+        self.refuse_bare_siblings = False
+        # Refuse a resume action on a conversation no run has started here.
+        self.refuse_unknown_resume = False
+        # Answer RunSSE with this (status, code, message) instead of streaming.
+        self.sse_refusal: tuple[int, str, str] | None = None
+        # Compress the stream's frames (gzip) when the client offers gzip.
+        self.compress = False
+        # Conversation ids a run has started (user message) or resumed here.
+        self.conversations: set[str] = set()
 
     def script(self, steps: Script) -> None:
         """Queue STEPS (a list of steps or a function of the run) for the next run."""
@@ -399,6 +427,9 @@ class AgentService:
 
         if request.method != "POST":
             return connect_error(405, "unimplemented", "RunSSE takes POST")
+        if self.sse_refusal is not None:
+            status, code, message = self.sse_refusal
+            return connect_error(status, code, message)
         refused = self.sim.check_bearer(request)
         if refused is not None:
             return refused
@@ -423,7 +454,58 @@ class AgentService:
             if run.streamed:
                 return connect_error(409, "already_exists", "this run is already streaming")
             run.streamed = True
+            run.route = "sse"
             run.headers = dict(request.headers)
+            if self.drop_early_appends and run.appends:
+                # The appends came before the run was registered: the service never saw them.
+                run.lost_appends = len(run.appends)
+                run.violations.append(
+                    f"{run.lost_appends} append(s) arrived before RunSSE registered the run"
+                )
+                run.appends.clear()
+                while not run.inbox.empty():
+                    run.inbox.get_nowait()
+        return self._stream(run, request, poll=False)
+
+    def handle_poll(self, request: SimRequest) -> SimResponse:
+        """Serve RunPoll: check the call, then stream the next script as poll frames."""
+        from nodecode_cursor import connect
+        from nodecode_cursor._proto import aiserver_pb2
+
+        from . import connect_error
+
+        if request.method != "POST":
+            return connect_error(405, "unimplemented", "RunPoll takes POST")
+        refused = self.sim.check_bearer(request)
+        if refused is not None:
+            return refused
+        problem = _header_problem(request.headers, "application/connect+proto")
+        if problem is not None:
+            return connect_error(400, "invalid_argument", problem)
+        frames = connect.FrameDecoder().feed(request.body)
+        if len(frames) != 1 or frames[0].end_stream:
+            return connect_error(400, "invalid_argument", "RunPoll takes one framed request")
+        try:
+            run_id = aiserver_pb2.BidiPollRequest.FromString(frames[0].payload).request_id
+        except Exception:
+            return connect_error(400, "invalid_argument", "RunPoll body is not a BidiPollRequest")
+        if not run_id.request_id:
+            return connect_error(400, "invalid_argument", "RunPoll names no request id")
+        run = self._record(run_id.request_id)
+        with run.lock:
+            if run.streamed:
+                return connect_error(409, "already_exists", "this run is already streaming")
+            if not run.appends:
+                run.violations.append("RunPoll opened before append 0 was accepted")
+            run.streamed = True
+            run.route = "poll"
+            run.headers = dict(request.headers)
+        return self._stream(run, request, poll=True)
+
+    def _stream(self, run: RunRecord, request: SimRequest, *, poll: bool) -> SimResponse:
+        """Return the streamed answer of RUN: the next script played, as SSE or poll frames."""
+        from . import connect_error
+
         script = self._next_script()
         steps = script(run) if callable(script) else script
         iterator = iter(steps)
@@ -431,8 +513,14 @@ class AgentService:
         if isinstance(first, RejectRun):
             return connect_error(first.status, first.code, first.message)
         rest = _chain(first, iterator)
-        body = _Player(self, run, request).play(rest)
-        return SimResponse(200, {"content-type": "application/connect+proto"}, body)
+        body: Iterable[bytes] = _Player(self, run, request).play(rest)
+        headers = {"content-type": "application/connect+proto"}
+        if self.compress and "gzip" in request.headers.get("connect-accept-encoding", ""):
+            body = _gzipped(body)
+            headers["connect-content-encoding"] = "gzip"
+        if poll:
+            body = _as_poll_frames(body)
+        return SimResponse(200, headers, body)
 
     def handle_append(self, request: SimRequest) -> SimResponse:
         """Serve BidiAppend: check headers and seqno order, hand the message to its run."""
@@ -541,6 +629,10 @@ class _Player:
             if not first.HasField("run_request"):
                 self.run.violations.append("the first client message is not the run request")
             self.run.run_request = first.run_request
+            refusal = self._refusal(first.run_request)
+            if refusal is not None:
+                yield self._end({"error": refusal})
+                return
             for step in steps:
                 yield from self._step(step)
                 if self.run.ended:
@@ -548,6 +640,26 @@ class _Player:
             yield self._end({})
         except _GiveUp:
             return
+
+    def _refusal(self, request: agent_pb2.AgentRunRequest) -> dict[str, Any] | None:
+        """Return the Connect error the service answers REQUEST with, or None to run it."""
+        service = self.service
+        original = self.run.headers.get("x-original-request-id")
+        if original is not None and original not in service.by_id:
+            self.run.violations.append(f"x-original-request-id names no earlier run: {original}")
+        conversation = request.conversation_id
+        resuming = request.action.HasField("resume_action")
+        with service.lock:
+            known = conversation in service.conversations
+            if not resuming or known or not service.refuse_unknown_resume:
+                service.conversations.add(conversation)
+        if resuming and not known and service.refuse_unknown_resume:
+            return dict(UNKNOWN_CONVERSATION)
+        requested = request.requested_model
+        bare = service.refuse_bare_siblings and not requested.parameters
+        if bare and service.sim.catalog.variant(requested.model_id) is not None:
+            return dict(BARE_REFUSAL)
+        return None
 
     # --- waiting for the client ---------------------------------------------------
 
@@ -833,6 +945,51 @@ class _Player:
             self.run.served[blob_id.hex()] = data
 
 
+def _gzipped(frames: Iterable[bytes]) -> Iterator[bytes]:
+    """Yield FRAMES with every data frame's payload gzip-compressed (flag 0x01)."""
+    import gzip
+
+    from nodecode_cursor import connect
+
+    decoder = connect.FrameDecoder()
+    for chunk in frames:
+        for frame in decoder.feed(chunk):
+            if frame.end_stream:
+                yield connect.encode_frame(frame.payload, flags=frame.flags)
+            else:
+                packed = gzip.compress(frame.payload, mtime=0)
+                yield connect.encode_frame(packed, flags=connect.FLAG_COMPRESSED)
+
+
+def _as_poll_frames(frames: Iterable[bytes]) -> Iterator[bytes]:
+    """Yield FRAMES as RunPoll sends them: each message base64 in a numbered poll frame.
+
+    Data frames become ``BidiPollResponse{seqno, data}`` (seqno from 0, +1 each);
+    the end frame is preceded by one ``{seqno, eof: true}`` and passes as it is.
+    """
+    import gzip
+
+    from nodecode_cursor import connect
+    from nodecode_cursor._proto import aiserver_pb2
+
+    decoder = connect.FrameDecoder()
+    seqno = 0
+    for chunk in frames:
+        for frame in decoder.feed(chunk):
+            if frame.end_stream:
+                eof = aiserver_pb2.BidiPollResponse(seqno=seqno, eof=True)
+                yield connect.encode_frame(eof.SerializeToString())
+                yield connect.encode_frame(frame.payload, flags=frame.flags)
+                return
+            payload = frame.payload
+            if frame.flags & connect.FLAG_COMPRESSED:
+                payload = gzip.decompress(payload)
+            data = base64.b64encode(payload).decode()
+            message = aiserver_pb2.BidiPollResponse(seqno=seqno, data=data)
+            yield connect.encode_frame(message.SerializeToString())
+            seqno += 1
+
+
 def _kv_answer(ask: int) -> Callable[[agent_pb2.AgentClientMessage], bool]:
     """Return a test for the client's answer to kv ask ASK."""
 
@@ -853,8 +1010,27 @@ def _error_object(step: EndError) -> dict[str, Any]:
         details.details.detail = step.detail
         details.details.is_retryable = step.retryable
         value = base64.b64encode(details.SerializeToString()).decode().rstrip("=")
-        error["details"] = [{"type": "aiserver.v1.ErrorDetails", "value": value}]
+        entry: dict[str, Any] = {"type": "aiserver.v1.ErrorDetails", "value": value}
+        if step.debug is not None:
+            entry["debug"] = step.debug
+        error["details"] = [entry]
+    elif step.debug is not None:
+        error["details"] = [{"type": "aiserver.v1.ErrorDetails", "value": "", "debug": step.debug}]
+    if step.info is not None:
+        reason, domain = step.info
+        # google.rpc.ErrorInfo{1 reason, 2 domain}, written by hand: our proto lacks it.
+        raw = _text_field(1, reason) + _text_field(2, domain)
+        value = base64.b64encode(raw).decode().rstrip("=")
+        error.setdefault("details", []).append({"type": "google.rpc.ErrorInfo", "value": value})
     return error
+
+
+def _text_field(number: int, text: str) -> bytes:
+    """Return a protobuf string field NUMBER holding TEXT (short texts only)."""
+    data = text.encode()
+    if len(data) > 127:
+        raise ValueError("only short texts are written by hand")
+    return bytes([number << 3 | 2, len(data)]) + data
 
 
 # --- the scripted model -----------------------------------------------------------
@@ -969,8 +1145,9 @@ def scripted_model(run: RunRecord) -> Iterator[Step]:
 
 
 def install(sim: Simulator) -> AgentService:
-    """Serve RunSSE and BidiAppend on ``sim``; return the service's state."""
+    """Serve RunSSE, RunPoll and BidiAppend on ``sim``; return the service's state."""
     service = AgentService(sim)
     sim.route(RUN_PATH, service.handle_run)
+    sim.route(POLL_PATH, service.handle_poll)
     sim.route(APPEND_PATH, service.handle_append)
     return service

@@ -306,3 +306,149 @@ class PlanChoice(_message.Message):
     description: str
     value: str
     def __init__(self, label: _Optional[str] = ..., sublabel: _Optional[str] = ..., description: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+
+class BidiPollRequest(_message.Message):
+    __slots__ = ("request_id", "poll_mode")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    POLL_MODE_FIELD_NUMBER: _ClassVar[int]
+    request_id: BidiRequestId
+    poll_mode: int
+    def __init__(self, request_id: _Optional[_Union[BidiRequestId, _Mapping]] = ..., poll_mode: _Optional[int] = ...) -> None: ...
+
+class BidiPollResponse(_message.Message):
+    __slots__ = ("seqno", "data", "eof")
+    SEQNO_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    EOF_FIELD_NUMBER: _ClassVar[int]
+    seqno: int
+    data: str
+    eof: bool
+    def __init__(self, seqno: _Optional[int] = ..., data: _Optional[str] = ..., eof: _Optional[bool] = ...) -> None: ...
+
+class AvailableModelsRequest(_message.Message):
+    __slots__ = ("is_nightly", "include_long_context_models", "exclude_max_named_models", "additional_model_names", "use_model_parameters", "include_hidden_models", "do_not_use_markdown", "use_cloud_agent_effort_modes")
+    IS_NIGHTLY_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_LONG_CONTEXT_MODELS_FIELD_NUMBER: _ClassVar[int]
+    EXCLUDE_MAX_NAMED_MODELS_FIELD_NUMBER: _ClassVar[int]
+    ADDITIONAL_MODEL_NAMES_FIELD_NUMBER: _ClassVar[int]
+    USE_MODEL_PARAMETERS_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_HIDDEN_MODELS_FIELD_NUMBER: _ClassVar[int]
+    DO_NOT_USE_MARKDOWN_FIELD_NUMBER: _ClassVar[int]
+    USE_CLOUD_AGENT_EFFORT_MODES_FIELD_NUMBER: _ClassVar[int]
+    is_nightly: bool
+    include_long_context_models: bool
+    exclude_max_named_models: bool
+    additional_model_names: _containers.RepeatedScalarFieldContainer[str]
+    use_model_parameters: bool
+    include_hidden_models: bool
+    do_not_use_markdown: bool
+    use_cloud_agent_effort_modes: bool
+    def __init__(self, is_nightly: _Optional[bool] = ..., include_long_context_models: _Optional[bool] = ..., exclude_max_named_models: _Optional[bool] = ..., additional_model_names: _Optional[_Iterable[str]] = ..., use_model_parameters: _Optional[bool] = ..., include_hidden_models: _Optional[bool] = ..., do_not_use_markdown: _Optional[bool] = ..., use_cloud_agent_effort_modes: _Optional[bool] = ...) -> None: ...
+
+class AvailableModelsResponse(_message.Message):
+    __slots__ = ("model_names", "models", "use_model_parameters")
+    MODEL_NAMES_FIELD_NUMBER: _ClassVar[int]
+    MODELS_FIELD_NUMBER: _ClassVar[int]
+    USE_MODEL_PARAMETERS_FIELD_NUMBER: _ClassVar[int]
+    model_names: _containers.RepeatedScalarFieldContainer[str]
+    models: _containers.RepeatedCompositeFieldContainer[AvailableModel]
+    use_model_parameters: bool
+    def __init__(self, model_names: _Optional[_Iterable[str]] = ..., models: _Optional[_Iterable[_Union[AvailableModel, _Mapping]]] = ..., use_model_parameters: _Optional[bool] = ...) -> None: ...
+
+class AvailableModel(_message.Message):
+    __slots__ = ("name", "is_chat_only", "supports_agent", "supports_thinking", "supports_images", "supports_max_mode", "context_token_limit", "context_token_limit_for_max_mode", "client_display_name", "supports_non_max_mode", "parameter_definitions", "variants", "is_hidden", "legacy_slugs", "id_aliases", "requires_data_retention")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    IS_CHAT_ONLY_FIELD_NUMBER: _ClassVar[int]
+    SUPPORTS_AGENT_FIELD_NUMBER: _ClassVar[int]
+    SUPPORTS_THINKING_FIELD_NUMBER: _ClassVar[int]
+    SUPPORTS_IMAGES_FIELD_NUMBER: _ClassVar[int]
+    SUPPORTS_MAX_MODE_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_TOKEN_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_TOKEN_LIMIT_FOR_MAX_MODE_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    SUPPORTS_NON_MAX_MODE_FIELD_NUMBER: _ClassVar[int]
+    PARAMETER_DEFINITIONS_FIELD_NUMBER: _ClassVar[int]
+    VARIANTS_FIELD_NUMBER: _ClassVar[int]
+    IS_HIDDEN_FIELD_NUMBER: _ClassVar[int]
+    LEGACY_SLUGS_FIELD_NUMBER: _ClassVar[int]
+    ID_ALIASES_FIELD_NUMBER: _ClassVar[int]
+    REQUIRES_DATA_RETENTION_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    is_chat_only: bool
+    supports_agent: bool
+    supports_thinking: bool
+    supports_images: bool
+    supports_max_mode: bool
+    context_token_limit: int
+    context_token_limit_for_max_mode: int
+    client_display_name: str
+    supports_non_max_mode: bool
+    parameter_definitions: _containers.RepeatedCompositeFieldContainer[ModelParameterDefinition]
+    variants: _containers.RepeatedCompositeFieldContainer[ModelVariantConfig]
+    is_hidden: bool
+    legacy_slugs: _containers.RepeatedScalarFieldContainer[str]
+    id_aliases: _containers.RepeatedScalarFieldContainer[str]
+    requires_data_retention: bool
+    def __init__(self, name: _Optional[str] = ..., is_chat_only: _Optional[bool] = ..., supports_agent: _Optional[bool] = ..., supports_thinking: _Optional[bool] = ..., supports_images: _Optional[bool] = ..., supports_max_mode: _Optional[bool] = ..., context_token_limit: _Optional[int] = ..., context_token_limit_for_max_mode: _Optional[int] = ..., client_display_name: _Optional[str] = ..., supports_non_max_mode: _Optional[bool] = ..., parameter_definitions: _Optional[_Iterable[_Union[ModelParameterDefinition, _Mapping]]] = ..., variants: _Optional[_Iterable[_Union[ModelVariantConfig, _Mapping]]] = ..., is_hidden: _Optional[bool] = ..., legacy_slugs: _Optional[_Iterable[str]] = ..., id_aliases: _Optional[_Iterable[str]] = ..., requires_data_retention: _Optional[bool] = ...) -> None: ...
+
+class ModelParameterValue(_message.Message):
+    __slots__ = ("id", "value")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    value: str
+    def __init__(self, id: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+
+class ModelVariantConfig(_message.Message):
+    __slots__ = ("parameter_values", "display_name", "is_max_mode", "is_default_max_config", "is_default_non_max_config", "variant_string_representation", "legacy_slug")
+    PARAMETER_VALUES_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    IS_MAX_MODE_FIELD_NUMBER: _ClassVar[int]
+    IS_DEFAULT_MAX_CONFIG_FIELD_NUMBER: _ClassVar[int]
+    IS_DEFAULT_NON_MAX_CONFIG_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_STRING_REPRESENTATION_FIELD_NUMBER: _ClassVar[int]
+    LEGACY_SLUG_FIELD_NUMBER: _ClassVar[int]
+    parameter_values: _containers.RepeatedCompositeFieldContainer[ModelParameterValue]
+    display_name: str
+    is_max_mode: bool
+    is_default_max_config: bool
+    is_default_non_max_config: bool
+    variant_string_representation: str
+    legacy_slug: str
+    def __init__(self, parameter_values: _Optional[_Iterable[_Union[ModelParameterValue, _Mapping]]] = ..., display_name: _Optional[str] = ..., is_max_mode: _Optional[bool] = ..., is_default_max_config: _Optional[bool] = ..., is_default_non_max_config: _Optional[bool] = ..., variant_string_representation: _Optional[str] = ..., legacy_slug: _Optional[str] = ...) -> None: ...
+
+class ModelParameterDefinition(_message.Message):
+    __slots__ = ("id", "name", "parameter_type")
+    class ParameterValue(_message.Message):
+        __slots__ = ("value", "display_name", "increases_model_cost")
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+        INCREASES_MODEL_COST_FIELD_NUMBER: _ClassVar[int]
+        value: str
+        display_name: str
+        increases_model_cost: bool
+        def __init__(self, value: _Optional[str] = ..., display_name: _Optional[str] = ..., increases_model_cost: _Optional[bool] = ...) -> None: ...
+    class BooleanParameterDefinition(_message.Message):
+        __slots__ = ("values",)
+        VALUES_FIELD_NUMBER: _ClassVar[int]
+        values: _containers.RepeatedCompositeFieldContainer[ModelParameterDefinition.ParameterValue]
+        def __init__(self, values: _Optional[_Iterable[_Union[ModelParameterDefinition.ParameterValue, _Mapping]]] = ...) -> None: ...
+    class EnumParameterDefinition(_message.Message):
+        __slots__ = ("values",)
+        VALUES_FIELD_NUMBER: _ClassVar[int]
+        values: _containers.RepeatedCompositeFieldContainer[ModelParameterDefinition.ParameterValue]
+        def __init__(self, values: _Optional[_Iterable[_Union[ModelParameterDefinition.ParameterValue, _Mapping]]] = ...) -> None: ...
+    class ModelParameterType(_message.Message):
+        __slots__ = ("boolean_parameter", "enum_parameter")
+        BOOLEAN_PARAMETER_FIELD_NUMBER: _ClassVar[int]
+        ENUM_PARAMETER_FIELD_NUMBER: _ClassVar[int]
+        boolean_parameter: ModelParameterDefinition.BooleanParameterDefinition
+        enum_parameter: ModelParameterDefinition.EnumParameterDefinition
+        def __init__(self, boolean_parameter: _Optional[_Union[ModelParameterDefinition.BooleanParameterDefinition, _Mapping]] = ..., enum_parameter: _Optional[_Union[ModelParameterDefinition.EnumParameterDefinition, _Mapping]] = ...) -> None: ...
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PARAMETER_TYPE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    parameter_type: ModelParameterDefinition.ModelParameterType
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., parameter_type: _Optional[_Union[ModelParameterDefinition.ModelParameterType, _Mapping]] = ...) -> None: ...
