@@ -32,12 +32,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .family import RouteHost, connect_error
 from .server import Cut, SimRequest, SimResponse
 
 if TYPE_CHECKING:
     from nodecode_cursor._proto import agent_pb2
 
-    from . import Simulator
 
 __all__ = [
     "APPEND_PATH",
@@ -339,7 +339,7 @@ class RunRecord:
 class AgentService:
     """The agent service's state: queued scripts, every run seen, and timing knobs."""
 
-    def __init__(self, sim: Simulator) -> None:
+    def __init__(self, sim: RouteHost) -> None:
         self.sim = sim
         self.runs: list[RunRecord] = []
         self.by_id: dict[str, RunRecord] = {}
@@ -395,8 +395,6 @@ class AgentService:
         from nodecode_cursor import connect
         from nodecode_cursor._proto import aiserver_pb2
 
-        from . import connect_error
-
         if request.method != "POST":
             return connect_error(405, "unimplemented", "RunSSE takes POST")
         refused = self.sim.check_bearer(request)
@@ -437,8 +435,6 @@ class AgentService:
     def handle_append(self, request: SimRequest) -> SimResponse:
         """Serve BidiAppend: check headers and seqno order, hand the message to its run."""
         from nodecode_cursor._proto import agent_pb2, aiserver_pb2
-
-        from . import connect_error
 
         if request.method != "POST":
             return connect_error(405, "unimplemented", "BidiAppend takes POST")
@@ -968,7 +964,7 @@ def scripted_model(run: RunRecord) -> Iterator[Step]:
     yield End()
 
 
-def install(sim: Simulator) -> AgentService:
+def install(sim: RouteHost) -> AgentService:
     """Serve RunSSE and BidiAppend on ``sim``; return the service's state."""
     service = AgentService(sim)
     sim.route(RUN_PATH, service.handle_run)
