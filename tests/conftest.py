@@ -47,7 +47,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.addinivalue_line(
         "markers",
-        "sim_answer_timeout(seconds): how long the sim fixture's scripts wait for answers",
+        "sim_answer_timeout(seconds): how long sim fixture scripts wait for answers",
     )
 
 
