@@ -5,7 +5,8 @@ the agent service (RunSSE, BidiAppend), the roster (GetUsableModels) and the
 sign-in endpoints (auth/poll, oauth/token, the profile). It checks what it
 receives — content types, headers, protobuf bodies — and answers a protocol
 violation with a Connect error, so it doubles as a conformance checker. Each
-route family lives in its own module and installs itself here; tests script
+route family lives in its own module (which never imports this one: it sees
+the simulator through ``family.RouteHost``) and installs itself here; tests script
 behaviour per path with ``route`` or through the families' own knobs.
 
 Run it by hand with ``python -m cursor_simulator --port N``.
@@ -13,19 +14,14 @@ Run it by hand with ``python -m cursor_simulator --port N``.
 
 from __future__ import annotations
 
-import json
 from types import TracebackType
 from typing import Any
 
+from . import agent, auth, catalog, models
+from .family import bearer_refusal, connect_error
 from .server import Cut, HttpServer, SimRequest, SimResponse
 
 __all__ = ["Cut", "SimRequest", "SimResponse", "Simulator", "connect_error"]
-
-
-def connect_error(status: int, code: str, message: str, **extra: Any) -> SimResponse:
-    """Return a refused unary call: a Connect error JSON body with an HTTP status."""
-    body = json.dumps({"code": code, "message": message, **extra}, separators=(",", ":"))
-    return SimResponse(status, {"content-type": "application/json"}, body.encode())
 
 
 class Simulator:
@@ -45,12 +41,10 @@ class Simulator:
         self.max_records = max_records
         # None accepts any non-empty bearer; a set accepts only its members.
         self.valid_tokens = valid_tokens
-        from . import agent, auth, catalog, models
-
         self.models = models.install(self)
         self.catalog = catalog.install(self)
         self.auth = auth.install(self)
-        self.agent = agent.install(self)
+        self.agent = agent.install(self, catalog=self.catalog)
 
     @property
     def url(self) -> str:
@@ -72,13 +66,7 @@ class Simulator:
 
     def check_bearer(self, request: SimRequest) -> SimResponse | None:
         """Return a 401 Connect error when the request's bearer is missing or refused."""
-        auth = request.headers.get("authorization", "")
-        token = auth.removeprefix("Bearer ").strip() if auth.startswith("Bearer ") else ""
-        if not token:
-            return connect_error(401, "unauthenticated", "missing bearer token")
-        if self.valid_tokens is not None and token not in self.valid_tokens:
-            return connect_error(401, "unauthenticated", "invalid bearer token")
-        return None
+        return bearer_refusal(request, self.valid_tokens)
 
     def start(self) -> Simulator:
         """Start serving; return self."""

@@ -32,12 +32,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .catalog import CatalogState
+from .family import RouteHost, connect_error
 from .server import Cut, SimRequest, SimResponse
 
 if TYPE_CHECKING:
     from nodecode_cursor._proto import agent_pb2
 
-    from . import Simulator
 
 __all__ = [
     "APPEND_PATH",
@@ -354,7 +355,7 @@ class RunRecord:
 class AgentService:
     """The agent service's state: queued scripts, every run seen, and timing knobs."""
 
-    def __init__(self, sim: Simulator) -> None:
+    def __init__(self, sim: RouteHost) -> None:
         self.sim = sim
         self.runs: list[RunRecord] = []
         self.by_id: dict[str, RunRecord] = {}
@@ -378,6 +379,8 @@ class AgentService:
         self.sse_refusal: tuple[int, str, str] | None = None
         # Compress the stream's frames (gzip) when the client offers gzip.
         self.compress = False
+        # The catalog whose variants refuse_bare_siblings reads (set by install).
+        self.catalog: CatalogState | None = None
         # Conversation ids a run has started (user message) or resumed here.
         self.conversations: set[str] = set()
 
@@ -422,8 +425,6 @@ class AgentService:
         """Serve RunSSE: check the call, then stream the next script."""
         from nodecode_cursor import connect
         from nodecode_cursor._proto import aiserver_pb2
-
-        from . import connect_error
 
         if request.method != "POST":
             return connect_error(405, "unimplemented", "RunSSE takes POST")
@@ -472,8 +473,6 @@ class AgentService:
         from nodecode_cursor import connect
         from nodecode_cursor._proto import aiserver_pb2
 
-        from . import connect_error
-
         if request.method != "POST":
             return connect_error(405, "unimplemented", "RunPoll takes POST")
         refused = self.sim.check_bearer(request)
@@ -504,8 +503,6 @@ class AgentService:
 
     def _stream(self, run: RunRecord, request: SimRequest, *, poll: bool) -> SimResponse:
         """Return the streamed answer of RUN: the next script played, as SSE or poll frames."""
-        from . import connect_error
-
         script = self._next_script()
         steps = script(run) if callable(script) else script
         iterator = iter(steps)
@@ -525,8 +522,6 @@ class AgentService:
     def handle_append(self, request: SimRequest) -> SimResponse:
         """Serve BidiAppend: check headers and seqno order, hand the message to its run."""
         from nodecode_cursor._proto import agent_pb2, aiserver_pb2
-
-        from . import connect_error
 
         if request.method != "POST":
             return connect_error(405, "unimplemented", "BidiAppend takes POST")
@@ -657,7 +652,8 @@ class _Player:
             return dict(UNKNOWN_CONVERSATION)
         requested = request.requested_model
         bare = service.refuse_bare_siblings and not requested.parameters
-        if bare and service.sim.catalog.variant(requested.model_id) is not None:
+        catalog = service.catalog
+        if bare and catalog is not None and catalog.variant(requested.model_id) is not None:
             return dict(BARE_REFUSAL)
         return None
 
@@ -1144,9 +1140,13 @@ def scripted_model(run: RunRecord) -> Iterator[Step]:
     yield End()
 
 
-def install(sim: Simulator) -> AgentService:
-    """Serve RunSSE, RunPoll and BidiAppend on ``sim``; return the service's state."""
+def install(sim: RouteHost, *, catalog: CatalogState | None = None) -> AgentService:
+    """Serve RunSSE, RunPoll and BidiAppend on ``sim``; return the service's state.
+
+    CATALOG, when given, is what ``refuse_bare_siblings`` reads the variants from.
+    """
     service = AgentService(sim)
+    service.catalog = catalog
     sim.route(RUN_PATH, service.handle_run)
     sim.route(POLL_PATH, service.handle_poll)
     sim.route(APPEND_PATH, service.handle_append)

@@ -17,15 +17,12 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from nodecode_cursor import connect
 from nodecode_cursor._proto import aiserver_pb2
 
+from .family import RouteHost, connect_error
 from .server import SimRequest, SimResponse
-
-if TYPE_CHECKING:
-    from . import Simulator
 
 __all__ = ["PATH", "CatalogModel", "CatalogState", "Variant", "default_catalog", "install"]
 
@@ -181,10 +178,8 @@ class CatalogState:
         return None
 
 
-def install(sim: Simulator) -> CatalogState:
+def install(sim: RouteHost) -> CatalogState:
     """Serve AvailableModels on ``sim``; return its state."""
-    from . import connect_error
-
     state = CatalogState()
 
     def handle(request: SimRequest) -> SimResponse:

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .family import RouteHost, connect_error
 from .server import SimRequest, SimResponse
-
-if TYPE_CHECKING:
-    from . import Simulator
 
 PATH = "/agent.v1.AgentService/GetUsableModels"
 
@@ -64,12 +62,10 @@ def _default_roster() -> list[RosterEntry]:
     ]
 
 
-def install(sim: Simulator) -> ModelsState:
+def install(sim: RouteHost) -> ModelsState:
     """Serve GetUsableModels on ``sim``; return its state."""
     from nodecode_cursor import connect
     from nodecode_cursor._proto import agent_pb2
-
-    from . import connect_error
 
     state = ModelsState(roster=_default_roster())
 

@@ -45,6 +45,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "leakcheck: check file descriptors even under NODECODE_TEST_FD_CHECK=marked"
     )
+    config.addinivalue_line(
+        "markers",
+        "sim_answer_timeout(seconds): how long sim fixture scripts wait for answers",
+    )
 
 
 def _wait_until(done: Callable[[], bool]) -> bool:
@@ -119,9 +123,17 @@ def _leak_check(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 @pytest.fixture
-def sim() -> Iterator[Simulator]:
-    """Yield a started simulator on 127.0.0.1; it is stopped (threads joined) afterwards."""
+def sim(request: pytest.FixtureRequest) -> Iterator[Simulator]:
+    """Yield a started simulator on 127.0.0.1; it is stopped (threads joined) afterwards.
+
+    ``@pytest.mark.sim_answer_timeout(SECONDS)`` on a test or module (``pytestmark``)
+    bounds how long a script waits for an answer the client never sends, so a
+    test that withholds one ends quickly instead of after the simulator's own 30 s.
+    """
     simulator = Simulator()
+    marker = request.node.get_closest_marker("sim_answer_timeout")
+    if marker is not None:
+        simulator.agent.answer_timeout = float(marker.args[0])
     simulator.start()
     try:
         yield simulator

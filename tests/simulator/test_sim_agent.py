@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -20,12 +19,8 @@ APPEND = "/aiserver.v1.BidiService/BidiAppend"
 HEARTBEAT = b"\x3a\x00"  # AgentClientMessage{7 client_heartbeat{}}
 RUN_REQUEST = b"\x0a\x00"  # AgentClientMessage{1 run_request{}}
 
-
-@pytest.fixture
-def sim() -> Iterator[Simulator]:
-    with Simulator() as simulator:
-        simulator.agent.answer_timeout = 2.0
-        yield simulator
+# A script waiting for an answer these tests never send gives up quickly.
+pytestmark = pytest.mark.sim_answer_timeout(2.0)
 
 
 def headers(request_id: str, content_type: str = "application/proto") -> dict[str, str]:
@@ -203,3 +198,7 @@ def test_the_simulator_keeps_every_run_in_order(sim: Simulator) -> None:
         lane.stream_round_sync(ctx(sim, [{"role": "user", "content": word}]))
     assert [r.prompt() for r in sim.agent.runs] == ["one", "two"]
     assert all(r.ended for r in sim.agent.runs)
+
+
+def test_the_shared_fixture_honours_the_module_answer_timeout(sim: Simulator) -> None:
+    assert sim.agent.answer_timeout == 2.0

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import threading
-from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -24,11 +23,7 @@ APPEND = "/aiserver.v1.BidiService/BidiAppend"
 CATALOG = "/aiserver.v1.AiService/AvailableModels"
 
 
-@pytest.fixture
-def sim() -> Iterator[Simulator]:
-    with Simulator() as simulator:
-        simulator.agent.answer_timeout = 2.0
-        yield simulator
+pytestmark = pytest.mark.sim_answer_timeout(2.0)
 
 
 def headers(request_id: str, content_type: str = "application/proto") -> dict[str, str]:
