@@ -40,6 +40,7 @@ PURE_CORE = (
     "routing",
     "catalog",
     "writers",
+    "variants",
 )
 CORE_SUPPORT = ("_proto", "errors", "limits", "host")
 IO_MODULES = ("httpx", "asyncio", "threading", "socket", "h11", "subprocess")
