@@ -317,6 +317,7 @@ class ChatRepl:
         if not sys.stdin.isatty():
             return
         try:
+            # Here, not at the top: only a terminal needs it, and some Pythons lack it.
             import readline
         except ImportError:  # pragma: no cover - Python built without readline
             return
