@@ -11,7 +11,7 @@ the host, importing each on first use so that loading the cell stays cheap.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import limits
@@ -21,6 +21,7 @@ from .host import Host, RoundContext, RoundResult
 if TYPE_CHECKING:
     from .commands import CursorCommand
     from .listing import Roster
+    from .routing import Route
 
 __all__ = ["PROVIDER", "CursorCell", "Settings", "cell"]
 
@@ -76,6 +77,25 @@ def _json_kind(value: object) -> str:
     if isinstance(value, int | float):
         return "a number"
     return "an array" if isinstance(value, list) else "an object"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SignInState:
+    """How the Cursor sign-in stands, read from auth.json and the environment, never the network.
+
+    ``source`` is what a round would send, in the credential ladder's order:
+    ``"saved key"`` (a host's /connect), ``"sign-in"`` (the kept browser sign-in),
+    ``"environment"`` (``env_name`` says which variable), or None: nothing.
+    """
+
+    signed_in: bool  # a kept browser sign-in is there
+    source: str | None
+    email: str | None = None
+    expires_at: float | None = None  # the kept sign-in's access token, epoch seconds
+    session_ended: bool = False  # Cursor ended the kept sign-in's session
+    env_name: str | None = None
+    in_progress: bool = False  # a browser sign-in is waiting for the person
+    login_url: str | None = None  # the page the latest sign-in asked the person to open
 
 
 Lane = Callable[[RoundContext], Awaitable[RoundResult]]
@@ -172,6 +192,53 @@ class CursorCell:
             self.settings.base_url,
             client_version=self.settings.client_version,
             proxy=self.settings.proxy,
+        )
+
+    def route(
+        self,
+        model: str,
+        effort: str | None,
+        *,
+        roster: Iterable[str] | None = None,
+        unchecked: str | None = None,
+    ) -> Route:
+        """Return where a round on MODEL at EFFORT goes; UnknownModel or BadEffort when not allowed.
+
+        ROSTER is the account's model ids when the host asked for them (a model only
+        the roster lists is allowed then); UNCHECKED is why it could not ask.
+        """
+        from .routing import route
+
+        return route(model, effort, roster=roster, unchecked=unchecked)
+
+    def sign_in_state(self) -> SignInState:
+        """Return how the sign-in stands (never refreshes or dials); StoreError on a bad file."""
+        if self.host is None or self._command is None:
+            return SignInState(signed_in=False, source=None)
+        import os
+
+        from .credentials import ENV_ACCESS_TOKEN, ENV_API_KEY
+        from .signin import session_ended
+        from .store import AuthStore
+
+        store = AuthStore(self.host.home)
+        entry = store.entry()
+        key = store.api_key()
+        env_name = next(
+            (n for n in (ENV_ACCESS_TOKEN, ENV_API_KEY) if os.environ.get(n, "").strip()), None
+        )
+        source = "saved key" if key else "sign-in" if entry else "environment" if env_name else None
+        signin = self._command.signin
+        pending = signin.in_progress
+        return SignInState(
+            signed_in=entry is not None,
+            source=source,
+            email=entry.email if entry else None,
+            expires_at=entry.expires_at if entry else None,
+            session_ended=entry is not None and session_ended(entry),
+            env_name=env_name,
+            in_progress=pending,
+            login_url=signin.page,
         )
 
     async def stream_round(self, ctx: RoundContext) -> RoundResult:

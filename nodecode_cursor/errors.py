@@ -119,3 +119,38 @@ class StoreError(CursorError):
     """auth.json cannot be read or written safely; the file is left as it was."""
 
     status = 500
+
+
+# Config errors a host words for its own audience: the fields say what went wrong, so a
+# host never parses ``detail`` (the cell's own wording, kept for hosts that show it as is).
+
+
+class UnknownModel(ConfigError):
+    """No bundled row names the model, and neither does the account's roster when asked."""
+
+    def __init__(
+        self,
+        detail: str,
+        *,
+        model: str,
+        near: tuple[str, ...] = (),
+        unchecked: str | None = None,
+    ) -> None:
+        """Keep MODEL, the NEAR ids and why the roster could not be checked (UNCHECKED)."""
+        super().__init__(detail, code="unknown_model")
+        self.model = model
+        self.near = near
+        self.unchecked = unchecked
+
+
+class BadEffort(ConfigError):
+    """The effort is no known level (``model`` None), or one ``model`` does not take."""
+
+    def __init__(
+        self, detail: str, *, model: str | None, effort: str, allowed: tuple[str, ...]
+    ) -> None:
+        """Keep MODEL, the refused EFFORT and the efforts ALLOWED instead (off aside)."""
+        super().__init__(detail, code="unsupported_effort")
+        self.model = model
+        self.effort = effort
+        self.allowed = allowed

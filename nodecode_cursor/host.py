@@ -11,10 +11,13 @@ protocol; it must stay small and stable.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from .cell import SignInState
 
 __all__ = [
     "Finish",
@@ -234,3 +237,129 @@ class MemoryHost:
     def say(self, text: str) -> None:
         """Keep a line the cell said."""
         self.said.append(text)
+
+
+# What a host reads of a loaded cell ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """Where a round on a model at an effort goes: what ``Cell.route`` answers."""
+
+    model: str  # the model id, without the provider's prefix
+    requested_effort: str | None  # the effort asked for, None for off
+    effort: str | None  # the effort the round asks for (None: off, or the model does not reason)
+    wire_model: str  # the slug ModelDetails names on the wire
+    efforts: tuple[str, ...]  # the efforts the model takes (empty: it does not reason)
+    bundled: bool  # False: a model only the account's roster lists
+
+
+class CellCommand(Protocol):
+    """A slash command a cell installs (``/cursor``)."""
+
+    def run(self, argline: str) -> str:
+        """Return the command's one-line answer to ARGLINE."""
+        ...
+
+    def complete(self, prefix: str) -> list[str]:
+        """Return the completions of PREFIX."""
+        ...
+
+
+class ModelEntry(Protocol):
+    """One model of a cell's listing."""
+
+    @property
+    def id(self) -> str:
+        """The model id."""
+        ...
+
+    @property
+    def name(self) -> str:
+        """The model's display name."""
+        ...
+
+    @property
+    def context_window(self) -> int:
+        """The model's context window, in tokens."""
+        ...
+
+    @property
+    def max_mode(self) -> bool | None:
+        """Whether the model runs in max mode (None: not said)."""
+        ...
+
+
+class ModelList(Protocol):
+    """What ``list_models`` answers: the account's models, or the bundled ones and why."""
+
+    @property
+    def models(self) -> Sequence[ModelEntry]:
+        """The models."""
+        ...
+
+    @property
+    def live(self) -> bool:
+        """Whether the account's own roster answered."""
+        ...
+
+    @property
+    def reason(self) -> str | None:
+        """Why the live roster is missing (None when live)."""
+        ...
+
+
+class Cell(Protocol):
+    """The cell object a host loads (``nodecode_cursor.cell:cell``), as a host sees it."""
+
+    name: str
+    provider: str
+
+    def start(self, host: Host) -> bool:
+        """Install the cell into HOST; return False when its config vetoes it."""
+        ...
+
+    def stop(self) -> None:
+        """Take the cell out of its host."""
+        ...
+
+    @property
+    def lanes(self) -> Mapping[str, Callable[[RoundContext], Awaitable[RoundResult]]]:
+        """The provider lanes the cell installs (none when not started)."""
+        ...
+
+    @property
+    def commands(self) -> Mapping[str, CellCommand]:
+        """The slash commands the cell installs, by name (none when not started)."""
+        ...
+
+    def catalog(self) -> dict[str, Any]:
+        """Return the catalog row: the provider and its bundled models."""
+        ...
+
+    def credential(self, provider: str) -> str | None:
+        """Return the token for PROVIDER without refreshing; None when there is none."""
+        ...
+
+    async def list_models(self, key: str | None = None) -> ModelList:
+        """Return the account's models, or the bundled ones and why."""
+        ...
+
+    async def check_key(self, key: str) -> str | None:
+        """Return None when the service accepts KEY, else the line saying why not."""
+        ...
+
+    def route(
+        self,
+        model: str,
+        effort: str | None,
+        *,
+        roster: Iterable[str] | None = None,
+        unchecked: str | None = None,
+    ) -> Route:
+        """Return where a round on MODEL at EFFORT goes; UnknownModel or BadEffort when not."""
+        ...
+
+    def sign_in_state(self) -> SignInState:
+        """Return how the sign-in stands, never touching the network."""
+        ...

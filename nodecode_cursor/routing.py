@@ -20,6 +20,11 @@ This module combines those rows into the request's model fields:
    retry after the service answers model-not-found.
 4. ``resolve_max_mode``: the max-mode flag for the routed slug.
 
+``route`` is the one answer a host asks for: is this model at this effort allowed
+(``UnknownModel`` / ``BadEffort`` when not, with the fields a host words its own
+message from), and which model, effort and wire slug a round on it names. "Off"
+is spelled one way: an effort of None, "" or "off" (any case) is thinking off.
+
 Pure: no I/O but reading the bundled rows once (lazily, on first use, never at
 import), no clock, no network. The host's catalog view of the same models is
 ``catalog.py``'s; schema projection itself is ``schema.py``'s; the K3 writer table
@@ -37,10 +42,13 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from nodecode_cursor import catalog
-from nodecode_cursor.errors import ConfigError
+from nodecode_cursor.errors import BadEffort, UnknownModel
+from nodecode_cursor.host import Route
 
 __all__ = [
     "EFFORTS",
+    "OFF",
+    "Route",
     "WireModel",
     "WireRow",
     "checked_effort",
@@ -53,6 +61,7 @@ __all__ = [
     "resolve_max_mode",
     "resolve_wire_model",
     "round_effort",
+    "route",
     "unknown_model",
     "wire_model_id",
 ]
@@ -61,6 +70,8 @@ PROVIDER = "cursor"
 
 # omp's thinking efforts, weakest first ("off" is not one: it is no effort).
 EFFORTS = ("minimal", "low", "medium", "high", "xhigh", "max")
+# The one word for "no thinking" (None and "" mean it too).
+OFF = "off"
 
 # The variant suffixes a sibling slug collapses by, each to the effort tier it
 # names ("off" for -none). Longest match wins, so -extra-high beats -high and
@@ -180,7 +191,7 @@ def known_models() -> list[str]:
 
 def unknown_model(
     model: str, roster_ids: Iterable[str] = (), unchecked: str | None = None
-) -> ConfigError:
+) -> UnknownModel:
     """Return the config error for an unknown MODEL, naming the nearest bundled or roster ids.
 
     ``unchecked`` is why the account's live roster could not be asked, when it could not.
@@ -189,7 +200,12 @@ def unknown_model(
     nearest = difflib.get_close_matches(model, known, n=5, cutoff=0.0)
     hint = f" Nearest known: {', '.join(nearest)}." if nearest else ""
     note = f" The live roster could not be checked ({unchecked})." if unchecked else ""
-    return ConfigError(f"Unknown Cursor model {model!r}.{hint}{note}", code="unknown_model")
+    return UnknownModel(
+        f"Unknown Cursor model {model!r}.{hint}{note}",
+        model=model,
+        near=tuple(nearest),
+        unchecked=unchecked,
+    )
 
 
 def is_bundled(model: str) -> bool:
@@ -211,13 +227,15 @@ def checked_effort(effort: str | None) -> str | None:
     Checked whatever the model: a misspelt level is refused even where the model
     would ignore a real one.
     """
-    if effort is None or effort == "off":
+    if effort is None or effort == OFF:
         return None
     if effort not in EFFORTS:
-        raise ConfigError(
+        raise BadEffort(
             f"Thinking effort {effort!r} is not a known level. "
-            f"Known efforts: off, {', '.join(EFFORTS)}",
-            code="unsupported_effort",
+            f"Known efforts: {OFF}, {', '.join(EFFORTS)}",
+            model=None,
+            effort=effort,
+            allowed=EFFORTS,
         )
     return effort
 
@@ -233,14 +251,45 @@ def round_effort(model: str, effort: str | None) -> str | None:
     # chose: omp sends none rather than refusing the round.
     if bundled is None or not bundled.reasoning:
         return None
-    supported = bundled.efforts or EFFORTS
+    supported = tuple(bundled.efforts or EFFORTS)
     if effort not in supported:
-        raise ConfigError(
+        raise BadEffort(
             f"Thinking effort {effort} is not supported by {PROVIDER}/{model}. "
             f"Supported efforts: {', '.join(supported)}",
-            code="unsupported_effort",
+            model=model,
+            effort=effort,
+            allowed=supported,
         )
     return effort
+
+
+def route(
+    model: str,
+    effort: str | None,
+    *,
+    roster: Iterable[str] | None = None,
+    unchecked: str | None = None,
+) -> Route:
+    """Return where a round on MODEL at EFFORT goes; UnknownModel or BadEffort when it may not.
+
+    MODEL may carry the ``cursor/`` prefix; EFFORT is read in any case, None, "" and
+    "off" meaning off. A model the bundled rows lack is allowed when ROSTER (the
+    account's model ids, when the host asked for them) lists it; it is sent as the
+    roster names it and asks no effort (its slug says any). UNCHECKED is why the
+    roster could not be asked, for the UnknownModel error.
+    """
+    model = model.strip().removeprefix(f"{PROVIDER}/")
+    asked = (effort or "").strip().lower() or None
+    requested = checked_effort(asked)  # a misspelt level is refused whatever the model
+    if is_bundled(model):
+        chosen = round_effort(model, requested)
+        bundled = catalog.find_model(model)
+        efforts = tuple(bundled.efforts or EFFORTS) if bundled and bundled.reasoning else ()
+        return Route(model, requested, chosen, wire_model_id(model, chosen), efforts, True)
+    ids = list(roster or ())
+    if model in ids:
+        return Route(model, requested, None, model, (), False)
+    raise unknown_model(model, ids, unchecked)
 
 
 def wire_model_id(model: str, effort: str | None) -> str:

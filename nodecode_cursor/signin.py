@@ -271,6 +271,8 @@ class SignIn:
         self._guard = threading.Lock()
         self._cancel: threading.Event | None = None
         self._thread: threading.Thread | None = None
+        # The page the latest sign-in asked the person to open (the cell's sign_in_state).
+        self.page: str | None = None
 
     @property
     def in_progress(self) -> bool:
@@ -290,10 +292,10 @@ class SignIn:
             name="cursor-sign-in",
             daemon=True,
         )
-        with self._guard:
-            self._cancel, self._thread = cancel, thread
-        thread.start()
         url = login_url(self.web_url, challenge, login_id)
+        with self._guard:
+            self._cancel, self._thread, self.page = cancel, thread, url
+        thread.start()
         return f"cursor: open {url} in a browser to sign in; this finishes in the background"
 
     def cancel(self) -> bool:

@@ -5,9 +5,18 @@ runs the turn loop with its own bounded, confined tools, and offers the
 ``nodecode-cursor`` command: chat, ask, models, sign-in, the offline demo and
 ``serve``, an OpenAI-compatible API. It reaches the cell only through the host
 contract (``nodecode_cursor.host``), the cell's errors and the cell object, the
-way any host would; nothing in the cell imports it.
+way any host would, and imports none of them before the cells are loaded
+(``contract.py``); nothing in the cell imports it.
 """
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import importlib.metadata
+
+__all__ = ["__version__"]
+
+try:
+    # The host ships in the nodecode-cursor distribution; its version is the distribution's.
+    __version__ = importlib.metadata.version("nodecode-cursor")
+except importlib.metadata.PackageNotFoundError:  # pragma: no cover - run from a bare checkout
+    __version__ = "0.0.0+unknown"

@@ -8,7 +8,8 @@ command (with completion through readline when Python has it). Standing notices
 are printed above the prompt until the cell clears them.
 
 Ctrl-C during a turn stops it cleanly (the text so far stays in the history);
-Ctrl-C or Ctrl-D at the prompt leaves.
+Ctrl-C or Ctrl-D at the prompt leaves. The host's set-up (``make_host``, the
+model and effort, the model table) is ``setup.py``'s, shared with ``cli.py``.
 """
 
 from __future__ import annotations
@@ -18,9 +19,23 @@ import sys
 import traceback
 import uuid
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
-from nodecode_cursor.errors import ConfigError, CursorError, scrub
+from . import __version__, contract
+from .errors import HostError
+from .host_tools import HostTools, Toolbox
+from .refhost import Conversation, ReferenceHost
+from .render import Style, TerminalView
+from .setup import (
+    PROVIDER,
+    checked_route,
+    confirm,
+    fetch_models,
+    format_models,
+    make_host,
+    route_for,
+    unknown_model_line,
+)
 
 __all__ = ["SLASH_COMMANDS", "ChatRepl", "run_chat"]
 
@@ -62,15 +77,13 @@ class ChatRepl:
 
     def __init__(
         self,
-        host: Any,
-        conversation: Any,
-        tools: Any,
+        host: ReferenceHost,
+        conversation: Conversation,
+        tools: Toolbox,
         *,
         out: TextIO | None = None,
         verbose: bool = False,
-    ):
-        from .render import Style
-
+    ) -> None:
         self.host = host
         self.conversation = conversation
         self.tools = tools
@@ -106,11 +119,9 @@ class ChatRepl:
         Read fresh before each prompt (auth.json and the environment, never the
         network): a sign-in finishing in the background clears it, a logout brings it back.
         """
-        from nodecode_cursor.credentials import resolve_credential
-
         try:
-            missing = resolve_credential(self.host, "cursor") is None
-        except CursorError:
+            missing = self.host.cell_for(PROVIDER).credential(PROVIDER) is None
+        except (HostError, contract.CursorError):
             missing = False  # a broken auth.json or token is the turn's (or /cursor's) to say
         self.host.notice(NOT_SIGNED_IN_NOTICE if missing else None, key=NOT_SIGNED_IN_KEY)
 
@@ -121,8 +132,6 @@ class ChatRepl:
 
     def banner(self) -> None:
         """Write who is talking to whom."""
-        from nodecode_cursor import __version__
-
         effort = self.conversation.effort or "off"
         self.write(
             self.style.bold(f"nodecode-cursor {__version__}")
@@ -158,15 +167,13 @@ class ChatRepl:
 
     def turn(self, text: str) -> None:
         """Run TEXT as one turn and show it."""
-        from .render import TerminalView
-
         messages = self.conversation.messages
         before = len(messages)
         messages.append({"role": "user", "content": text})
         view = TerminalView(self.out, style=self.style, reasoning=self.out)
         try:
             outcome = self.host.run_turn(self.conversation, self.tools, observer=view)
-        except CursorError as exc:
+        except (HostError, contract.CursorError) as exc:
             view.close()
             if len(messages) == before + 1:
                 messages.pop()  # nothing was answered: the history stays as it was
@@ -179,7 +186,8 @@ class ChatRepl:
             del messages[before:]  # the turn left no whole exchange: drop it all
             if self.verbose:
                 traceback.print_exc()
-            self.write(self.style.red(scrub(f"error: internal error: {type(exc).__name__}: {exc}")))
+            line = contract.scrub(f"error: internal error: {type(exc).__name__}: {exc}")
+            self.write(self.style.red(line))
             return
         view.close()
         if outcome.interrupted:
@@ -223,20 +231,19 @@ class ChatRepl:
                 self.write(self.host.command("cursor").run(rest))
             else:
                 self.write(f"unknown command {name}; /help lists them")
-        except CursorError as exc:
+        except (HostError, contract.CursorError) as exc:
             self.write(self.style.red(f"error: {exc}"))
         except KeyboardInterrupt:  # Ctrl-C stops a slow command (/models), not the chat
             self.write(self.style.dim("(interrupted)"))
         except Exception as exc:  # a bug must not end the chat
             if self.verbose:
                 traceback.print_exc()
-            self.write(self.style.red(scrub(f"error: internal error: {type(exc).__name__}: {exc}")))
+            line = contract.scrub(f"error: internal error: {type(exc).__name__}: {exc}")
+            self.write(self.style.red(line))
         return True
 
     def models(self) -> None:
         """Write the account's models (or the bundled ones and why)."""
-        from .cli import fetch_models, format_models
-
         live, reason, rows = fetch_models(self.host)
         if live:
             self.roster_ids = [str(row.get("id")) for row in rows]
@@ -244,41 +251,44 @@ class ChatRepl:
 
     def model(self, name: str) -> None:
         """Switch to the model NAME (or say which one is in use)."""
-        from .cli import resolve_effort, resolve_model
-
         if not name:
             self.write(f"model: cursor/{self.conversation.model}")
             return
-        model = resolve_model(self.host, name, self.roster_ids)
-        self.conversation.model = model
         note = ""
         try:
-            self.conversation.effort = resolve_effort(self.host, model, self.conversation.effort)
-        except ConfigError:
-            self.conversation.effort = None
+            route = route_for(self.host, name, self.conversation.effort, self.roster_ids)
+        except contract.UnknownModel as exc:
+            raise HostError(unknown_model_line(exc)) from None
+        except contract.BadEffort:
+            route = checked_route(self.host, name, None, self.roster_ids, defaults=False)
             note = " (effort reset to off: the model does not take the one set)"
-        self.write(f"model: cursor/{model}, effort {self.conversation.effort or 'off'}{note}")
+        self.remember(route.model, route.bundled)
+        self.conversation.model, self.conversation.effort = route.model, route.effort
+        self.write(f"model: cursor/{route.model}, effort {route.effort or 'off'}{note}")
 
     def effort(self, level: str) -> None:
         """Set the thinking effort (or say which one is set)."""
-        from .cli import catalog_models, resolve_effort
-
         if not level:
             self.write(f"effort: {self.conversation.effort or 'off'}")
             return
-        effort = resolve_effort(self.host, self.conversation.model, level)
-        row = catalog_models(self.host).get(self.conversation.model) or {}
-        if effort is None and level.lower() != "off" and not row.get("reasoning"):
-            self.write(f"cursor/{self.conversation.model} does not reason; effort stays off")
-        self.conversation.effort = effort
-        self.write(f"effort: {effort or 'off'}")
+        route = checked_route(
+            self.host, self.conversation.model, level, self.roster_ids, defaults=False
+        )
+        self.remember(route.model, route.bundled)
+        if route.requested_effort is not None and route.effort is None:
+            self.write(f"cursor/{route.model} does not reason; effort stays off")
+        self.conversation.effort = route.effort
+        self.write(f"effort: {route.effort or 'off'}")
+
+    def remember(self, model: str, bundled: bool) -> None:
+        """Keep MODEL among the roster's ids when only the roster lists it (no second fetch)."""
+        if not bundled and model not in self.roster_ids:
+            self.roster_ids.append(model)
 
     # Completion ---------------------------------------------------------------------------
 
     def completions(self, line: str, word: str) -> list[str]:
         """Return the completions of WORD, the last word of LINE."""
-        from .cli import catalog_models
-
         if " " not in line:
             return [c for c in SLASH_COMMANDS if c.startswith(word)] + (
                 ["/exit"] if "/exit".startswith(word) and word.startswith("/e") else []
@@ -288,13 +298,15 @@ class ChatRepl:
             if head == "/cursor":
                 options = list(self.host.command("cursor").complete(rest))
             elif head == "/model":
-                options = list(catalog_models(self.host)) + self.roster_ids
+                catalog = self.host.cell_for(PROVIDER).catalog()
+                options = [str(m["id"]) for m in catalog.get("models", [])] + self.roster_ids
             elif head == "/effort":
-                row = catalog_models(self.host).get(self.conversation.model) or {}
-                options = [*list(row.get("efforts") or []), "off"]
+                cell = self.host.cell_for(PROVIDER)
+                route = cell.route(self.conversation.model, None, roster=self.roster_ids)
+                options = [*route.efforts, "off"]
             else:
                 return []
-        except CursorError:
+        except (HostError, contract.CursorError):
             return []
         # A cell may answer whole argument lines; readline completes the last word.
         words = [option.split(" ")[-1] for option in options]
@@ -305,6 +317,7 @@ class ChatRepl:
         if not sys.stdin.isatty():
             return
         try:
+            # Here, not at the top: only a terminal needs it, and some Pythons lack it.
             import readline
         except ImportError:  # pragma: no cover - Python built without readline
             return
@@ -320,10 +333,6 @@ class ChatRepl:
 
 def run_chat(args: argparse.Namespace) -> int:
     """Run ``nodecode-cursor chat``; return the exit code."""
-    from .cli import _confirm, make_host, resolve_effort, resolve_model
-    from .host_tools import HostTools, Toolbox
-    from .refhost import Conversation
-
     holder: list[ChatRepl] = []
 
     def say(text: str) -> None:
@@ -334,21 +343,22 @@ def run_chat(args: argparse.Namespace) -> int:
 
     host = make_host(args, say=say)
     try:
-        model = resolve_model(host, args.model)
-        effort = resolve_effort(host, model, args.effort)
+        route = checked_route(host, args.model, args.effort)
         cwd = Path.cwd()
         tools = (
-            HostTools(cwd, assume_yes=args.yes, confirm=_confirm)
+            HostTools(cwd, assume_yes=args.yes, confirm=confirm)
             if args.tools == "default"
             else Toolbox()
         )
         conversation = Conversation(
-            model=model,
-            effort=effort,
+            model=route.model,
+            effort=route.effort,
             session_id=args.session or new_session_id(),
             cwd=str(cwd),
         )
         repl = ChatRepl(host, conversation, tools, verbose=bool(getattr(args, "verbose", False)))
+        if not route.bundled:
+            repl.remember(route.model, route.bundled)
         holder.append(repl)
         return repl.loop()
     finally:

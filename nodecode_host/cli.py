@@ -10,42 +10,65 @@ Global flags: ``--base-url``, ``--web-url``, ``-v`` and ``--version``;
 Every command exits 0 on success and non-zero on failure: 2 for usage and config
 errors, 1 for everything else, 130 when interrupted. A failure is one line on
 stderr (or ``{"error": {...}}`` with ``ask --json``); a traceback only with ``-v``.
-The host itself (cell loading, the turn loop) is ``refhost.py``'s.
+The host itself (cell loading, the turn loop) is ``refhost.py``'s; what every
+command sets up alike (the host, the model and effort, the model table) is
+``setup.py``'s; the chat is ``chat.py``'s and the API server ``openai_server.py``'s.
+Nothing of the cell is imported before the host has loaded the cells (``contract.py``).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
-import difflib
 import json
 import logging
 import math
 import os
+import signal
 import sys
+import tempfile
 import time
 import traceback
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from nodecode_cursor import __version__, limits
-from nodecode_cursor.errors import ConfigError, CursorError, scrub
-
+from . import __version__, contract
 from . import limits as host_limits
+from .chat import run_chat
+from .errors import HostConfigError, HostError, UsageError
+from .host_tools import HostTools, Toolbox, load_tool_file
+from .openai_server import (
+    API_KEY_ENV,
+    DEFAULT_LISTEN_HOST,
+    DEFAULT_PORT,
+    ApiServer,
+    authority,
+    loopback,
+    serve,
+)
+from .refhost import Conversation, ReferenceHost
+from .render import Style, TerminalView
+from .setup import (
+    DEFAULT_MODEL,
+    PROVIDER,
+    checked_route,
+    confirm,
+    fetch_models,
+    for_shell,
+    format_models,
+    make_host,
+)
+
+if TYPE_CHECKING:
+    from nodecode_cursor.cell import SignInState
+    from nodecode_cursor.host import Cell
 
 __all__ = ["DEFAULT_MODEL", "UsageError", "main"]
 
 log = logging.getLogger("nodecode_host.cli")
-
-# Cursor's own model: included in every plan, and quick to answer.
-DEFAULT_MODEL = "composer-2.5"
-PROVIDER = "cursor"
-
-
-class UsageError(ConfigError):
-    """The command line itself is wrong (a missing argument, a bad flag)."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -181,180 +204,37 @@ def build_parser() -> Parser:
     return parser
 
 
-# Host set-up ---------------------------------------------------------------------------------
-
-
-def home_folder() -> Path:
-    """Return the host's home: $NODECODE_HOME, else ~/.nodecode."""
-    from nodecode_cursor.host import default_home
-
-    return default_home()
-
-
-def make_host(
-    args: argparse.Namespace,
-    *,
-    home: Path | None = None,
-    say: Callable[[str], None] | None = None,
-    overrides: dict[str, Any] | None = None,
-) -> Any:
-    """Return a started ReferenceHost for ARGS (flags override config.json's cursor section)."""
-    from .refhost import ReferenceHost
-
-    section: dict[str, Any] = dict(overrides or {})
-    if getattr(args, "base_url", None):
-        section["base_url"] = args.base_url
-    if getattr(args, "web_url", None):
-        section["web_url"] = args.web_url
-    host = ReferenceHost(home or home_folder(), overrides={PROVIDER: section}, say=say)
-    # A broken config.json is a config error before anything loads.
-    for key in HOST_DEFAULTS:
-        _configured(host, key)
-    host.start()
-    for problem in host.problems:
-        print(f"warning: {problem}", file=sys.stderr)
-    return host
-
-
-def catalog_models(host: Any) -> dict[str, dict[str, Any]]:
-    """Return the cursor lane's catalog models by id."""
-    cell = host.cell_for(PROVIDER)
-    row = cell.catalog()
-    return {str(m["id"]): m for m in row.get("models", [])}
-
-
-def resolve_model(host: Any, name: str | None, extra: Sequence[str] = ()) -> str:
-    """Return the model id NAME names (``cursor/`` prefix allowed); ConfigError with the nearest."""
-    configured = None if name else _configured(host, "model")
-    model = (name or configured or DEFAULT_MODEL).strip()
-    model = model.removeprefix(f"{PROVIDER}/")
-    # The roster repeats catalog ids: each may appear once among the nearest.
-    known = list(dict.fromkeys([*catalog_models(host), *(m for m in extra if m)]))
-    if model in known:
-        return model
-    # Not a bundled row: the account's own roster may still list it (one call, made
-    # only for a model the bundled rows lack).
-    live, why, rows = fetch_models(host)
-    roster = [str(row["id"]) for row in rows if row.get("id")] if live else []
-    if model in roster:
-        return model
-    known = list(dict.fromkeys([*known, *roster]))
-    nearest = difflib.get_close_matches(model, known, n=5, cutoff=0.4)
-    if not nearest:
-        nearest = [k for k in known if model.split("-")[0] in k][:5]
-    hint = f" Nearest supported: {', '.join(nearest)}." if nearest else ""
-    unchecked = "" if live else f" The live roster could not be checked ({why})."
-    raise ConfigError(
-        f"unknown model {PROVIDER}/{model}{_from_file(host, 'model', configured)}.{hint}"
-        f"{unchecked} (`nodecode-cursor models` lists them)",
-        code="unknown_model",
-    )
-
-
-def resolve_effort(host: Any, model: str, effort: str | None) -> str | None:
-    """Return the effort to ask MODEL for (None = off); ConfigError naming the model's efforts."""
-    configured = None
-    if effort is None:
-        effort = configured = _configured(host, "effort")
-    if effort is None or effort.strip().lower() in ("", "off", "none"):
-        return None
-    effort = effort.strip().lower()
-    from nodecode_cursor.routing import EFFORTS, checked_effort
-
-    try:
-        checked_effort(effort)  # a misspelt level is refused whatever the model
-    except ConfigError as exc:
-        raise ConfigError(
-            f"{exc.detail}{_from_file(host, 'effort', configured)}", code=exc.code
-        ) from None
-    row = catalog_models(host).get(model)
-    if row is None or not row.get("reasoning"):
-        return None  # a model that does not reason is asked no effort at all
-
-    supported = list(row.get("efforts") or EFFORTS)
-    if effort not in supported:
-        raise ConfigError(
-            f"effort {effort!r}{_from_file(host, 'effort', configured)} is not supported by "
-            f"{PROVIDER}/{model}; its efforts: {', '.join(supported)}, or off"
-        )
-    return effort
-
-
-# The host's own defaults at config.json's top level, and what each must be.
-HOST_DEFAULTS = {
-    "model": f'a model id string, e.g. "{DEFAULT_MODEL}"',
-    "effort": 'an effort string, e.g. "high", or "off"',
-}
-
-
-def _configured(host: Any, key: str) -> str | None:
-    """Return the host's default KEY (model, effort) from config.json's top level.
-
-    ConfigError when it is there but not a string: ignoring it would quietly run
-    another model than the one the person set.
-    """
-    value = host.config_file().get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        from .refhost import json_kind
-
-        raise ConfigError(
-            f'"{key}" in {host.config_path} must be {HOST_DEFAULTS[key]}, not {json_kind(value)}'
-        )
-    return value if value.strip() else None
-
-
-def _from_file(host: Any, key: str, configured: str | None) -> str:
-    """Return the note that KEY's value came from config.json (empty when it came from argv)."""
-    return "" if configured is None else f' (the "{key}" in {host.config_path})'
-
-
 # ask ------------------------------------------------------------------------------------------
 
 
 def _read_history(path: str) -> list[dict[str, Any]]:
-    """Return the chat messages in the JSON file PATH; ConfigError when it is not that."""
+    """Return the chat messages in the JSON file PATH; HostConfigError when it is not that."""
     try:
         raw = json.loads(Path(path).read_text("utf-8"))
     except OSError as exc:
-        raise ConfigError(f"cannot read the history {path}: {exc.strerror or exc}") from None
+        raise HostConfigError(f"cannot read the history {path}: {exc.strerror or exc}") from None
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-        raise ConfigError(f"the history {path} is not JSON: {exc}") from None
+        raise HostConfigError(f"the history {path} is not JSON: {exc}") from None
     if not isinstance(raw, list) or not all(
         isinstance(m, dict) and isinstance(m.get("role"), str) for m in raw
     ):
-        raise ConfigError(f"the history {path} must be a JSON array of messages with a role")
+        raise HostConfigError(f"the history {path} must be a JSON array of messages with a role")
     return raw
 
 
-def _toolbox(spec: str, *, assume_yes: bool, interactive: bool) -> Any:
+def _toolbox(spec: str, *, assume_yes: bool, interactive: bool) -> Toolbox:
     """Return the toolbox --tools SPEC names: the host's own, none, or definitions from a file."""
-    from .host_tools import HostTools, Toolbox, load_tool_file
-
     if spec == "none":
         return Toolbox()
     if spec == "default":
         return HostTools(
-            Path.cwd(), assume_yes=assume_yes, confirm=_confirm if interactive else None
+            Path.cwd(), assume_yes=assume_yes, confirm=confirm if interactive else None
         )
     return load_tool_file(spec)
 
 
-def _confirm(command: str) -> bool:
-    """Return whether the person allows COMMAND (asked on the terminal)."""
-    try:
-        answer = input(f"run `{command}`? [y/N] ")
-    except EOFError:
-        return False
-    return answer.strip().lower() in ("y", "yes")
-
-
 def cmd_ask(args: argparse.Namespace) -> int:
     """Run one turn; print its answer (or one JSON object); return the exit code."""
-    from .refhost import Conversation
-    from .render import Style, TerminalView
-
     prompt = " ".join(args.prompt).strip()
     if prompt == "-":
         prompt = sys.stdin.read().strip()
@@ -363,8 +243,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         raise UsageError("ask needs a PROMPT (or --history)")
     host = make_host(args)
     try:
-        model = resolve_model(host, args.model)
-        effort = resolve_effort(host, model, args.effort)
+        route = checked_route(host, args.model, args.effort)
+        model, effort = route.model, route.effort
         interactive = sys.stdin.isatty() and not args.json
         tools = _toolbox(args.tools, assume_yes=args.yes, interactive=interactive)
         messages = list(history)
@@ -410,10 +290,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         host.stop()
 
 
-def _show_notices(host: Any, stream: TextIO) -> None:
+def _show_notices(host: ReferenceHost, stream: TextIO) -> None:
     """Write the host's standing notices to STREAM."""
-    from .render import Style
-
     style = Style(stream)
     for notice in host.notices():
         stream.write(style.yellow(f"! {notice.text}") + "\n")
@@ -421,65 +299,6 @@ def _show_notices(host: Any, stream: TextIO) -> None:
 
 
 # models ---------------------------------------------------------------------------------------
-
-
-def roster_rows(roster: Any) -> tuple[bool, str | None, list[dict[str, Any]]]:
-    """Return (live, why not live, rows) of what the cell's list_models answered."""
-    items = getattr(roster, "models", roster)
-    rows: list[dict[str, Any]] = []
-    for item in items or ():
-        if isinstance(item, dict):
-            row = dict(item)
-        else:
-            row = {
-                key: getattr(item, key)
-                for key in ("id", "name", "context_window", "max_mode")
-                if hasattr(item, key)
-            }
-        rows.append(row)
-    return bool(getattr(roster, "live", True)), getattr(roster, "reason", None), rows
-
-
-def fetch_models(host: Any) -> tuple[bool, str | None, list[dict[str, Any]]]:
-    """Return (live, why not live, rows): the account's roster, else the bundled rows."""
-    cell = host.cell_for(PROVIDER)
-    catalog = catalog_models(host)
-    try:
-        live, reason, rows = roster_rows(host.run_async(cell.list_models()))
-    except CursorError as exc:
-        live, reason, rows = False, str(exc), []
-    if not rows:
-        rows = [
-            {"id": m["id"], "name": m.get("name"), "context_window": m.get("context_window")}
-            for m in catalog.values()
-        ]
-        live = False
-        reason = reason or "the account's roster is not available"
-    for row in rows:
-        bundled = catalog.get(str(row.get("id")))
-        row.setdefault("efforts", list(bundled.get("efforts") or []) if bundled else [])
-    return live, reason, rows
-
-
-def format_models(live: bool, reason: str | None, rows: list[dict[str, Any]]) -> str:
-    """Return the model table a person reads."""
-    if live:
-        head = f"Cursor models your account may use ({len(rows)}):"
-    else:
-        head = f"Cursor's bundled models ({len(rows)}); the live list is missing: {reason}"
-    cells = []
-    for row in rows:
-        context = row.get("context_window")
-        window = f"{int(context) // 1000}k" if isinstance(context, int) else ""
-        efforts = ",".join(row.get("efforts") or []) or "-"
-        cells.append((str(row.get("id")), window, efforts, str(row.get("name") or "")))
-    # Each column as wide as its widest cell: a long effort list must not push the name out.
-    widths = [max((len(cell[i]) for cell in cells), default=0) for i in range(3)]
-    lines = [head]
-    for ident, window, efforts, name in cells:
-        line = f"  {ident:<{widths[0]}}  {window:>{widths[1]}}  {efforts:<{widths[2]}}  {name}"
-        lines.append(line.rstrip())
-    return "\n".join(lines)
 
 
 def cmd_models(args: argparse.Namespace) -> int:
@@ -502,27 +321,23 @@ def cmd_models(args: argparse.Namespace) -> int:
 # login, status, logout ------------------------------------------------------------------------
 
 
-def check_sign_in_state(host: Any, *, credential: bool = False) -> None:
-    """Raise the StoreError of a corrupt auth.json (and, with CREDENTIAL, of an unusable token).
+# login, status, logout ------------------------------------------------------------------------
 
-    The ``/cursor`` verbs answer such faults as a line, as a chat wants; a shell wants
-    the line and a failing exit code too. Never refreshes, never dials.
-    """
-    from nodecode_cursor.credentials import resolve_credential
-    from nodecode_cursor.store import AuthStore
 
-    if credential:
-        resolve_credential(host, PROVIDER)
-    else:
-        AuthStore(host.home).read()
+def _cursor(host: ReferenceHost) -> Cell:
+    """Return the cursor cell, after its /cursor command (a vetoed or missing cell says so)."""
+    host.command(PROVIDER)
+    return host.cell_for(PROVIDER)
 
 
 def cmd_status(args: argparse.Namespace) -> int:
     """Print how the sign-in stands; return the exit code."""
     host = make_host(args)
     try:
-        host.command(PROVIDER)  # a vetoed or missing cell says so first
-        check_sign_in_state(host, credential=True)
+        cell = _cursor(host)
+        # The /cursor verbs answer a broken auth.json or token as a line, as a chat wants;
+        # a shell wants the line and a failing exit code too (neither refreshes nor dials).
+        cell.credential(PROVIDER)
         print(host.command(PROVIDER).run("status"))
         return 0
     finally:
@@ -533,31 +348,21 @@ def cmd_logout(args: argparse.Namespace) -> int:
     """Forget the kept sign-in; return the exit code."""
     host = make_host(args)
     try:
-        command = host.command(PROVIDER)
-        check_sign_in_state(host)
-        print(command.run("logout"))
+        _cursor(host).sign_in_state()  # a broken auth.json fails the command, and stays as it is
+        print(host.command(PROVIDER).run("logout"))
         return 0
     finally:
         host.stop()
 
 
-def _in_progress(status: str) -> bool:
-    """Return whether a status line says a sign-in is under way."""
-    return "in progress" in status.lower()
-
-
-def _signed_in(status: str) -> bool:
-    """Return whether a status line says the person is signed in."""
-    lowered = status.lower()
-    return "signed in" in lowered and "not signed in" not in lowered
-
-
-def _login_page(line: str) -> str | None:
-    """Return the sign-in page the cell's login line names, or None when it names none."""
-    for word in line.split():
-        if word.startswith(("http://", "https://")):
-            return word
-    return None
+def _signed_in_anew(before: SignInState, after: SignInState) -> bool:
+    """Return whether AFTER holds a kept sign-in that BEFORE did not (a new one was kept)."""
+    if not after.signed_in:
+        return False
+    return not before.signed_in or (after.expires_at, after.email) != (
+        before.expires_at,
+        before.email,
+    )
 
 
 def cmd_login(args: argparse.Namespace) -> int:
@@ -565,13 +370,14 @@ def cmd_login(args: argparse.Namespace) -> int:
     said: list[str] = []
     host = make_host(args, say=said.append)
     try:
+        cell = _cursor(host)
         command = host.command(PROVIDER)
-        check_sign_in_state(host)  # the sign-in could not be kept anyway
+        before = cell.sign_in_state()  # a broken auth.json: the sign-in could not be kept anyway
         started = time.monotonic()
         progress = sys.stderr.isatty()
         try:
             started_line = command.run("login")
-            url = _login_page(started_line)
+            url = cell.sign_in_state().login_url
             if url is None:
                 print(started_line, flush=True)  # not a page to open: the cell's own words
             else:
@@ -580,7 +386,7 @@ def cmd_login(args: argparse.Namespace) -> int:
                 print(f"cursor: open {url} in a browser to sign in", flush=True)
                 if not progress:
                     print("waiting for the browser sign-in (Ctrl-C cancels)", file=sys.stderr)
-            while _in_progress(command.run("status")):
+            while cell.sign_in_state().in_progress:
                 if progress:
                     waited = int(time.monotonic() - started)
                     sys.stderr.write(
@@ -588,10 +394,10 @@ def cmd_login(args: argparse.Namespace) -> int:
                     )
                     sys.stderr.flush()
                 time.sleep(host_limits.LOGIN_PROGRESS_SECONDS)
-            # The sign-in says how it went just after it stops being "in progress".
-            signin = getattr(command, "signin", None)
-            if signin is not None and hasattr(signin, "wait"):
-                signin.wait(host_limits.LOGIN_PROGRESS_SECONDS * 20)
+            # The sign-in says how it went just after it stops being in progress.
+            deadline = time.monotonic() + host_limits.LOGIN_SAY_SECONDS
+            while not said and time.monotonic() < deadline:
+                time.sleep(host_limits.LOGIN_PROGRESS_SECONDS / 10)
         except KeyboardInterrupt:
             if progress:
                 sys.stderr.write("\r\x1b[K")
@@ -603,7 +409,7 @@ def cmd_login(args: argparse.Namespace) -> int:
             print(line)
         if not said:
             print(command.run("status"))
-        return 0 if any(_signed_in(line) for line in said) else 1
+        return 0 if _signed_in_anew(before, cell.sign_in_state()) else 1
     finally:
         host.stop()  # ends a sign-in still in progress (a cancelled one writes nothing)
 
@@ -619,13 +425,9 @@ DEMO_PROMPT = f'What do the release notes say? Use read_file with {{"path": "{DE
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Run a real two-round turn with a tool handoff against the bundled simulator."""
-    import tempfile
-
+    # Imported here: the simulator is the demo's alone, and it loads the installed cell's
+    # protobuf code, which no other command should pay for (or load before the cells).
     from cursor_simulator import Simulator
-
-    from .host_tools import HostTools
-    from .refhost import Conversation
-    from .render import Style, TerminalView
 
     given = [
         flag
@@ -682,11 +484,61 @@ def cmd_demo(args: argparse.Namespace) -> int:
             host.stop()
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
-    """Serve the OpenAI-compatible API until Ctrl-C; return the exit code."""
-    from .openai_server import main_serve
+# serve ----------------------------------------------------------------------------------------
 
-    return main_serve(args)
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the OpenAI-compatible API on ``args.host``:``args.port`` until Ctrl-C or SIGTERM.
+
+    The client key comes from NODECODE_SERVE_API_KEY only (never argv: secrets
+    do not belong in a process listing). Listening beyond loopback without one is
+    refused: it would lend the Cursor account to the whole network.
+    """
+    listen_host = str(getattr(args, "host", None) or DEFAULT_LISTEN_HOST)
+    port = int(getattr(args, "port", None) or DEFAULT_PORT)
+    api_key = os.environ.get(API_KEY_ENV, "").strip() or None
+    if not loopback(listen_host) and api_key is None:
+        raise HostConfigError(
+            f"refusing to listen on {listen_host} without a client key: set {API_KEY_ENV} "
+            "(or listen on 127.0.0.1)"
+        )
+    host = make_host(args)
+    try:
+        host.lane(PROVIDER)  # not installed or disabled: say so before listening
+
+        def announce(server: ApiServer) -> None:
+            where = "loopback only" if loopback(listen_host) else "reachable from the network"
+            key = f"clients must send {API_KEY_ENV}" if api_key else "no client key required"
+            print(
+                f"nodecode-cursor: serving Cursor's models at {server.url} ({where}; {key}). "
+                "Ctrl-C stops.",
+                file=sys.stderr,
+                flush=True,
+            )
+
+        async def run() -> None:
+            task = asyncio.current_task()
+            if task is not None:
+                # SIGTERM (a service manager stopping us) ends the server as Ctrl-C does.
+                with contextlib.suppress(NotImplementedError, RuntimeError):
+                    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+            with contextlib.suppress(asyncio.CancelledError):
+                await serve(
+                    host, listen_host=listen_host, port=port, api_key=api_key, ready=announce
+                )
+            print("nodecode-cursor: stopped", file=sys.stderr)
+
+        try:
+            asyncio.run(run())
+        except KeyboardInterrupt:
+            print("nodecode-cursor: stopped", file=sys.stderr)
+        except OSError as exc:
+            raise HostConfigError(
+                f"cannot listen on {authority(listen_host, port)}: {exc.strerror or exc}"
+            ) from None
+    finally:
+        host.stop()
+    return 0
 
 
 # Entry ----------------------------------------------------------------------------------------
@@ -728,7 +580,7 @@ class TokenRedactor(logging.Filter):
             secret = os.environ.get(name)
             if secret and len(secret) >= 8:
                 text = text.replace(secret, "[redacted]")
-        return scrub(text)
+        return contract.scrub(text)
 
 
 def _logging(verbose: bool) -> None:
@@ -748,17 +600,11 @@ def _failure(exc: BaseException, base_url: str | None) -> tuple[int, str]:
     """Return (status, one line) for a failure that is not one of ours."""
     module = type(exc).__module__
     if module.startswith(("httpx", "httpcore")) or isinstance(exc, ConnectionError):
-        where = base_url or limits.DEFAULT_BASE_URL
-        cause = scrub(str(exc)) or type(exc).__name__
+        # The URL when the person gave one; else the cell's default, which is the cell's to know.
+        where = base_url or "Cursor's service"
+        cause = contract.scrub(str(exc)) or type(exc).__name__
         return 502, f"could not reach {where}: {cause}"
-    return 500, scrub(f"internal error: {type(exc).__name__}: {exc}")
-
-
-def for_shell(message: str) -> str:
-    """Return MESSAGE with the shell's sign-in command added to a hint worded for the chat."""
-    if "/cursor login" in message:
-        return message + " (from a shell: nodecode-cursor login)"
-    return message
+    return 500, contract.scrub(f"internal error: {type(exc).__name__}: {exc}")
 
 
 def _report(status: int, message: str, *, as_json: bool) -> None:
@@ -784,8 +630,6 @@ def _usage_line(message: str, command: str | None) -> str:
     if command is None:
         return message
     if command == "serve" and "--api-key" in message:
-        from .openai_server import API_KEY_ENV
-
         # argparse would echo the unknown arguments, the key among them: say it without.
         return (
             f"serve takes no --api-key: the client key comes from {API_KEY_ENV}, never the "
@@ -818,8 +662,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         if args.command == "chat":
-            from .chat import run_chat
-
             return run_chat(args)
         return _HANDLERS[args.command](args)
     except KeyboardInterrupt:
@@ -830,11 +672,16 @@ def main(argv: list[str] | None = None) -> int:
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except CursorError as exc:
+    except HostError as exc:
         if verbose:
             traceback.print_exc()
         _report(exc.status, str(exc), as_json=as_json)
-        return 2 if isinstance(exc, ConfigError) else 1
+        return 2
+    except contract.CursorError as exc:
+        if verbose:
+            traceback.print_exc()
+        _report(exc.status, str(exc), as_json=as_json)
+        return 2 if isinstance(exc, contract.ConfigError) else 1
     except Exception as exc:
         if verbose:
             traceback.print_exc()

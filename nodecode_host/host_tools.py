@@ -27,9 +27,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from nodecode_cursor.errors import ConfigError
-
 from . import limits as host_limits
+from .errors import HostConfigError
 
 __all__ = [
     "NATIVE_TOOL_NAMES",
@@ -137,7 +136,7 @@ class Toolbox:
 
     def run(self, name: str, arguments: str) -> str:
         """Return the result text of one call."""
-        raise ConfigError(f"the host does not run the tool {name!r}")
+        raise HostConfigError(f"the host does not run the tool {name!r}")
 
 
 class HostTools(Toolbox):
@@ -384,25 +383,27 @@ class FileTools(Toolbox):
 
 
 def load_tool_file(path: Path | str) -> FileTools:
-    """Return the OpenAI-style tools in the JSON file PATH; ConfigError when it is not that."""
+    """Return the OpenAI-style tools in the JSON file PATH; HostConfigError when it is not that."""
     where = Path(path)
     try:
         raw = json.loads(where.read_text("utf-8"))
     except OSError as exc:
-        raise ConfigError(f"cannot read the tools file {where}: {exc.strerror or exc}") from None
+        raise HostConfigError(
+            f"cannot read the tools file {where}: {exc.strerror or exc}"
+        ) from None
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-        raise ConfigError(f"the tools file {where} is not JSON: {exc}") from None
+        raise HostConfigError(f"the tools file {where} is not JSON: {exc}") from None
     if isinstance(raw, dict) and isinstance(raw.get("tools"), list):
         raw = raw["tools"]
     if not isinstance(raw, list):
-        raise ConfigError(f"the tools file {where} must hold a JSON array of tools")
+        raise HostConfigError(f"the tools file {where} must hold a JSON array of tools")
     tools: list[dict[str, Any]] = []
     for index, item in enumerate(raw):
         function = item.get("function") if isinstance(item, dict) else None
         if function is None and isinstance(item, dict) and "name" in item:
             function = item  # a bare function definition
         if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-            raise ConfigError(f"the tools file {where}: entry {index} is not a function tool")
+            raise HostConfigError(f"the tools file {where}: entry {index} is not a function tool")
         tool: dict[str, Any] = {"name": function["name"]}
         if isinstance(function.get("description"), str):
             tool["description"] = function["description"]

@@ -29,3 +29,7 @@ LIST_MAX_ENTRIES = 500
 
 # How often `nodecode-cursor login` looks at the sign-in's progress while it waits.
 LOGIN_PROGRESS_SECONDS = 0.25
+
+# How long `nodecode-cursor login` waits, once the sign-in has ended, for the line saying
+# how it went (the cell says it from its background thread just after).
+LOGIN_SAY_SECONDS = 5.0

@@ -21,27 +21,13 @@ import json
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nodecode_cursor.errors import (
-    ConfigError,
-    CredentialError,
-    CursorError,
-    StreamIncomplete,
-    scrub,
-)
-from nodecode_cursor.host import (
-    Finish,
-    ReasoningDelta,
-    RoundContext,
-    RoundResult,
-    StreamPart,
-    StreamStart,
-    TextDelta,
-    ToolCallArgsDelta,
-    ToolCallStart,
-    Usage,
-)
+from . import contract
+
+if TYPE_CHECKING:
+    from nodecode_cursor.errors import CursorError
+    from nodecode_cursor.host import RoundContext, RoundResult, StreamPart, Usage
 
 __all__ = [
     "DONE_EVENT",
@@ -63,8 +49,8 @@ __all__ = [
 MODEL_PREFIX = "cursor/"
 OWNER = "cursor"
 ROLES = ("system", "developer", "user", "assistant", "tool")
-# Efforts that mean "thinking off" in OpenAI's vocabulary and ours.
-EFFORTS_OFF = ("none", "off")
+# OpenAI's word for "thinking off"; every other effort, "off" included, is the cell's to read.
+EFFORT_NONE = "none"
 DONE_EVENT = b"data: [DONE]\n\n"
 
 # OpenAI's error "type" per HTTP status (anything else 5xx is api_error).
@@ -113,11 +99,32 @@ def error_for(exc: CursorError) -> ApiError:
     # `nodecode-cursor serve`, run from a shell, where the verb is a command.
     detail = exc.detail.replace("/cursor login", "nodecode-cursor login")
     code = getattr(exc, "code", None)
-    if isinstance(exc, CredentialError) or code == "not_signed_in":
+    if isinstance(exc, contract.CredentialError) or code == "not_signed_in":
         return ApiError(401, detail, code="not_signed_in")
-    if isinstance(exc, ConfigError):
+    if isinstance(exc, contract.UnknownModel):
+        # Worded from the fields, for an API client: the ids as it would send them.
+        near = ", ".join(f"{MODEL_PREFIX}{model}" for model in exc.near)
+        unchecked = f" (the account's roster could not be checked: {exc.unchecked})"
+        message = (
+            f"the model {MODEL_PREFIX}{exc.model} does not exist or your Cursor account cannot "
+            f"use it{unchecked if exc.unchecked else ''}" + (f"; nearest: {near}" if near else "")
+        )
+        return ApiError(400, message, code="model_not_found")
+    if isinstance(exc, contract.BadEffort):
+        if exc.model is None:
+            message = (
+                f"reasoning_effort {exc.effort!r} is not a known level; "
+                f"known: {EFFORT_NONE}, {', '.join(exc.allowed)}"
+            )
+        else:
+            message = (
+                f"reasoning_effort {exc.effort!r} is not supported by {MODEL_PREFIX}{exc.model}; "
+                f"supported: {', '.join(exc.allowed)}, or {EFFORT_NONE}"
+            )
+        return ApiError(400, message, code="unsupported_effort")
+    if isinstance(exc, contract.ConfigError):
         return ApiError(400, detail, code=_CONFIG_CODES.get(code or "", code or "invalid_request"))
-    if isinstance(exc, StreamIncomplete):
+    if isinstance(exc, contract.StreamIncomplete):
         return ApiError(502, detail, code="stream_incomplete")
     status = exc.status if 400 <= exc.status <= 599 else 502
     return ApiError(status, detail, code="provider_error" if status >= 500 else "cursor_error")
@@ -129,7 +136,8 @@ def internal_error(exc: BaseException) -> ApiError:
     The text of an exception nobody raised on purpose can quote anything (a
     header, a request body), so only the class name reaches the client.
     """
-    return ApiError(500, scrub(f"internal error: {type(exc).__name__}"), code="internal_error")
+    line = contract.scrub(f"internal error: {type(exc).__name__}")
+    return ApiError(500, line, code="internal_error")
 
 
 # Requests ------------------------------------------------------------------------------------
@@ -152,7 +160,7 @@ class ChatRequest:
 
     def context(self, on_part: Callable[[StreamPart], None] | None = None) -> RoundContext:
         """Return the RoundContext of this request (credential and base URL left to the cell)."""
-        return RoundContext(
+        return contract.RoundContext(
             model=self.model,
             messages=[dict(m) for m in self.messages],
             effort=self.effort,
@@ -287,7 +295,7 @@ def _effort(raw: Any) -> str | None:
     if not isinstance(raw, str):
         raise _invalid("'reasoning_effort' must be a string", "unsupported_effort")
     effort = raw.strip().lower()
-    return None if effort in EFFORTS_OFF or not effort else effort
+    return None if effort == EFFORT_NONE or not effort else effort
 
 
 def parse_chat_request(body: bytes, *, session_header: str | None = None) -> ChatRequest:
@@ -430,11 +438,11 @@ class ChunkStream:
 
     def part(self, part: StreamPart) -> list[dict[str, Any]]:
         """Return the chunks PART becomes (none for the stream's start and finish markers)."""
-        if isinstance(part, TextDelta):
+        if isinstance(part, contract.TextDelta):
             return self._with_role({"content": part.text}) if part.text else []
-        if isinstance(part, ReasoningDelta):
+        if isinstance(part, contract.ReasoningDelta):
             return self._with_role({"reasoning_content": part.text}) if part.text else []
-        if isinstance(part, ToolCallStart):
+        if isinstance(part, contract.ToolCallStart):
             call = {
                 "index": part.index,
                 "id": part.id,
@@ -442,12 +450,12 @@ class ChunkStream:
                 "function": {"name": part.name, "arguments": ""},
             }
             return self._with_role({"tool_calls": [call]})
-        if isinstance(part, ToolCallArgsDelta):
+        if isinstance(part, contract.ToolCallArgsDelta):
             if not part.delta:
                 return []
             call = {"index": part.index, "function": {"arguments": part.delta}}
             return self._with_role({"tool_calls": [call]})
-        if isinstance(part, StreamStart | Finish):
+        if isinstance(part, contract.StreamStart | contract.Finish):
             return []
         return []  # pragma: no cover - every StreamPart is handled above
 

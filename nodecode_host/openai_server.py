@@ -11,30 +11,26 @@ cell's own business (its credential ladder); this server never sees one unless
 the cell raises an error, and errors never carry tokens.
 
 What the JSON means is ``openai_api.py``'s; the round itself is the lane's; the
-host (cell loading, config) is ``refhost.py``'s.
+host (cell loading, config) is ``refhost.py``'s; the ``serve`` command that starts
+this server from a shell is ``cli.py``'s.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import hmac
 import ipaddress
 import json
 import logging
-import os
-import signal
-import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import h11
 
-from nodecode_cursor.errors import CursorError
-from nodecode_cursor.host import RoundContext, RoundResult, StreamPart
-
+from . import contract
+from .errors import HostError
 from .openai_api import (
     DONE_EVENT,
     ApiError,
@@ -50,6 +46,9 @@ from .openai_api import (
     sse_event,
 )
 
+if TYPE_CHECKING:
+    from nodecode_cursor.host import Cell, RoundContext, RoundResult, StreamPart
+
 __all__ = [
     "API_KEY_ENV",
     "DEFAULT_LISTEN_HOST",
@@ -57,7 +56,6 @@ __all__ = [
     "ApiServer",
     "authority",
     "loopback",
-    "main_serve",
     "serve",
 ]
 
@@ -72,7 +70,7 @@ PROVIDER = "cursor"
 MAX_BODY_BYTES = 64 * 1024 * 1024
 _READ_SIZE = 65536
 
-Lane = Callable[[RoundContext], Awaitable[RoundResult]]
+Lane = Callable[["RoundContext"], Awaitable["RoundResult"]]
 
 
 class ServedHost(Protocol):
@@ -82,7 +80,7 @@ class ServedHost(Protocol):
         """Return the provider's lane."""
         ...
 
-    def cell_for(self, provider: str) -> Any:
+    def cell_for(self, provider: str) -> Cell:
         """Return the cell that gives the provider's lane."""
         ...
 
@@ -271,7 +269,9 @@ class ApiServer:
         try:
             cell = self.host.cell_for(PROVIDER)
             roster = await cell.list_models()
-        except CursorError as exc:
+        except HostError as exc:
+            raise ApiError(exc.status, exc.detail) from None
+        except contract.CursorError as exc:
             raise error_for(exc) from None
         if not roster.live:
             log.info("serving the bundled model rows: %s", roster.reason)
@@ -283,7 +283,9 @@ class ApiServer:
         """Return the cursor lane; ApiError when the host has none."""
         try:
             return self.host.lane(PROVIDER)
-        except CursorError as exc:
+        except HostError as exc:
+            raise ApiError(exc.status, exc.detail) from None
+        except contract.CursorError as exc:
             raise error_for(exc) from None
 
     async def _watch(self, conn: h11.Connection, reader: asyncio.StreamReader) -> None:
@@ -314,7 +316,7 @@ class ApiServer:
                 raise _Gone
             try:
                 result = round_task.result()
-            except CursorError as exc:
+            except contract.CursorError as exc:
                 raise error_for(exc) from None
             except Exception as exc:
                 raise _unexpected(exc) from None
@@ -351,7 +353,7 @@ class ApiServer:
             try:
                 result = await lane(chat.context(on_part))
                 ending = [sse_event(chunk) for chunk in chunks.finish(result)]
-            except CursorError as exc:
+            except contract.CursorError as exc:
                 queue.put_nowait(error_for(exc))
                 return
             except Exception as exc:
@@ -565,61 +567,3 @@ def loopback(listen_host: str) -> bool:
         return ipaddress.ip_address(listen_host.strip("[]")).is_loopback
     except ValueError:
         return False
-
-
-def main_serve(args: argparse.Namespace) -> int:
-    """Run ``nodecode-cursor serve``: the API on ``args.host``:``args.port`` until Ctrl-C.
-
-    The client key comes from NODECODE_SERVE_API_KEY only (never argv: secrets
-    do not belong in a process listing). Listening beyond loopback without one is
-    refused: it would lend the Cursor account to the whole network.
-    """
-    from nodecode_cursor.errors import ConfigError
-
-    from .cli import make_host
-
-    listen_host = str(getattr(args, "host", None) or DEFAULT_LISTEN_HOST)
-    port = int(getattr(args, "port", None) or DEFAULT_PORT)
-    api_key = os.environ.get(API_KEY_ENV, "").strip() or None
-    if not loopback(listen_host) and api_key is None:
-        raise ConfigError(
-            f"refusing to listen on {listen_host} without a client key: set {API_KEY_ENV} "
-            "(or listen on 127.0.0.1)"
-        )
-    host = make_host(args)
-    try:
-        host.lane(PROVIDER)  # not installed or disabled: say so before listening
-
-        def announce(server: ApiServer) -> None:
-            where = "loopback only" if loopback(listen_host) else "reachable from the network"
-            key = f"clients must send {API_KEY_ENV}" if api_key else "no client key required"
-            print(
-                f"nodecode-cursor: serving Cursor's models at {server.url} ({where}; {key}). "
-                "Ctrl-C stops.",
-                file=sys.stderr,
-                flush=True,
-            )
-
-        async def run() -> None:
-            task = asyncio.current_task()
-            if task is not None:
-                # SIGTERM (a service manager stopping us) ends the server as Ctrl-C does.
-                with contextlib.suppress(NotImplementedError, RuntimeError):
-                    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
-            with contextlib.suppress(asyncio.CancelledError):
-                await serve(
-                    host, listen_host=listen_host, port=port, api_key=api_key, ready=announce
-                )
-            print("nodecode-cursor: stopped", file=sys.stderr)
-
-        try:
-            asyncio.run(run())
-        except KeyboardInterrupt:
-            print("nodecode-cursor: stopped", file=sys.stderr)
-        except OSError as exc:
-            raise ConfigError(
-                f"cannot listen on {authority(listen_host, port)}: {exc.strerror or exc}"
-            ) from None
-    finally:
-        host.stop()
-    return 0

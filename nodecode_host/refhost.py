@@ -17,6 +17,10 @@ Nodecode-style host does with cells:
   append the results, call again until the model stops or ``max_rounds`` is
   reached.
 
+The host imports nothing of a cell before it loads the cells (``contract.py``
+says why): a drop-in folder's copy of a package is then the one Python keeps, and
+the DEBUG log names the file each cell's module was loaded from.
+
 Rendering, argument parsing and the REPL are ``cli.py``'s; the tools themselves
 are ``host_tools.py``'s; everything Cursor-specific is the cell's.
 """
@@ -36,22 +40,24 @@ import tomllib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from nodecode_cursor.errors import ConfigError
-from nodecode_cursor.host import (
-    Notice,
-    NoticeLevel,
-    ReasoningDelta,
-    RoundContext,
-    RoundResult,
-    StreamPart,
-    TextDelta,
-    Usage,
-)
-
+from . import contract
 from . import limits as host_limits
+from .errors import HostConfigError
 from .host_tools import Toolbox
+
+if TYPE_CHECKING:
+    from nodecode_cursor.host import (
+        Cell,
+        CellCommand,
+        Notice,
+        NoticeLevel,
+        RoundContext,
+        RoundResult,
+        StreamPart,
+        Usage,
+    )
 
 __all__ = [
     "ENTRY_POINTS_ENV",
@@ -73,20 +79,8 @@ ENTRY_POINT_GROUP = "nodecode.cells"
 # drop-in folders: how a person (or a test) proves a folder loads on its own.
 ENTRY_POINTS_ENV = "NODECODE_ENTRY_POINTS"
 
-Lane = Callable[[RoundContext], Awaitable[RoundResult]]
+Lane = Callable[["RoundContext"], Awaitable["RoundResult"]]
 T = TypeVar("T")
-
-
-class Command(Protocol):
-    """A slash command a cell installs."""
-
-    def run(self, argline: str) -> str:
-        """Return the command's answer to ARGLINE."""
-        ...
-
-    def complete(self, prefix: str) -> list[str]:
-        """Return the completions of PREFIX."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +100,7 @@ class LoadedCell:
     """A cell the host imported, and what became of it."""
 
     source: CellSource
-    cell: Any
+    cell: Cell
     module_file: str | None
     started: bool = False
     vetoed_by: str | None = None
@@ -119,14 +113,14 @@ def _entry_points_enabled() -> bool:
 
 
 def _folder_source(manifest: Path) -> CellSource:
-    """Return the CellSource a cell.toml describes; ConfigError when it is unusable."""
+    """Return the CellSource a cell.toml describes; HostConfigError when it is unusable."""
     try:
         data = tomllib.loads(manifest.read_text("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read the cell manifest {manifest}: {exc}") from None
+        raise HostConfigError(f"cannot read the cell manifest {manifest}: {exc}") from None
     entry = data.get("entry")
     if not isinstance(entry, str) or ":" not in entry:
-        raise ConfigError(f'{manifest}: entry must be "module:attr"')
+        raise HostConfigError(f'{manifest}: entry must be "module:attr"')
     config = data.get("config") or {}
     defaults = {k: dict(v) for k, v in config.items() if isinstance(v, dict)}
     name = data.get("name") if isinstance(data.get("name"), str) else manifest.parent.name
@@ -142,7 +136,7 @@ def discover_cells(
     for manifest in sorted((home / "cells").glob("*/cell.toml")):
         try:
             found.append(_folder_source(manifest))
-        except ConfigError as exc:
+        except HostConfigError as exc:
             problems.append(str(exc))
     if entry_points if entry_points is not None else _entry_points_enabled():
         for point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
@@ -151,18 +145,17 @@ def discover_cells(
 
 
 def _import_cell(source: CellSource) -> tuple[Any, str | None]:
-    """Return (the cell object SOURCE names, the file of its module)."""
+    """Return (the cell object SOURCE names, the file of its module).
+
+    A folder goes first on the import path. The host has imported nothing of any
+    cell yet (``contract.py``), so the folder's copy of a package is the one loaded,
+    even where the same package is installed too.
+    """
     module_name, _, attr = source.entry.partition(":")
     if source.folder is not None:
         folder = str(source.folder)
         if folder not in sys.path:
             sys.path.insert(0, folder)
-        loaded = sys.modules.get(module_name.split(".")[0])
-        where = getattr(loaded, "__file__", None)
-        if where is not None and not Path(where).resolve().is_relative_to(source.folder.resolve()):
-            # The host itself already imported a package by that name (the reference
-            # host ships inside the cell's package): Python keeps the first one.
-            log.warning("cell %s: %s is already loaded from %s", source.name, module_name, where)
     module = importlib.import_module(module_name)
     target: Any = module
     for part in attr.split("."):
@@ -245,7 +238,7 @@ class ReferenceHost:
         self._say = say or (lambda text: print(text, flush=True))
         self.cells: list[LoadedCell] = []
         self.lanes: dict[str, Lane] = {}
-        self.commands: dict[str, Command] = {}
+        self.commands: dict[str, CellCommand] = {}
         self.problems: list[str] = []
         self._vetoed: dict[str, str] = {}
         self._runner: asyncio.Runner | None = None
@@ -263,7 +256,7 @@ class ReferenceHost:
         return self._home / "config.json"
 
     def config_file(self) -> dict[str, Any]:
-        """Return config.json as a dict (empty when absent or blank); ConfigError when not JSON."""
+        """Return config.json as a dict (empty if absent or blank); HostConfigError if not JSON."""
         if self._file is None:
             path = self.config_path
             try:
@@ -274,16 +267,16 @@ class ReferenceHost:
                 raw = {}
             except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
                 # ValueError covers JSONDecodeError and numbers past Python's digit limit.
-                raise ConfigError(f"cannot read {path}: {exc}") from None
+                raise HostConfigError(f"cannot read {path}: {exc}") from None
             if not isinstance(raw, dict):
-                raise ConfigError(f"{path} must hold a JSON object")
+                raise HostConfigError(f"{path} must hold a JSON object")
             self._file = raw
         return self._file
 
     def config(self, section: str) -> Mapping[str, Any]:
         """Return SECTION: manifest defaults, then config.json, then command-line overrides.
 
-        ConfigError when config.json gives SECTION as something other than an object:
+        HostConfigError when config.json gives SECTION as something other than an object:
         ignoring it would quietly drop what the person meant to set (a veto included).
         """
         merged = dict(self._defaults.get(section, {}))
@@ -291,7 +284,7 @@ class ReferenceHost:
         if isinstance(from_file, dict):
             merged.update(from_file)
         elif from_file is not None:
-            raise ConfigError(
+            raise HostConfigError(
                 f'"{section}" in {self.config_path} must be a JSON object '
                 f'(e.g. "{section}": {{"enabled": true}}), not {json_kind(from_file)}'
             )
@@ -304,7 +297,7 @@ class ReferenceHost:
             if text is None:
                 self._notices.pop(key, None)
             else:
-                self._notices[key] = Notice(key, text, level)
+                self._notices[key] = contract.Notice(key, text, level)
 
     def notices(self) -> list[Notice]:
         """Return the standing notices, oldest first."""
@@ -363,7 +356,7 @@ class ReferenceHost:
             enabled = self.config(section).get("enabled", True)
             if not isinstance(enabled, bool):
                 # "no", 0 or "false" must not leave the cell running as if it said true.
-                raise ConfigError(
+                raise HostConfigError(
                     f'"enabled" in the "{section}" section of {self.config_path} must be '
                     f"true or false, not {json_kind(enabled)}"
                 )
@@ -407,36 +400,36 @@ class ReferenceHost:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def cell_for(self, provider: str) -> Any:
-        """Return the started cell that gives PROVIDER's lane; ConfigError when none does."""
+    def cell_for(self, provider: str) -> Cell:
+        """Return the started cell that gives PROVIDER's lane; HostConfigError when none does."""
         self.lane(provider)
         for loaded in self.cells:
             if loaded.started and provider in dict(_read(loaded.cell, "lanes")):
                 return loaded.cell
-        raise ConfigError(f"no cell gives the {provider} lane")  # pragma: no cover
+        raise HostConfigError(f"no cell gives the {provider} lane")  # pragma: no cover
 
     def lane(self, provider: str) -> Lane:
-        """Return PROVIDER's lane; ConfigError saying why there is none."""
+        """Return PROVIDER's lane; HostConfigError saying why there is none."""
         lane = self.lanes.get(provider)
         if lane is not None:
             return lane
         if provider in self._vetoed:
-            raise ConfigError(
+            raise HostConfigError(
                 f"the {self._vetoed[provider]} cell is disabled in "
                 f'{self._home / "config.json"} ("{provider}": {{"enabled": false}})'
             )
         hint = f" ({'; '.join(self.problems)})" if self.problems else ""
-        raise ConfigError(
+        raise HostConfigError(
             f"no cell gives the {provider} lane: install nodecode-cursor, or drop its folder "
             f"into {self._home / 'cells'}{hint}"
         )
 
-    def command(self, name: str) -> Command:
-        """Return the slash command NAME; ConfigError when no started cell gives it."""
+    def command(self, name: str) -> CellCommand:
+        """Return the slash command NAME; HostConfigError when no started cell gives it."""
         command = self.commands.get(name)
         if command is None:
             self.lane(name)  # says "disabled" or "not installed" when that is why
-            raise ConfigError(f"no cell gives the /{name} command")
+            raise HostConfigError(f"no cell gives the /{name} command")
         return command
 
     # Running ------------------------------------------------------------------------------
@@ -460,7 +453,7 @@ class ReferenceHost:
         """Return the turn's outcome after running rounds and tool calls until the model stops."""
         view = observer or TurnObserver()
         lane = self.lane(conversation.provider)
-        total = Usage()
+        total = contract.Usage()
         rounds = 0
         wire = ""
         while True:
@@ -470,13 +463,13 @@ class ReferenceHost:
             def on_part(
                 part: StreamPart, text: list[str] = text, thinking: list[str] = thinking
             ) -> None:
-                if isinstance(part, TextDelta):
+                if isinstance(part, contract.TextDelta):
                     text.append(part.text)
-                elif isinstance(part, ReasoningDelta):
+                elif isinstance(part, contract.ReasoningDelta):
                     thinking.append(part.text)
                 view.part(part)
 
-            ctx = RoundContext(
+            ctx = contract.RoundContext(
                 model=conversation.model,
                 messages=list(conversation.messages),
                 effort=conversation.effort,

@@ -11,18 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from nodecode_cursor.host import (
-    ReasoningDelta,
-    RoundResult,
-    StreamPart,
-    StreamStart,
-    TextDelta,
-    ToolCallStart,
-)
-
+from . import contract
 from .refhost import TurnObserver
+
+if TYPE_CHECKING:
+    from nodecode_cursor.host import RoundResult, StreamPart
 
 __all__ = ["Style", "TerminalView", "call_summary", "result_preview"]
 
@@ -125,14 +120,14 @@ class TerminalView(TurnObserver):
 
     def part(self, part: StreamPart) -> None:
         """Write one stream part."""
-        if isinstance(part, StreamStart):
+        if isinstance(part, contract.StreamStart):
             self.round_number += 1
             if self.rounds:
                 self._end_line()
                 label = f"── round {self.round_number} · {part.model} ──"
                 self.tools.write(self.style.dim(label) + "\n")
                 self.tools.flush()
-        elif isinstance(part, ReasoningDelta):
+        elif isinstance(part, contract.ReasoningDelta):
             if self.reasoning is None:
                 return
             if self._last == "text":
@@ -144,14 +139,14 @@ class TerminalView(TurnObserver):
             self._ended = part.text.endswith("\n")
             self.reasoning.write(self.style.dim(part.text))
             self.reasoning.flush()
-        elif isinstance(part, TextDelta):
+        elif isinstance(part, contract.TextDelta):
             if self._last == "reasoning":
                 self._end_line()
             self._last = "text"
             self._ended = part.text.endswith("\n")
             self.out.write(part.text)
             self.out.flush()
-        elif isinstance(part, ToolCallStart):
+        elif isinstance(part, contract.ToolCallStart):
             self._end_line()
 
     def round_done(self, result: RoundResult) -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from nodecode_cursor.errors import ConfigError
 from nodecode_host import limits as host_limits
+from nodecode_host.errors import HostConfigError
 from nodecode_host.host_tools import (
     NATIVE_TOOL_NAMES,
     HostTools,
@@ -184,9 +184,9 @@ def test_load_tool_file_accepts_the_usual_shapes(tmp_path: Path) -> None:
 def test_load_tool_file_refuses_what_is_not_tools(tmp_path: Path, content: str, says: str) -> None:
     path = tmp_path / "tools.json"
     path.write_text(content)
-    with pytest.raises(ConfigError, match=says):
+    with pytest.raises(HostConfigError, match=says):
         load_tool_file(path)
-    with pytest.raises(ConfigError, match="cannot read"):
+    with pytest.raises(HostConfigError, match="cannot read"):
         load_tool_file(tmp_path / "missing.json")
 
 

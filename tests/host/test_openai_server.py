@@ -36,8 +36,7 @@ from cursor_simulator.agent import (
     Thinking,
     TurnEnded,
 )
-from nodecode_cursor.errors import ConfigError
-from nodecode_host.openai_server import API_KEY_ENV, ApiServer, loopback, main_serve, serve
+from nodecode_host.openai_server import ApiServer, loopback, serve
 from nodecode_host.refhost import ReferenceHost
 
 TOKEN = "sim-token-openai-server-secret"
@@ -532,14 +531,7 @@ def test_a_non_cursor_error_in_a_streamed_round_ends_the_stream(
         assert_error_or_answer(500, json.loads(events[-1]))
 
 
-def test_serve_refuses_the_network_without_a_client_key(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import argparse
-
-    monkeypatch.delenv(API_KEY_ENV, raising=False)
-    with pytest.raises(ConfigError, match=API_KEY_ENV):
-        main_serve(argparse.Namespace(host="0.0.0.0", port=8765))
+def test_loopback_names_only_loopback_addresses() -> None:
     assert loopback("127.0.0.1") and loopback("::1") and loopback("localhost")
     assert not loopback("0.0.0.0") and not loopback("192.168.1.2") and not loopback("example")
 

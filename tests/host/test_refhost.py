@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from nodecode_cursor.errors import ConfigError
 from nodecode_cursor.host import Host, TextDelta
+from nodecode_host.errors import HostConfigError
 from nodecode_host.host_tools import FileTools, HostTools, Toolbox
 from nodecode_host.refhost import (
     ENTRY_POINT_GROUP,
@@ -139,7 +139,7 @@ def test_a_folder_cell_is_loaded_started_and_stopped(toy_home: Path) -> None:
     host.stop()
     assert loaded.cell.stopped == 1 and not loaded.started
     assert host.lanes == {} and host.commands == {} and host.notices() == []
-    with pytest.raises(ConfigError, match="no cell gives the toy lane"):
+    with pytest.raises(HostConfigError, match="no cell gives the toy lane"):
         host.lane("toy")
 
 
@@ -161,9 +161,9 @@ def test_a_config_veto_keeps_the_cell_out(toy_home: Path) -> None:
         assert not loaded.started and loaded.vetoed_by == "toy"
         assert loaded.cell.host is None  # never started
         assert host.lanes == {} and host.commands == {} and host.notices() == []
-        with pytest.raises(ConfigError, match="disabled"):
+        with pytest.raises(HostConfigError, match="disabled"):
             host.lane("toy")
-        with pytest.raises(ConfigError, match="disabled"):
+        with pytest.raises(HostConfigError, match="disabled"):
             host.command("toy")
     finally:
         host.stop()
@@ -188,7 +188,7 @@ def test_a_cell_that_fails_to_import_is_reported(tmp_path: Path) -> None:
     (folder / "cell.toml").write_text('entry = "module_that_is_not_there_xyz:cell"\n')
     host = started(tmp_path)
     assert host.cells == [] and "failed to load" in host.problems[0]
-    with pytest.raises(ConfigError, match="failed to load"):
+    with pytest.raises(HostConfigError, match="failed to load"):
         host.lane("cursor")
 
 
