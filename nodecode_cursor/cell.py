@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import limits
 from .errors import ConfigError
-from .host import Host, RoundContext, RoundResult
+from .host import Host, RoundContext, RoundResult, SignInState
 
 if TYPE_CHECKING:
     from .commands import CursorCommand
@@ -77,25 +77,6 @@ def _json_kind(value: object) -> str:
     if isinstance(value, int | float):
         return "a number"
     return "an array" if isinstance(value, list) else "an object"
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class SignInState:
-    """How the Cursor sign-in stands, read from auth.json and the environment, never the network.
-
-    ``source`` is what a round would send, in the credential ladder's order:
-    ``"saved key"`` (a host's /connect), ``"sign-in"`` (the kept browser sign-in),
-    ``"environment"`` (``env_name`` says which variable), or None: nothing.
-    """
-
-    signed_in: bool  # a kept browser sign-in is there
-    source: str | None
-    email: str | None = None
-    expires_at: float | None = None  # the kept sign-in's access token, epoch seconds
-    session_ended: bool = False  # Cursor ended the kept sign-in's session
-    env_name: str | None = None
-    in_progress: bool = False  # a browser sign-in is waiting for the person
-    login_url: str | None = None  # the page the latest sign-in asked the person to open
 
 
 Lane = Callable[[RoundContext], Awaitable[RoundResult]]

@@ -14,10 +14,7 @@ import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
-
-if TYPE_CHECKING:
-    from .cell import SignInState
+from typing import Any, Literal, Protocol, runtime_checkable
 
 __all__ = [
     "Finish",
@@ -28,6 +25,8 @@ __all__ = [
     "ReasoningDelta",
     "RoundContext",
     "RoundResult",
+    "Route",
+    "SignInState",
     "StreamPart",
     "StreamStart",
     "TextDelta",
@@ -240,6 +239,25 @@ class MemoryHost:
 
 
 # What a host reads of a loaded cell ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SignInState:
+    """How the Cursor sign-in stands, read from auth.json and the environment, never the network.
+
+    ``source`` is what a round would send, in the credential ladder's order:
+    ``"saved key"`` (a host's /connect), ``"sign-in"`` (the kept browser sign-in),
+    ``"environment"`` (``env_name`` says which variable), or None: nothing.
+    """
+
+    signed_in: bool  # a kept browser sign-in is there
+    source: str | None
+    email: str | None = None
+    expires_at: float | None = None  # the kept sign-in's access token, epoch seconds
+    session_ended: bool = False  # Cursor ended the kept sign-in's session
+    env_name: str | None = None
+    in_progress: bool = False  # a browser sign-in is waiting for the person
+    login_url: str | None = None  # the page the latest sign-in asked the person to open
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,8 +63,7 @@ from .setup import (
 )
 
 if TYPE_CHECKING:
-    from nodecode_cursor.cell import SignInState
-    from nodecode_cursor.host import Cell
+    from nodecode_cursor.host import Cell, SignInState
 
 __all__ = ["DEFAULT_MODEL", "UsageError", "main"]
 

@@ -181,7 +181,6 @@ def test_the_simulator_borrows_only_the_cells_protocol_modules() -> None:
     assert violations(ROOT, (SIMULATOR_BORROWS_ONLY_PROTOCOL,)) == []
 
 
-@pytest.mark.xfail(strict=True, reason="host still imports cell internals")
 def test_the_host_uses_only_the_cells_host_facing_modules() -> None:
     assert violations(ROOT, (HOST_USES_ONLY_THE_HOST_FACE,)) == []
 
