@@ -1,4 +1,4 @@
-"""Answer every ask the service makes during a run (PROTOCOL.md §6).
+"""Answer every ask the service makes during a run (docs/protocol.md §6).
 
 The service runs its own agent loop and asks the client, over the exec channel,
 to run tools; an ask left unanswered, or answered in the wrong shape, hangs the

@@ -21,6 +21,7 @@ from .host import Host, RoundContext, RoundResult
 if TYPE_CHECKING:
     from .commands import CursorCommand
     from .listing import Roster
+    from .state import CellState
 
 __all__ = ["PROVIDER", "CursorCell", "Settings", "cell"]
 
@@ -91,6 +92,8 @@ class CursorCell:
         self.host: Host | None = None
         self.settings = Settings()
         self._command: CursorCommand | None = None
+        # What the cell keeps between rounds; made by start, closed and dropped by stop.
+        self.state: CellState | None = None
 
     # Life cycle -------------------------------------------------------------------------
 
@@ -105,11 +108,17 @@ class CursorCell:
         if not settings.enabled:
             return False
         from .commands import CursorCommand
+        from .state import CellState
 
         self.host = host
         self.settings = settings
+        self.state = CellState()
         self._command = CursorCommand(
-            host, base_url=settings.base_url, web_url=settings.web_url, proxy=settings.proxy
+            host,
+            base_url=settings.base_url,
+            web_url=settings.web_url,
+            proxy=settings.proxy,
+            ended=self.state.ended_sessions,
         )
         return True
 
@@ -117,9 +126,9 @@ class CursorCell:
         """Take the cell out of its host: end a sign-in, forget conversations, clear notices."""
         if self._command is not None:
             self._command.stop()
-        from . import lane
-
-        lane.forget_conversations()
+        if self.state is not None:
+            self.state.close()  # a roster fetch still in flight keeps nothing
+        self.state = None
         if self.host is not None:
             self.host.notice(None, key=NOTICE_KEY)
         self.host = None
@@ -159,6 +168,7 @@ class CursorCell:
         return await list_models(
             token,
             self.settings.base_url,
+            state=self.state,
             client_version=self.settings.client_version,
             proxy=self.settings.proxy,
         )
@@ -170,6 +180,7 @@ class CursorCell:
         return await check_key(
             key,
             self.settings.base_url,
+            state=self.state,
             client_version=self.settings.client_version,
             proxy=self.settings.proxy,
         )
@@ -185,7 +196,7 @@ class CursorCell:
             client_version=ctx.client_version or self.settings.client_version,
             proxy=ctx.proxy or self.settings.proxy,
         )
-        return await lane.stream_round(filled)
+        return await lane.stream_round(filled, self.state)
 
 
 cell = CursorCell()

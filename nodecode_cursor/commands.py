@@ -19,6 +19,8 @@ from .signin import NOTICE_KEY, PollPacing, SignIn, session_ended
 from .store import PROVIDER, AuthStore
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from .host import Host
 
 __all__ = ["USAGE", "VERBS", "CursorCommand"]
@@ -43,8 +45,11 @@ class CursorCommand:
         pacing: PollPacing | None = None,
         *,
         proxy: str | None = None,
+        ended: Collection[str] = frozenset(),
     ) -> None:
         self.host = host
+        # Digests of the refresh tokens Cursor ended (the cell's CellState.ended_sessions).
+        self.ended = ended
         self.store = AuthStore(host.home)
         # PROXY is the cursor.proxy setting: the sign-in goes the way the cell's rounds go.
         self.signin = SignIn(host, self.store, base_url, web_url, pacing, proxy=proxy)
@@ -91,7 +96,7 @@ class CursorCommand:
                 if entry.email
                 else f"{PROVIDER}: signed in"
             )
-            if session_ended(entry):
+            if session_ended(entry, self.ended):
                 line += ", but Cursor ended this session: run /cursor login"
             if key:
                 line += "; a key saved by /connect is used first"

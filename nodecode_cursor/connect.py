@@ -39,7 +39,7 @@ FLAG_COMPRESSED = 0x01
 FLAG_END_STREAM = 0x02
 _HEADER = struct.Struct(">BI")
 
-# aiserver.v1.ErrorDetails.Error codes → HTTP-like status (PROTOCOL.md §9).
+# aiserver.v1.ErrorDetails.Error codes → HTTP-like status (docs/protocol.md §9).
 ERROR_DETAILS_STATUS: dict[int, int] = {
     **dict.fromkeys((1, 2, 3, 11, 12, 18, 38, 42, 65), 401),
     **dict.fromkeys((4, 23, 46, 47, 48, 49, 54, 58, 64), 403),

@@ -70,6 +70,7 @@ def resolve_credential(
     for_round: bool = False,
     base_url: str = DEFAULT_BASE_URL,
     proxy: str | None = None,
+    ended: set[str] | None = None,
 ) -> str | None:
     """Return the bearer token for ``provider`` (only ``cursor`` is answered), or None.
 
@@ -77,7 +78,8 @@ def resolve_credential(
     (status, a probe) never refreshes and never touches the network. A corrupt
     auth.json raises StoreError; a refused refresh raises CredentialError; a token
     no request could carry raises ConfigError naming where it came from, never the token.
-    PROXY (the ``cursor.proxy`` setting; None: the proxy environment) carries the refresh.
+    PROXY (the ``cursor.proxy`` setting; None: the proxy environment) carries the refresh;
+    a session Cursor ends is noted in ENDED (``signin.refresh_if_due``).
     """
     if provider != PROVIDER:
         return None
@@ -88,7 +90,7 @@ def resolve_credential(
     if for_round:
         from .signin import refresh_if_due
 
-        entry = refresh_if_due(store, base_url, host=host, proxy=proxy)
+        entry = refresh_if_due(store, base_url, host=host, proxy=proxy, ended=ended)
     else:
         entry = store.entry()
     if entry is not None:
@@ -103,12 +105,19 @@ async def resolve_credential_async(
     for_round: bool = False,
     base_url: str = DEFAULT_BASE_URL,
     proxy: str | None = None,
+    ended: set[str] | None = None,
 ) -> str | None:
     """Return ``resolve_credential`` run in a worker thread (a refresh may wait on the network)."""
     import asyncio
 
     return await asyncio.to_thread(
-        resolve_credential, host, provider, for_round=for_round, base_url=base_url, proxy=proxy
+        resolve_credential,
+        host,
+        provider,
+        for_round=for_round,
+        base_url=base_url,
+        proxy=proxy,
+        ended=ended,
     )
 
 

@@ -3,7 +3,7 @@
 ``Fold.feed`` takes every ``AgentServerMessage`` of the stream in order and
 keeps: the text and the thinking (streamed to ``on_part`` as they arrive), the
 host's tool calls (MCP calls, variant 15 of ``ToolCall``) with their arguments
-merged as PROTOCOL.md §8 says, the usage, whether the turn is complete, the
+merged as docs/protocol.md §8 says, the usage, whether the turn is complete, the
 latest checkpoint and the routed model. ``file_mcp_call`` files a call the
 service asked for over the exec channel (``answers.py`` calls it).
 

@@ -41,6 +41,8 @@ from .limits import (
 from .store import PROVIDER, AuthStore, TokenEntry, token_user_id
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     import httpx
 
     from .host import Host
@@ -360,20 +362,17 @@ class SessionEnded(CredentialError):
     """Cursor answered ``shouldLogout``: the session is over until the person signs in again."""
 
 
-# Digests of refresh tokens Cursor answered with shouldLogout in this process: the kept
-# sign-in stays as it was, yet status must not call it live. A new sign-in brings a new
-# refresh token, so it is never in here.
-_ENDED: set[str] = set()
-
-
 def _digest(token: str) -> str:
     """Return a digest standing for ``token`` (the token itself is never kept twice)."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def session_ended(entry: TokenEntry) -> bool:
-    """Return whether Cursor ended ``entry``'s session (seen by this process)."""
-    return _digest(entry.refresh_token) in _ENDED
+def session_ended(entry: TokenEntry, ended: Collection[str]) -> bool:
+    """Return whether Cursor ended ``entry``'s session: its digest is among ENDED.
+
+    ENDED is the set ``refresh_if_due`` fills (the cell keeps it in its ``CellState``).
+    """
+    return _digest(entry.refresh_token) in ended
 
 
 def refresh_entry(client: httpx.Client, base_url: str, entry: TokenEntry) -> TokenEntry:
@@ -420,11 +419,13 @@ def refresh_if_due(
     within: float = REFRESH_WHEN_DUE_WITHIN_SECONDS,
     client: httpx.Client | None = None,
     proxy: str | None = None,
+    ended: set[str] | None = None,
 ) -> TokenEntry | None:
     """Return the kept sign-in, renewed first (once, across rounds and processes) when due.
 
     Only a round calls this; PROXY is its ``cursor.proxy`` (None: the proxy
-    environment). ``shouldLogout`` leaves the kept sign-in as it was, raises a
+    environment). ``shouldLogout`` leaves the kept sign-in as it was, adds its
+    refresh token's digest to ENDED (so status can say so), raises a
     CredentialError and posts a standing notice until a login succeeds.
     """
     entry = store.entry()
@@ -443,7 +444,8 @@ def refresh_if_due(
                 with http_client(REFRESH_TIMEOUT_SECONDS, proxy) as own:
                     renewed = refresh_entry(own, base_url, entry)
         except SessionEnded as exc:
-            _ENDED.add(_digest(entry.refresh_token))
+            if ended is not None:
+                ended.add(_digest(entry.refresh_token))
             if host is not None:
                 host.notice(f"{PROVIDER}: {exc.detail}", key=NOTICE_KEY, level="warning")
             raise

@@ -1,6 +1,6 @@
 """The run's wire over HTTP/1.1: one RunSSE stream in, one ordered BidiAppend per message out.
 
-A Cursor run is two halves (PROTOCOL.md §4). The server half is a POST to
+A Cursor run is two halves (docs/protocol.md §4). The server half is a POST to
 ``RunSSE`` whose answer streams Connect frames of ``AgentServerMessage``; the
 client half is one unary ``BidiAppend`` POST per ``AgentClientMessage``,
 numbered from 0 and sent strictly in order. The service answers RunSSE only as

@@ -220,11 +220,13 @@ def test_status_after_cursor_ended_the_session_says_so_until_a_login(
     entry = TokenEntry(make_token(lifetime=310), refresh, time.time() + 10, "kept@example.com")
     AuthStore(home).save_entry(entry)
     host = MemoryHost(home)
-    cursor = command(sim, host)
+    ended: set[str] = set()  # the cell's CellState.ended_sessions
+    cursor = CursorCommand(host, sim.url, sim.url, pacing=FAST, ended=ended)
     assert cursor.run("status") == "cursor: signed in as kept@example.com"
     sim.auth.refresh_mode = "logout"
     with pytest.raises(CredentialError):
-        resolve_credential(host, for_round=True, base_url=sim.url)
+        resolve_credential(host, for_round=True, base_url=sim.url, ended=ended)
+    assert len(ended) == 1 and refresh not in ended  # a digest, never the token
     assert AuthStore(home).entry() == entry  # the kept sign-in is left as it was
     assert cursor.run("status") == (
         "cursor: signed in as kept@example.com, but Cursor ended this session: run /cursor login"
