@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import limits
-from .errors import ConfigError
+from .errors import ConfigError, json_kind
 from .host import Host, RoundContext, RoundResult
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ class Settings:
                 # Dropping it would quietly use the default: for a URL, the real service.
                 raise ConfigError(
                     f'"{key}" in the "cursor" config section must be a string, '
-                    f"not {_json_kind(value)}",
+                    f"not {json_kind(value)}",
                     code="bad_config",
                 )
             return value.strip() if isinstance(value, str) and value.strip() else default
@@ -68,15 +68,6 @@ class Settings:
             enabled=enabled,
             proxy=text("proxy", None),
         )
-
-
-def _json_kind(value: object) -> str:
-    """Return what VALUE is called in JSON: a number, true or false, an array, an object."""
-    if isinstance(value, bool):
-        return "true or false"
-    if isinstance(value, int | float):
-        return "a number"
-    return "an array" if isinstance(value, list) else "an object"
 
 
 Lane = Callable[[RoundContext], Awaitable[RoundResult]]

@@ -13,7 +13,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from .credentials import ENV_ACCESS_TOKEN, ENV_API_KEY, env_credential
-from .errors import ConfigError, StoreError
+from .errors import NOT_SIGNED_IN, ConfigError, StoreError
 from .limits import DEFAULT_BASE_URL, DEFAULT_WEB_URL
 from .signin import NOTICE_KEY, PollPacing, SignIn, session_ended
 from .store import PROVIDER, AuthStore
@@ -27,7 +27,6 @@ __all__ = ["USAGE", "VERBS", "CursorCommand"]
 
 VERBS = ("login", "logout", "status")
 USAGE = "usage: /cursor login | status | logout"
-NOT_SIGNED_HINT = "not signed in: run /cursor login, or set CURSOR_ACCESS_TOKEN"
 
 
 class CursorCommand:
@@ -113,7 +112,7 @@ class CursorCommand:
             # Name the variable: a person who wants it gone must know which one to unset.
             name = next(n for n in (ENV_ACCESS_TOKEN, ENV_API_KEY) if os.environ.get(n, "").strip())
             return f"{PROVIDER}: not signed in; a token from the environment ({name}) is used"
-        return f"{PROVIDER}: {NOT_SIGNED_HINT}"
+        return f"{PROVIDER}: {NOT_SIGNED_IN}"
 
     def logout(self) -> str:
         """Cancel a sign-in in progress, forget the kept one, clear the notices; return a line.

@@ -14,7 +14,7 @@ import os
 import re
 from typing import TYPE_CHECKING, NoReturn
 
-from .errors import ConfigError
+from .errors import NOT_SIGNED_IN, ConfigError, NotSignedIn
 from .limits import DEFAULT_BASE_URL
 from .store import PROVIDER, AuthStore
 
@@ -33,7 +33,6 @@ __all__ = [
     "resolve_credential_async",
 ]
 
-NOT_SIGNED_IN = "Cursor is not signed in: run /cursor login, or set CURSOR_ACCESS_TOKEN"
 ENV_ACCESS_TOKEN = "CURSOR_ACCESS_TOKEN"
 ENV_API_KEY = "CURSOR_API_KEY"
 
@@ -122,8 +121,8 @@ async def resolve_credential_async(
 
 
 def raise_not_signed_in() -> NoReturn:
-    """Raise the ConfigError a round meets when there is no credential at all."""
-    raise ConfigError(NOT_SIGNED_IN, code="not_signed_in")
+    """Raise NotSignedIn: the error a round meets when there is no credential at all."""
+    raise NotSignedIn()
 
 
 def require_credential(

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import limits
-from .errors import ProviderError, StreamIncomplete
+from .errors import ModelNotFound, ProviderError, ResourceExhausted, StreamIncomplete
 from .host import Finish, Host, RoundContext, RoundResult, StreamPart, StreamStart
 
 if TYPE_CHECKING:
@@ -143,14 +143,12 @@ async def _roster_model(ctx: RoundContext, state: CellState) -> tuple[str, str]:
     ConfigError, naming near matches and why the roster could not be checked.
     """
     from . import listing, routing
-    from .errors import ConfigError, CursorError
+    from .errors import ConfigError, CursorError, NotSignedIn
 
     model = ctx.model
     try:
         token = await _token(ctx, state)
-    except ConfigError as exc:
-        if exc.code != "not_signed_in":
-            raise
+    except NotSignedIn as exc:
         raise routing.unknown_model(model, unchecked=exc.detail) from None
     base_url = ctx.base_url or limits.DEFAULT_BASE_URL
     try:
@@ -181,7 +179,7 @@ def _discovery_retry(
     """Return the discovered WireModel to retry with, or None when this error is final."""
     from . import listing, routing
 
-    if mode != "normalized" or not _model_not_found(exc) or attempt.saw_output:
+    if mode != "normalized" or not isinstance(exc, ModelNotFound) or attempt.saw_output:
         return None
     base_url = attempt.ctx.base_url or limits.DEFAULT_BASE_URL
     marker = listing.round_marker(state, model, wire_id, attempt.token, base_url)
@@ -189,19 +187,6 @@ def _discovery_retry(
     if discovered == wire:
         return None  # the same request again would be refused the same way
     return discovered
-
-
-# The codes that say the service did not know the model: the Connect code (no
-# ErrorDetails) and ErrorDetails' own name for it. Other 404s (a user or file not
-# found) are not about the model and must not spend the discovery retry.
-_MODEL_NOT_FOUND_CODES = frozenset({"not_found", "BAD_MODEL_NAME"})
-
-
-def _model_not_found(exc: ProviderError) -> bool:
-    """Return whether EXC says the model was not found (by code; a bare HTTP 404 counts too)."""
-    if exc.code is None:
-        return exc.status == 404
-    return exc.code in _MODEL_NOT_FOUND_CODES
 
 
 def _valid_unicode(
@@ -336,13 +321,6 @@ def _heartbeat(message: Any) -> bool:
         message.WhichOneof("message") == "interaction_update"
         and message.interaction_update.WhichOneof("message") == "heartbeat"
     )
-
-
-def _bare_resource_exhausted(exc: ProviderError) -> bool:
-    """Return whether EXC is a resource_exhausted with no ErrorDetails to say why."""
-    # ErrorDetails' names are upper case (RATE_LIMITED…); only a bare Connect error
-    # carries the lower-case Connect code itself.
-    return exc.code == "resource_exhausted"
 
 
 class _Attempt:
@@ -503,7 +481,9 @@ class _Attempt:
 
     def _failed(self, exc: ProviderError, fold: Fold) -> ProviderError:
         """Return EXC after its side effects: a bare resource_exhausted rotates the conversation."""
-        bare = _bare_resource_exhausted(exc) and not fold.saw_token_delta
+        # ErrorDetails say why a quota ran out; only a bare Connect resource_exhausted
+        # (ResourceExhausted) means Cursor refused the conversation itself.
+        bare = isinstance(exc, ResourceExhausted) and not fold.saw_token_delta
         if bare and self.conversation.poison():
             log.info("Cursor refused the conversation (resource_exhausted); rotating its id")
         return exc

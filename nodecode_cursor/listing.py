@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from . import limits
-from .errors import ConfigError, CursorError, ProviderError
+from .errors import NOT_SIGNED_IN, CursorError, NotSignedIn, ProviderError
 from .state import RosterFetch
 
 if TYPE_CHECKING:
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GET_USABLE_MODELS_PATH",
+    "NOT_SIGNED_IN",
     "Roster",
     "RosterModel",
     "check_key",
@@ -52,7 +53,6 @@ GET_USABLE_MODELS_PATH = "/agent.v1.AgentService/GetUsableModels"
 # A model the roster names without a bundled row gets this window.
 DEFAULT_CONTEXT_WINDOW = 200_000
 LONG_CONTEXT_WINDOW = 1_000_000
-NOT_SIGNED_IN = "not signed in: /cursor login"
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +159,7 @@ async def fetch_roster(
     timeout: float = limits.ROSTER_TIMEOUT_SECONDS,
     proxy: str | None = None,
 ) -> tuple[RosterModel, ...]:
-    """Return the account's roster; raise ConfigError without a token, ProviderError on refusal.
+    """Return the account's roster; raise NotSignedIn without a token, ProviderError on refusal.
 
     The roster and its max-mode markers are kept in STATE (None: nowhere). PROXY is
     the ``cursor.proxy`` setting (None: the proxy environment), so the roster goes
@@ -169,22 +169,18 @@ async def fetch_roster(
     import httpx
 
     from .credentials import checked_token
-    from .transport import proxied_client, run_headers
+    from .transport import proxied_client, reaching, run_headers
 
     if not token:
-        raise ConfigError(NOT_SIGNED_IN, code="not_signed_in")
+        raise NotSignedIn()
     token = checked_token(token, "the key given")
     url = base_url.rstrip("/") + GET_USABLE_MODELS_PATH
     headers = run_headers(token, limits.client_version(client_version), str(uuid.uuid4()))
     headers["content-type"] = "application/proto"
     client = proxied_client(httpx.AsyncClient, proxy=proxy, timeout=timeout)
-    try:
+    with reaching(url):
         async with client:
             response = await client.post(url, content=b"", headers=headers)
-    except httpx.HTTPError as exc:
-        raise ProviderError(
-            f"could not reach {url}: {type(exc).__name__}: {exc}", status=503, retryable=True
-        ) from None
     if response.status_code != 200:
         raise _refusal(response.status_code, response.content)
     models = parse_roster(response.content)
@@ -258,15 +254,10 @@ def _refusal(status: int, body: bytes) -> ProviderError:
     other Connect error is (``connect.classify_connect_error``); a body that is no
     Connect error keeps the HTTP status.
     """
-    import contextlib
-    import json
+    from .connect import classify_connect_error, parse_refusal
 
-    from .connect import classify_connect_error
-
-    parsed: object = None
-    with contextlib.suppress(UnicodeDecodeError, ValueError, RecursionError):
-        parsed = json.loads(body.decode("utf-8"))
-    if not isinstance(parsed, dict) or not isinstance(parsed.get("code"), str):
+    parsed = parse_refusal(body)
+    if parsed is None or not isinstance(parsed.get("code"), str):
         return ProviderError(
             f"HTTP {status} unknown", status=status, retryable=status in (429, 503, 504)
         )

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
-from .errors import CredentialError, CursorError, ProviderError
+from .errors import SIGN_IN_HINT, CredentialError, CursorError, ProviderError
 from .limits import (
     OAUTH_CLIENT_ID,
     POLL_BACKOFF,
@@ -361,6 +361,8 @@ class SignIn:
 class SessionEnded(CredentialError):
     """Cursor answered ``shouldLogout``: the session is over until the person signs in again."""
 
+    hint = SIGN_IN_HINT
+
 
 def _digest(token: str) -> str:
     """Return a digest standing for ``token`` (the token itself is never kept twice)."""
@@ -377,11 +379,12 @@ def session_ended(entry: TokenEntry, ended: Collection[str]) -> bool:
 
 def refresh_entry(client: httpx.Client, base_url: str, entry: TokenEntry) -> TokenEntry:
     """Return ``entry`` renewed by Cursor; raise CredentialError when Cursor refuses."""
-    import httpx
+    from .transport import reaching
 
-    try:
+    url = f"{base_url.rstrip('/')}/oauth/token"
+    with reaching(url):
         response = client.post(
-            f"{base_url.rstrip('/')}/oauth/token",
+            url,
             json={
                 "grant_type": "refresh_token",
                 "client_id": OAUTH_CLIENT_ID,
@@ -389,11 +392,6 @@ def refresh_entry(client: httpx.Client, base_url: str, entry: TokenEntry) -> Tok
             },
             timeout=REFRESH_TIMEOUT_SECONDS,
         )
-    except httpx.HTTPError as exc:
-        raise ProviderError(
-            f"Cursor token refresh failed: could not reach Cursor ({type(exc).__name__})",
-            retryable=True,
-        ) from None
     data = _json_object(response.content) or {}
     if data.get("shouldLogout") is True:
         raise SessionEnded(SESSION_ENDED)
@@ -401,11 +399,14 @@ def refresh_entry(client: httpx.Client, base_url: str, entry: TokenEntry) -> Tok
         code = data.get("error")
         reason = f" {code}" if isinstance(code, str) and len(code) <= 64 else ""
         raise CredentialError(
-            f"Cursor token refresh failed: HTTP {response.status_code}{reason}; run /cursor login"
+            f"Cursor token refresh failed: HTTP {response.status_code}{reason}; run /cursor login",
+            hint=SIGN_IN_HINT,
         )
     access = data.get("access_token")
     if not isinstance(access, str) or not access:
-        raise CredentialError("Cursor token refresh returned no access token; run /cursor login")
+        raise CredentialError(
+            "Cursor token refresh returned no access token; run /cursor login", hint=SIGN_IN_HINT
+        )
     rotated = data.get("refresh_token")
     refresh = rotated if isinstance(rotated, str) and rotated else entry.refresh_token
     return TokenEntry.from_tokens(access, refresh, entry.email)

@@ -11,7 +11,7 @@ import pytest
 
 from cursor_simulator import Simulator
 from nodecode_cursor import listing
-from nodecode_cursor.errors import ConfigError, ProviderError
+from nodecode_cursor.errors import NOT_SIGNED_IN, ConfigError, ProviderError
 from nodecode_cursor.state import CellState
 
 
@@ -80,7 +80,7 @@ def test_key_check_refusal_reads_as_status_and_code(sim: Simulator) -> None:
     sim.valid_tokens = {"good"}
     assert asyncio.run(listing.check_key("good", sim.url)) is None
     assert asyncio.run(listing.check_key("bad-secret", sim.url)) == "HTTP 401 unauthenticated"
-    assert asyncio.run(listing.check_key(None, sim.url)) == "not signed in: /cursor login"
+    assert asyncio.run(listing.check_key(None, sim.url)) == NOT_SIGNED_IN
 
 
 @pytest.mark.parametrize("key", ["abc s3cr3t-part\n", "t\u00f8ken-s3cr3t"])
