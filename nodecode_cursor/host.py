@@ -1,7 +1,8 @@
 """The host contract: what the cell needs from a Nodecode-style host, and what it gives back.
 
 There is no Python Nodecode to import, so the seam is stated here as typed
-protocols and dataclasses. A host implements ``Host``; per round it builds a
+protocols and dataclasses. A host implements ``Host`` and uses a cell object
+through ``Cell``; per round it builds a
 ``RoundContext`` and awaits the lane, which returns a ``RoundResult`` and
 streams ``StreamPart``s to ``on_part`` as they arrive. ``MemoryHost`` is a
 minimal in-memory host for tests and scripts. This module holds no logic of the
@@ -11,12 +12,13 @@ protocol; it must stay small and stable.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 __all__ = [
+    "Cell",
     "Finish",
     "Host",
     "MemoryHost",
@@ -73,6 +75,54 @@ class Host(Protocol):
     def say(self, text: str) -> None:
         """Print one line into the host's chat (background work reports this way)."""
         ...
+
+
+# --- What a host uses of a cell object -------------------------------------------------
+
+
+@runtime_checkable
+class Cell(Protocol):
+    """What a host uses of the cell object it loads (``nodecode_cursor.cell:cell`` is one)."""
+
+    name: str
+    provider: str
+
+    def start(self, host: Host) -> bool:
+        """Install the cell into HOST; return False when its config vetoes it."""
+        ...
+
+    def stop(self) -> None:
+        """Take the cell out of its host, forgetting what it kept."""
+        ...
+
+    @property
+    def lanes(self) -> Mapping[str, Callable[[RoundContext], Awaitable[RoundResult]]]:
+        """The provider lanes the cell installs, by provider name (none when not started)."""
+        ...
+
+    @property
+    def commands(self) -> Mapping[str, Any]:
+        """The slash commands the cell installs, by name (none when not started)."""
+        ...
+
+    def catalog(self) -> dict[str, Any]:
+        """Return the catalog row: the provider and its models."""
+        ...
+
+    def credential(self, provider: str) -> str | None:
+        """Return the token for PROVIDER, or None; never refreshes."""
+        ...
+
+    async def list_models(self, key: str | None = None) -> Any:
+        """Return the account's roster (or the bundled rows and why the live one is missing)."""
+        ...
+
+    async def check_key(self, key: str) -> str | None:
+        """Return None when the service accepts KEY, else the line saying why not."""
+        ...
+
+
+# --- End of Cell ------------------------------------------------------------------------
 
 
 # Stream parts, in the order a round emits them. Not frozen: a long answer emits one per

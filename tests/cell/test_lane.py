@@ -1089,3 +1089,13 @@ def test_stop_then_start_leaves_nothing_from_before(sim: Simulator, tmp_path: An
         cell.stop()
     # The restarted cell asked the roster again: nothing of the first run was kept.
     assert sim.models.calls == 2
+
+
+def test_the_cell_object_is_what_a_host_uses_of_a_cell() -> None:
+    from nodecode_cursor.cell import CursorCell, cell
+    from nodecode_cursor.host import Cell
+
+    typed: Cell = cell  # mypy checks every member's signature against the protocol
+    assert isinstance(typed, Cell)
+    assert not isinstance(object(), Cell)
+    assert isinstance(CursorCell(), Cell)
