@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
-from .errors import NOT_SIGNED_IN, ConfigError, NotSignedIn
+from .errors import NOT_SIGNED_IN, ConfigError
 from .limits import DEFAULT_BASE_URL
 from .store import PROVIDER, AuthStore
 
@@ -27,8 +27,6 @@ __all__ = [
     "NOT_SIGNED_IN",
     "checked_token",
     "env_credential",
-    "raise_not_signed_in",
-    "require_credential",
     "resolve_credential",
     "resolve_credential_async",
 ]
@@ -118,23 +116,3 @@ async def resolve_credential_async(
         proxy=proxy,
         ended=ended,
     )
-
-
-def raise_not_signed_in() -> NoReturn:
-    """Raise NotSignedIn: the error a round meets when there is no credential at all."""
-    raise NotSignedIn()
-
-
-def require_credential(
-    host: Host,
-    provider: str = PROVIDER,
-    *,
-    for_round: bool = False,
-    base_url: str = DEFAULT_BASE_URL,
-    proxy: str | None = None,
-) -> str:
-    """Return the credential ``resolve_credential`` finds; raise ConfigError when there is none."""
-    token = resolve_credential(host, provider, for_round=for_round, base_url=base_url, proxy=proxy)
-    if token is None:
-        raise_not_signed_in()
-    return token

@@ -27,7 +27,13 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import limits
-from .errors import ModelNotFound, ProviderError, ResourceExhausted, StreamIncomplete
+from .errors import (
+    ModelNotFound,
+    NotSignedIn,
+    ProviderError,
+    ResourceExhausted,
+    StreamIncomplete,
+)
 from .host import Finish, Host, RoundContext, RoundResult, StreamPart, StreamStart
 
 if TYPE_CHECKING:
@@ -143,7 +149,7 @@ async def _roster_model(ctx: RoundContext, state: CellState) -> tuple[str, str]:
     ConfigError, naming near matches and why the roster could not be checked.
     """
     from . import listing, routing
-    from .errors import ConfigError, CursorError, NotSignedIn
+    from .errors import ConfigError, CursorError
 
     model = ctx.model
     try:
@@ -281,7 +287,7 @@ async def _token(ctx: RoundContext, state: CellState) -> str:
     else:
         token = credentials.env_credential()
     if not token:
-        credentials.raise_not_signed_in()
+        raise NotSignedIn()
     return token
 
 

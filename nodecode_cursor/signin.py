@@ -57,7 +57,6 @@ __all__ = [
     "pkce_pair",
     "profile_cookie",
     "refresh_if_due",
-    "refresh_if_due_async",
     "session_ended",
 ]
 
@@ -453,19 +452,3 @@ def refresh_if_due(
         store.save_entry(renewed)
         log.info("cursor token renewed")
         return renewed
-
-
-async def refresh_if_due_async(
-    store: AuthStore,
-    base_url: str,
-    *,
-    host: Host | None = None,
-    within: float = REFRESH_WHEN_DUE_WITHIN_SECONDS,
-    proxy: str | None = None,
-) -> TokenEntry | None:
-    """Return ``refresh_if_due`` run in a worker thread, so the lane's event loop never blocks."""
-    import asyncio
-
-    return await asyncio.to_thread(
-        refresh_if_due, store, base_url, host=host, within=within, proxy=proxy
-    )

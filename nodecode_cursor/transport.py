@@ -214,16 +214,13 @@ def proxied_client(
         ) from None
 
 
-def run_client(
-    settings: RunSettings, transport: httpx.AsyncBaseTransport | None = None
-) -> httpx.AsyncClient:
+def run_client(settings: RunSettings) -> httpx.AsyncClient:
     """Return the HTTP/1.1 client a run talks through; ConfigError for an unusable proxy."""
     return proxied_client(
         httpx.AsyncClient,
         proxy=settings.proxy,
         http1=True,
         http2=False,
-        transport=transport,
         timeout=httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout),
     )
 
@@ -243,8 +240,6 @@ class SseRun:
         self,
         settings: RunSettings,
         request_id: str | None = None,
-        *,
-        http_transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.settings = settings
         self.request_id = request_id or str(uuid.uuid4())
@@ -253,7 +248,6 @@ class SseRun:
         self.cut: str | None = None
         self.appended = 0
         self.failure: CursorError | None = None
-        self._http_transport = http_transport
         self._client: httpx.AsyncClient | None = None
         self._response: httpx.Response | None = None
         self._outbox: asyncio.Queue[bytes] = asyncio.Queue()
@@ -278,7 +272,7 @@ class SseRun:
 
     async def __aenter__(self) -> SseRun:
         settings = self.settings
-        self._client = run_client(settings, self._http_transport)
+        self._client = run_client(settings)
         self._headers = run_headers(settings.token, settings.client_version, self.request_id)
         self._tasks = [
             asyncio.create_task(self._read(), name=f"cursor-run-read-{self.request_id}"),
