@@ -187,9 +187,11 @@ def round_benchmark(deltas: int = 2000) -> None:
     from cursor_simulator import Simulator
     from nodecode_cursor import lane
     from nodecode_cursor.host import RoundContext
+    from nodecode_cursor.state import CellState
 
     client: list[float] = []
     server: list[float] = []
+    state = CellState()  # what a started cell keeps between its rounds
     with Simulator() as sim:
         for index in range(6):
             sim.agent.script(round_overhead.timed_script(deltas, server))
@@ -203,7 +205,7 @@ def round_benchmark(deltas: int = 2000) -> None:
 
             async def one(ctx: RoundContext = ctx) -> float:
                 started = time.thread_time()
-                await lane.stream_round(ctx)
+                await lane.stream_round(ctx, state)
                 return time.thread_time() - started
 
             spent = asyncio.run(one())

@@ -35,6 +35,7 @@ from cursor_simulator.agent import (  # noqa: E402
 )
 from nodecode_cursor import lane  # noqa: E402
 from nodecode_cursor.host import RoundContext  # noqa: E402
+from nodecode_cursor.state import CellState  # noqa: E402
 
 
 def timed_script(deltas: int, spent: list[float]) -> Any:
@@ -59,6 +60,7 @@ def main() -> None:
     deltas = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
     client: list[float] = []
     server: list[float] = []
+    state = CellState()  # what a started cell keeps between its rounds
     with Simulator() as sim:
         for round_index in range(6):
             sim.agent.script(timed_script(deltas, server))
@@ -72,7 +74,7 @@ def main() -> None:
 
             async def one(ctx: RoundContext = ctx) -> float:
                 started = time.thread_time()
-                await lane.stream_round(ctx)
+                await lane.stream_round(ctx, state)
                 return time.thread_time() - started
 
             spent = asyncio.run(one())

@@ -1,4 +1,4 @@
-"""Answer every ask the service makes during a run (PROTOCOL.md §6).
+"""Answer every ask the service makes during a run (docs/protocol.md §6).
 
 The service runs its own agent loop and asks the client, over the exec channel,
 to run tools; an ask left unanswered, or answered in the wrong shape, hangs the
@@ -132,8 +132,7 @@ class Answerer:
         member = ask.WhichOneof("message")
         if member is None:
             return _throw(ask, "Unknown exec message variant", "unknown_exec_variant")
-        number = ask.DESCRIPTOR.fields_by_name[member].number
-        handler = _EXEC_HANDLERS.get(number)
+        handler = _EXEC_HANDLERS.get(member)
         if handler is None:
             return _throw(
                 ask,
@@ -467,21 +466,25 @@ def _pi_rejected(result_member: str, result_type: type[Any]) -> _Handler:
 
 _Handler = Callable[[Answerer, agent_pb2.ExecServerMessage], list[agent_pb2.AgentClientMessage]]
 pb = agent_pb2
-_EXEC_HANDLERS: dict[int, _Handler] = {
-    10: Answerer._request_context,
-    11: Answerer._mcp,
-    36: Answerer._mcp_state,
-    2: Answerer._shell,
-    14: Answerer._shell_stream,
-    52: Answerer._mini_swe_bash,
-    5: Answerer._grep,
-    27: Answerer._hook,
-    7: _path_refusal("read_args", "read_result", pb.ReadResult, "rejected"),
-    8: _path_refusal("ls_args", "ls_result", pb.LsResult, "rejected"),
-    9: _path_refusal("diagnostics_args", "diagnostics_result", pb.DiagnosticsResult, "rejected"),
-    3: _path_refusal("write_args", "write_result", pb.WriteResult, "rejected"),
-    4: _path_refusal("delete_args", "delete_result", pb.DeleteResult, "rejected"),
-    16: _fixed(
+# Keyed by the ExecServerMessage member WhichOneof names. An ask our schema does not name
+# has no member: it is answered as an unknown variant before this table is read.
+_EXEC_HANDLERS: dict[str, _Handler] = {
+    "request_context_args": Answerer._request_context,
+    "mcp_args": Answerer._mcp,
+    "mcp_state_exec_args": Answerer._mcp_state,
+    "shell_args": Answerer._shell,
+    "shell_stream_args": Answerer._shell_stream,
+    "mini_swe_agent_bash_args": Answerer._mini_swe_bash,
+    "grep_args": Answerer._grep,
+    "execute_hook_args": Answerer._hook,
+    "read_args": _path_refusal("read_args", "read_result", pb.ReadResult, "rejected"),
+    "ls_args": _path_refusal("ls_args", "ls_result", pb.LsResult, "rejected"),
+    "diagnostics_args": _path_refusal(
+        "diagnostics_args", "diagnostics_result", pb.DiagnosticsResult, "rejected"
+    ),
+    "write_args": _path_refusal("write_args", "write_result", pb.WriteResult, "rejected"),
+    "delete_args": _path_refusal("delete_args", "delete_result", pb.DeleteResult, "rejected"),
+    "background_shell_spawn_args": _fixed(
         "background_shell_spawn_result",
         lambda ask: _refusal(
             pb.BackgroundShellSpawnResult,
@@ -491,35 +494,35 @@ _EXEC_HANDLERS: dict[int, _Handler] = {
             reason=NOT_IMPLEMENTED,
         ),
     ),
-    17: _fixed(
+    "list_mcp_resources_exec_args": _fixed(
         "list_mcp_resources_exec_result",
         lambda _ask: _refusal(pb.ListMcpResourcesExecResult, "success"),
     ),
-    18: _fixed(
+    "read_mcp_resource_exec_args": _fixed(
         "read_mcp_resource_exec_result",
         lambda ask: _refusal(
             pb.ReadMcpResourceExecResult, "not_found", uri=ask.read_mcp_resource_exec_args.uri
         ),
     ),
-    20: _fixed(
+    "fetch_args": _fixed(
         "fetch_result",
         lambda ask: _refusal(
             pb.FetchResult, "error", url=ask.fetch_args.url, error=NOT_IMPLEMENTED
         ),
     ),
-    21: _fixed(
+    "record_screen_args": _fixed(
         "record_screen_result",
         lambda _ask: _refusal(pb.RecordScreenResult, "failure", error=NOT_IMPLEMENTED_BY_CLIENT),
     ),
-    22: _fixed(
+    "computer_use_args": _fixed(
         "computer_use_result",
         lambda _ask: _refusal(pb.ComputerUseResult, "error", error=NOT_IMPLEMENTED_BY_CLIENT),
     ),
-    23: _fixed(
+    "write_shell_stdin_args": _fixed(
         "write_shell_stdin_result",
         lambda _ask: _refusal(pb.WriteShellStdinResult, "error", error=NOT_IMPLEMENTED),
     ),
-    29: _fixed(
+    "redacted_read_args": _fixed(
         "redacted_read_result",
         lambda ask: _refusal(
             pb.ReadResult,
@@ -528,29 +531,29 @@ _EXEC_HANDLERS: dict[int, _Handler] = {
             error=_not_implemented("Secret redaction is"),
         ),
     ),
-    28: _fixed(
+    "subagent_args": _fixed(
         "subagent_result",
         lambda _ask: _refusal(pb.SubagentResult, "error", error=_not_implemented("Subagents are")),
     ),
-    30: _fixed(
+    "force_background_shell_args": _fixed(
         "force_background_shell_result",
         lambda _ask: pb.ForceBackgroundShellResult(
             status=pb.FORCE_BACKGROUND_SHELL_STATUS_NOT_FOUND
         ),
     ),
-    31: _fixed(
+    "force_background_subagent_args": _fixed(
         "force_background_subagent_result",
         lambda _ask: pb.ForceBackgroundSubagentResult(
             status=pb.FORCE_BACKGROUND_SUBAGENT_STATUS_NOT_FOUND
         ),
     ),
-    37: _fixed(
+    "subagent_await_args": _fixed(
         "subagent_await_result",
         lambda ask: _refusal(
             pb.SubagentAwaitResult, "not_found", agent_id=ask.subagent_await_args.agent_id
         ),
     ),
-    38: _fixed(
+    "smart_mode_classifier_args": _fixed(
         "smart_mode_classifier_result",
         lambda _ask: _refusal(
             pb.SmartModeClassifierResult,
@@ -558,7 +561,7 @@ _EXEC_HANDLERS: dict[int, _Handler] = {
             error=_not_implemented("Smart-mode classification is"),
         ),
     ),
-    40: _fixed(
+    "canvas_diagnostics_args": _fixed(
         "canvas_diagnostics_result",
         lambda ask: _refusal(
             pb.CanvasDiagnosticsResult,
@@ -567,18 +570,22 @@ _EXEC_HANDLERS: dict[int, _Handler] = {
             error=_not_implemented("Canvas diagnostics are"),
         ),
     ),
-    41: _fixed("shell_allowlist_precheck_result", lambda _ask: pb.ShellAllowlistPrecheckResult()),
-    42: _fixed("mcp_allowlist_precheck_result", lambda _ask: pb.McpAllowlistPrecheckResult()),
-    43: _fixed(
+    "shell_allowlist_precheck_args": _fixed(
+        "shell_allowlist_precheck_result", lambda _ask: pb.ShellAllowlistPrecheckResult()
+    ),
+    "mcp_allowlist_precheck_args": _fixed(
+        "mcp_allowlist_precheck_result", lambda _ask: pb.McpAllowlistPrecheckResult()
+    ),
+    "web_fetch_allowlist_precheck_args": _fixed(
         "web_fetch_allowlist_precheck_result", lambda _ask: pb.WebFetchAllowlistPrecheckResult()
     ),
-    53: _fixed(
+    "conversation_search_args": _fixed(
         "conversation_search_result",
         lambda _ask: _refusal(
             pb.ConversationSearchResult, "error", error=_not_implemented("Conversation search is")
         ),
     ),
-    54: _fixed(
+    "agent_store_conflict_args": _fixed(
         "agent_store_conflict_result",
         lambda _ask: _refusal(
             pb.AgentStoreConflictResult,
@@ -586,12 +593,12 @@ _EXEC_HANDLERS: dict[int, _Handler] = {
             error=_not_implemented("Agent store conflicts are"),
         ),
     ),
-    # The pi_* asks 45-51 are answered by results numbered one higher (46-52).
-    45: _pi_error("pi_read_result", pb.PiReadExecResult),
-    46: _pi_error("pi_bash_result", pb.PiBashExecResult),
-    47: _pi_rejected("pi_edit_result", pb.PiEditExecResult),
-    48: _pi_rejected("pi_write_result", pb.PiWriteExecResult),
-    49: _pi_error("pi_grep_result", pb.PiGrepExecResult),
-    50: _pi_error("pi_find_result", pb.PiFindExecResult),
-    51: _pi_error("pi_ls_result", pb.PiLsExecResult),
+    # The pi_* asks are answered by results numbered one higher (pi_read_args 45 → 46).
+    "pi_read_args": _pi_error("pi_read_result", pb.PiReadExecResult),
+    "pi_bash_args": _pi_error("pi_bash_result", pb.PiBashExecResult),
+    "pi_edit_args": _pi_rejected("pi_edit_result", pb.PiEditExecResult),
+    "pi_write_args": _pi_rejected("pi_write_result", pb.PiWriteExecResult),
+    "pi_grep_args": _pi_error("pi_grep_result", pb.PiGrepExecResult),
+    "pi_find_args": _pi_error("pi_find_result", pb.PiFindExecResult),
+    "pi_ls_args": _pi_error("pi_ls_result", pb.PiLsExecResult),
 }

@@ -321,10 +321,6 @@ class Conversations:
             self._items.popitem(last=False)
         return made
 
-    def forget(self, session_id: str) -> None:
-        """Drop what is kept of SESSION_ID's conversation."""
-        self._items.pop(session_id, None)
-
     def __contains__(self, session_id: object) -> bool:
         """Return whether SESSION_ID's conversation is kept."""
         return session_id in self._items

@@ -15,13 +15,14 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import limits
-from .errors import ConfigError
+from .errors import ConfigError, json_kind
 from .host import Host, RoundContext, RoundResult, SignInState
 
 if TYPE_CHECKING:
     from .commands import CursorCommand
     from .listing import Roster
     from .routing import Route
+    from .state import CellState
 
 __all__ = ["PROVIDER", "CursorCell", "Settings", "cell"]
 
@@ -49,7 +50,7 @@ class Settings:
                 # Dropping it would quietly use the default: for a URL, the real service.
                 raise ConfigError(
                     f'"{key}" in the "cursor" config section must be a string, '
-                    f"not {_json_kind(value)}",
+                    f"not {json_kind(value)}",
                     code="bad_config",
                 )
             return value.strip() if isinstance(value, str) and value.strip() else default
@@ -70,15 +71,6 @@ class Settings:
         )
 
 
-def _json_kind(value: object) -> str:
-    """Return what VALUE is called in JSON: a number, true or false, an array, an object."""
-    if isinstance(value, bool):
-        return "true or false"
-    if isinstance(value, int | float):
-        return "a number"
-    return "an array" if isinstance(value, list) else "an object"
-
-
 Lane = Callable[[RoundContext], Awaitable[RoundResult]]
 
 
@@ -92,6 +84,8 @@ class CursorCell:
         self.host: Host | None = None
         self.settings = Settings()
         self._command: CursorCommand | None = None
+        # What the cell keeps between rounds; made by start, closed and dropped by stop.
+        self.state: CellState | None = None
 
     # Life cycle -------------------------------------------------------------------------
 
@@ -106,11 +100,17 @@ class CursorCell:
         if not settings.enabled:
             return False
         from .commands import CursorCommand
+        from .state import CellState
 
         self.host = host
         self.settings = settings
+        self.state = CellState()
         self._command = CursorCommand(
-            host, base_url=settings.base_url, web_url=settings.web_url, proxy=settings.proxy
+            host,
+            base_url=settings.base_url,
+            web_url=settings.web_url,
+            proxy=settings.proxy,
+            ended=self.state.ended_sessions,
         )
         return True
 
@@ -118,9 +118,9 @@ class CursorCell:
         """Take the cell out of its host: end a sign-in, forget conversations, clear notices."""
         if self._command is not None:
             self._command.stop()
-        from . import lane
-
-        lane.forget_conversations()
+        if self.state is not None:
+            self.state.close()  # a roster fetch still in flight keeps nothing
+        self.state = None
         if self.host is not None:
             self.host.notice(None, key=NOTICE_KEY)
         self.host = None
@@ -160,6 +160,7 @@ class CursorCell:
         return await list_models(
             token,
             self.settings.base_url,
+            state=self.state,
             client_version=self.settings.client_version,
             proxy=self.settings.proxy,
         )
@@ -171,6 +172,7 @@ class CursorCell:
         return await check_key(
             key,
             self.settings.base_url,
+            state=self.state,
             client_version=self.settings.client_version,
             proxy=self.settings.proxy,
         )
@@ -194,7 +196,7 @@ class CursorCell:
 
     def sign_in_state(self) -> SignInState:
         """Return how the sign-in stands (never refreshes or dials); StoreError on a bad file."""
-        if self.host is None or self._command is None:
+        if self.host is None or self._command is None or self.state is None:
             return SignInState(signed_in=False, source=None)
         import os
 
@@ -216,7 +218,7 @@ class CursorCell:
             source=source,
             email=entry.email if entry else None,
             expires_at=entry.expires_at if entry else None,
-            session_ended=entry is not None and session_ended(entry),
+            session_ended=entry is not None and session_ended(entry, self.state.ended_sessions),
             env_name=env_name,
             in_progress=pending,
             login_url=signin.page,
@@ -233,7 +235,7 @@ class CursorCell:
             client_version=ctx.client_version or self.settings.client_version,
             proxy=ctx.proxy or self.settings.proxy,
         )
-        return await lane.stream_round(filled)
+        return await lane.stream_round(filled, self.state)
 
 
 cell = CursorCell()

@@ -13,19 +13,20 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from .credentials import ENV_ACCESS_TOKEN, ENV_API_KEY, env_credential
-from .errors import ConfigError, StoreError
+from .errors import NOT_SIGNED_IN, ConfigError, StoreError
 from .limits import DEFAULT_BASE_URL, DEFAULT_WEB_URL
 from .signin import NOTICE_KEY, PollPacing, SignIn, session_ended
 from .store import PROVIDER, AuthStore
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from .host import Host
 
 __all__ = ["USAGE", "VERBS", "CursorCommand"]
 
 VERBS = ("login", "logout", "status")
 USAGE = "usage: /cursor login | status | logout"
-NOT_SIGNED_HINT = "not signed in: run /cursor login, or set CURSOR_ACCESS_TOKEN"
 
 
 class CursorCommand:
@@ -43,8 +44,11 @@ class CursorCommand:
         pacing: PollPacing | None = None,
         *,
         proxy: str | None = None,
+        ended: Collection[str] = frozenset(),
     ) -> None:
         self.host = host
+        # Digests of the refresh tokens Cursor ended (the cell's CellState.ended_sessions).
+        self.ended = ended
         self.store = AuthStore(host.home)
         # PROXY is the cursor.proxy setting: the sign-in goes the way the cell's rounds go.
         self.signin = SignIn(host, self.store, base_url, web_url, pacing, proxy=proxy)
@@ -91,7 +95,7 @@ class CursorCommand:
                 if entry.email
                 else f"{PROVIDER}: signed in"
             )
-            if session_ended(entry):
+            if session_ended(entry, self.ended):
                 line += ", but Cursor ended this session: run /cursor login"
             if key:
                 line += "; a key saved by /connect is used first"
@@ -108,7 +112,7 @@ class CursorCommand:
             # Name the variable: a person who wants it gone must know which one to unset.
             name = next(n for n in (ENV_ACCESS_TOKEN, ENV_API_KEY) if os.environ.get(n, "").strip())
             return f"{PROVIDER}: not signed in; a token from the environment ({name}) is used"
-        return f"{PROVIDER}: {NOT_SIGNED_HINT}"
+        return f"{PROVIDER}: {NOT_SIGNED_IN}"
 
     def logout(self) -> str:
         """Cancel a sign-in in progress, forget the kept one, clear the notices; return a line.

@@ -19,7 +19,7 @@ import zlib
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from .errors import ProtocolError, ProviderError
+from .errors import ModelNotFound, ProtocolError, ProviderError, ResourceExhausted
 from .limits import MAX_FRAME_BYTES
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "classify_connect_error",
     "encode_frame",
     "parse_end_stream",
+    "parse_refusal",
     "read_unary_body",
 ]
 
@@ -39,7 +40,7 @@ FLAG_COMPRESSED = 0x01
 FLAG_END_STREAM = 0x02
 _HEADER = struct.Struct(">BI")
 
-# aiserver.v1.ErrorDetails.Error codes → HTTP-like status (PROTOCOL.md §9).
+# aiserver.v1.ErrorDetails.Error codes → HTTP-like status (docs/protocol.md §9).
 ERROR_DETAILS_STATUS: dict[int, int] = {
     **dict.fromkeys((1, 2, 3, 11, 12, 18, 38, 42, 65), 401),
     **dict.fromkeys((4, 23, 46, 47, 48, 49, 54, 58, 64), 403),
@@ -71,6 +72,11 @@ CONNECT_CODE_STATUS: dict[str, int] = {
 }
 
 _RETRYABLE_STATUSES = frozenset({429, 503, 504})
+# The Connect codes a caller decides on, by the class they are raised as.
+_CONNECT_CODE_CLASS: dict[str, type[ProviderError]] = {
+    "not_found": ModelNotFound,
+    "resource_exhausted": ResourceExhausted,
+}
 _GENERIC_MESSAGES = frozenset({"", "error", "internal error", "unknown error", "request failed"})
 
 
@@ -214,7 +220,25 @@ def classify_connect_error(
         summary = _summarise_details(entries)
         if summary:
             text = f"{text} ({summary})"
-    return ProviderError(text, status=status, retryable=retryable, code=code)
+    kind = _CONNECT_CODE_CLASS.get(code, ProviderError)
+    return kind(text, status=status, retryable=retryable, code=code)
+
+
+def parse_refusal(body: bytes) -> dict[str, Any] | None:
+    """Return the Connect error object a refused call's body holds, or None when it holds none.
+
+    The object is the body's JSON itself or its ``error`` member, and names a
+    ``code`` or a ``message``; anything else (HTML, an empty body) is None.
+    """
+    try:
+        parsed = json.loads(body.decode("utf-8")) if body.strip() else None
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict):
+        parsed = parsed["error"]
+    if isinstance(parsed, dict) and ("code" in parsed or "message" in parsed):
+        return parsed
+    return None
 
 
 def _from_error_details(entry: object) -> ProviderError | None:
@@ -227,12 +251,14 @@ def _from_error_details(entry: object) -> ProviderError | None:
     value = entry.get("value")
     if not isinstance(value, str):
         return None
+    from google.protobuf.message import DecodeError
+
     from ._proto import aiserver_pb2  # deferred: protobuf loads only when an error needs it
 
     try:
         raw = base64.b64decode(value + "=" * (-len(value) % 4))
         details = aiserver_pb2.ErrorDetails.FromString(raw)
-    except (binascii.Error, ValueError, Exception):  # protobuf raises DecodeError(Exception)
+    except (binascii.Error, ValueError, DecodeError, RecursionError):
         return None
     code = int(details.error)
     try:
@@ -249,7 +275,8 @@ def _from_error_details(entry: object) -> ProviderError | None:
     # Code 0 (UNSPECIFIED) names nothing; the title and detail say it all.
     head = "Cursor" if code == 0 and (title or detail) else f"Cursor {name}"
     parts = [head] + [p for p in (title, detail) if p]
-    return ProviderError(": ".join(parts), status=status, retryable=retryable, code=name)
+    raised = ModelNotFound if name == "BAD_MODEL_NAME" else ProviderError
+    return raised(": ".join(parts), status=status, retryable=retryable, code=name)
 
 
 def _debug_retryable(entry: object) -> bool:

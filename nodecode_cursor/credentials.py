@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
-from .errors import ConfigError
+from .errors import NOT_SIGNED_IN, ConfigError
 from .limits import DEFAULT_BASE_URL
 from .store import PROVIDER, AuthStore
 
@@ -27,13 +27,10 @@ __all__ = [
     "NOT_SIGNED_IN",
     "checked_token",
     "env_credential",
-    "raise_not_signed_in",
-    "require_credential",
     "resolve_credential",
     "resolve_credential_async",
 ]
 
-NOT_SIGNED_IN = "Cursor is not signed in: run /cursor login, or set CURSOR_ACCESS_TOKEN"
 ENV_ACCESS_TOKEN = "CURSOR_ACCESS_TOKEN"
 ENV_API_KEY = "CURSOR_API_KEY"
 
@@ -70,6 +67,7 @@ def resolve_credential(
     for_round: bool = False,
     base_url: str = DEFAULT_BASE_URL,
     proxy: str | None = None,
+    ended: set[str] | None = None,
 ) -> str | None:
     """Return the bearer token for ``provider`` (only ``cursor`` is answered), or None.
 
@@ -77,7 +75,8 @@ def resolve_credential(
     (status, a probe) never refreshes and never touches the network. A corrupt
     auth.json raises StoreError; a refused refresh raises CredentialError; a token
     no request could carry raises ConfigError naming where it came from, never the token.
-    PROXY (the ``cursor.proxy`` setting; None: the proxy environment) carries the refresh.
+    PROXY (the ``cursor.proxy`` setting; None: the proxy environment) carries the refresh;
+    a session Cursor ends is noted in ENDED (``signin.refresh_if_due``).
     """
     if provider != PROVIDER:
         return None
@@ -88,7 +87,7 @@ def resolve_credential(
     if for_round:
         from .signin import refresh_if_due
 
-        entry = refresh_if_due(store, base_url, host=host, proxy=proxy)
+        entry = refresh_if_due(store, base_url, host=host, proxy=proxy, ended=ended)
     else:
         entry = store.entry()
     if entry is not None:
@@ -103,30 +102,17 @@ async def resolve_credential_async(
     for_round: bool = False,
     base_url: str = DEFAULT_BASE_URL,
     proxy: str | None = None,
+    ended: set[str] | None = None,
 ) -> str | None:
     """Return ``resolve_credential`` run in a worker thread (a refresh may wait on the network)."""
     import asyncio
 
     return await asyncio.to_thread(
-        resolve_credential, host, provider, for_round=for_round, base_url=base_url, proxy=proxy
+        resolve_credential,
+        host,
+        provider,
+        for_round=for_round,
+        base_url=base_url,
+        proxy=proxy,
+        ended=ended,
     )
-
-
-def raise_not_signed_in() -> NoReturn:
-    """Raise the ConfigError a round meets when there is no credential at all."""
-    raise ConfigError(NOT_SIGNED_IN, code="not_signed_in")
-
-
-def require_credential(
-    host: Host,
-    provider: str = PROVIDER,
-    *,
-    for_round: bool = False,
-    base_url: str = DEFAULT_BASE_URL,
-    proxy: str | None = None,
-) -> str:
-    """Return the credential ``resolve_credential`` finds; raise ConfigError when there is none."""
-    token = resolve_credential(host, provider, for_round=for_round, base_url=base_url, proxy=proxy)
-    if token is None:
-        raise_not_signed_in()
-    return token

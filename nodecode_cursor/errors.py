@@ -1,30 +1,44 @@
 """The errors the cell raises, as a small hierarchy a host can catch.
 
 Every error carries an HTTP-like ``status``, a one-line ``detail`` fit to show a
-person, ``retryable``, and ``code``: a machine-readable name for what went wrong
-or None (the Connect code such as ``resource_exhausted``/``not_found``, the
-ErrorDetails name such as ``BAD_MODEL_NAME``, or for ConfigError one of
-``unknown_model``, ``unsupported_effort``, ``not_signed_in``, ``history_conflict``,
-``bad_token``, ``bad_proxy``). Code that decides by kind reads ``code``, never the text.
-``str()`` is the one line. No error ever holds a token: callers build details
-from the service's words and our own, never from headers or request bodies.
-Mapping the service's end-of-stream errors onto these classes is ``connect.py``'s job.
+person, ``retryable``, ``hint`` (what to do about it, such as ``/cursor login``,
+or None) and ``code``: a machine-readable name for what went wrong or None (the
+Connect code such as ``resource_exhausted``/``not_found``, the ErrorDetails name
+such as ``BAD_MODEL_NAME``, or for ConfigError one of ``unknown_model``,
+``unsupported_effort``, ``not_signed_in``, ``history_conflict``, ``bad_token``,
+``bad_proxy``). ``code`` is data for a report; code that decides by kind tests
+the class (``NotSignedIn``, ``ModelNotFound``, ``ResourceExhausted``), never the
+text. ``str()`` is the one line. No error ever holds a token: callers build
+details from the service's words and our own, never from headers or request
+bodies. ``json_kind`` names a JSON value's kind for an error that must not echo
+the value. Mapping the service's errors onto these classes is ``connect.py``'s job.
 """
 
 from __future__ import annotations
 
+import math
 import re
 
 __all__ = [
+    "NOT_SIGNED_IN",
+    "SIGN_IN_HINT",
     "ConfigError",
     "CredentialError",
     "CursorError",
+    "ModelNotFound",
+    "NotSignedIn",
     "ProtocolError",
     "ProviderError",
+    "ResourceExhausted",
     "StoreError",
     "StreamIncomplete",
+    "json_kind",
     "scrub",
 ]
+
+# What a person does to get a credential, in the chat's words (a host may translate it).
+SIGN_IN_HINT = "/cursor login"
+NOT_SIGNED_IN = "Cursor is not signed in: run /cursor login, or set CURSOR_ACCESS_TOKEN"
 
 # What a credential looks like inside someone else's error text:
 # * a bearer header value right after a quote (httpx quotes a refused header whole,
@@ -53,6 +67,7 @@ class CursorError(Exception):
     status: int = 500
     retryable: bool = False
     code: str | None = None
+    hint: str | None = None
 
     def __init__(
         self,
@@ -61,8 +76,9 @@ class CursorError(Exception):
         status: int | None = None,
         retryable: bool | None = None,
         code: str | None = None,
+        hint: str | None = None,
     ) -> None:
-        """Keep DETAIL and CODE; STATUS and RETRYABLE override the class's defaults."""
+        """Keep DETAIL, CODE and HINT; STATUS and RETRYABLE override the class's defaults."""
         # Details are often built from a library's exception text, which can quote a
         # request header; scrubbing here covers every error the cell raises.
         detail = scrub(detail)
@@ -73,6 +89,8 @@ class CursorError(Exception):
         if retryable is not None:
             self.retryable = retryable
         self.code = code
+        if hint is not None:
+            self.hint = hint
 
     def __str__(self) -> str:
         """Return the one line a person reads."""
@@ -88,6 +106,19 @@ class ProviderError(CursorError):
     """Cursor's service refused or failed the request (the status says how)."""
 
     status = 502
+
+
+class ModelNotFound(ProviderError):
+    """Cursor did not know the model asked for (Connect ``not_found``, ``BAD_MODEL_NAME``)."""
+
+    status = 404
+
+
+class ResourceExhausted(ProviderError):
+    """A bare Connect ``resource_exhausted``: no ErrorDetails say why (the lane rotates)."""
+
+    status = 429
+    retryable = True
 
 
 class StreamIncomplete(ProviderError):
@@ -107,6 +138,16 @@ class ConfigError(CursorError):
     """The request cannot be made as asked: unknown model or effort, not signed in."""
 
     status = 400
+
+
+class NotSignedIn(ConfigError):
+    """There is no Cursor credential at all: nothing saved, no sign-in, no environment token."""
+
+    hint = SIGN_IN_HINT
+
+    def __init__(self) -> None:
+        """Make the one not-signed-in error (its sentence is ``NOT_SIGNED_IN``)."""
+        super().__init__(NOT_SIGNED_IN, code="not_signed_in")
 
 
 class CredentialError(CursorError):
@@ -154,3 +195,22 @@ class BadEffort(ConfigError):
         self.model = model
         self.effort = effort
         self.allowed = allowed
+
+
+def json_kind(value: object) -> str:
+    """Return what VALUE is called in JSON, never the value itself: "a number", "null"…"""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN or Infinity"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "an empty string" if not value else "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__

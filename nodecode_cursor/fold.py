@@ -3,7 +3,7 @@
 ``Fold.feed`` takes every ``AgentServerMessage`` of the stream in order and
 keeps: the text and the thinking (streamed to ``on_part`` as they arrive), the
 host's tool calls (MCP calls, variant 15 of ``ToolCall``) with their arguments
-merged as PROTOCOL.md §8 says, the usage, whether the turn is complete, the
+merged as docs/protocol.md §8 says, the usage, whether the turn is complete, the
 latest checkpoint and the routed model. ``file_mcp_call`` files a call the
 service asked for over the exec channel (``answers.py`` calls it).
 
@@ -39,16 +39,57 @@ __all__ = [
     "rewritten_snapshot",
 ]
 
-# ToolCall variant numbers (the `tool` oneof of agent.v1.ToolCall).
-MCP_VARIANT = 15
+# ToolCall variants by member name (the `tool` oneof of agent.v1.ToolCall).
+MCP_VARIANT = "mcp_tool_call"
 # Their block belongs to the exec channel (MCP resources, the pi_* family): nothing is filed.
-EXEC_OWNED_VARIANTS = frozenset({20, 21, 61, 62, 63, 64, 65, 66, 67})
+EXEC_OWNED_VARIANTS = frozenset(
+    {
+        "list_mcp_resources_tool_call",
+        "read_mcp_resource_tool_call",
+        "pi_read_tool_call",
+        "pi_bash_tool_call",
+        "pi_edit_tool_call",
+        "pi_write_tool_call",
+        "pi_grep_tool_call",
+        "pi_find_tool_call",
+        "pi_ls_tool_call",
+    }
+)
 # The service settles these itself (todos, edit, hosted fetch, web fetch, connect_scm):
 # they stay open until their completion but are not ours to run.
-SERVICE_RESOLVED_VARIANTS = frozenset({9, 10, 12, 24, 37, 68})
+SERVICE_RESOLVED_VARIANTS = frozenset(
+    {
+        "update_todos_tool_call",
+        "read_todos_tool_call",
+        "edit_tool_call",
+        "fetch_tool_call",
+        "web_fetch_tool_call",
+        "connect_scm_tool_call",
+    }
+)
 # Exec asks oh-my-pi files as a call block of the round; we file none of them (they are
 # refused), but a stream that ends after one did not end on answer text.
-EXEC_CALL_BLOCKS = frozenset({2, 3, 4, 5, 7, 8, 9, 14, 45, 46, 47, 48, 49, 50, 51, 52, 53})
+EXEC_CALL_BLOCKS = frozenset(
+    {
+        "shell_args",
+        "write_args",
+        "delete_args",
+        "grep_args",
+        "read_args",
+        "ls_args",
+        "diagnostics_args",
+        "shell_stream_args",
+        "pi_read_args",
+        "pi_bash_args",
+        "pi_edit_args",
+        "pi_write_args",
+        "pi_grep_args",
+        "pi_find_args",
+        "pi_ls_args",
+        "mini_swe_agent_bash_args",
+        "conversation_search_args",
+    }
+)
 
 _Kind = Literal["text", "thinking", "tool"] | None
 
@@ -397,10 +438,9 @@ class Fold:
         member = exec_msg.WhichOneof("message")
         if member is None:
             return
-        number = exec_msg.DESCRIPTOR.fields_by_name[member].number
-        if number not in EXEC_CALL_BLOCKS:
+        if member not in EXEC_CALL_BLOCKS:
             return
-        if number == 5 and not exec_msg.grep_args.pattern.strip():
+        if member == "grep_args" and not exec_msg.grep_args.pattern.strip():
             # Refused for want of a pattern before it ever became a call.
             return
         self._last_kind = "tool"
@@ -447,12 +487,10 @@ class Fold:
             self._current = None
 
 
-def _variant(tool_call: agent_pb2.ToolCall) -> int | None:
-    """Return the field number of a ToolCall's tool variant, or None when unset."""
-    member = tool_call.WhichOneof("tool")
-    if member is None:
-        return None
-    return int(tool_call.DESCRIPTOR.fields_by_name[member].number)
+def _variant(tool_call: agent_pb2.ToolCall) -> str | None:
+    """Return the member name of a ToolCall's tool variant, or None when unset or unnamed."""
+    member: str | None = tool_call.WhichOneof("tool")
+    return member
 
 
 def _arguments(call: _Call) -> str:

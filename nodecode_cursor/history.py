@@ -92,7 +92,6 @@ class HistoryBlobs:
     root_ids: tuple[bytes, ...]
     turn_ids: tuple[bytes, ...]
     active: ActiveUser | None
-    history_end: int
     # Every blob id the state names, directly or through a turn (user message and
     # step blobs included): what the store must keep while this request is current.
     blob_ids: frozenset[bytes] = frozenset()
@@ -769,4 +768,4 @@ def build_history(
     named: list[bytes] = []
     turns = _turn_ids(store, end, pairing, policy, named)
     blob_ids = frozenset((*root, *turns, *named))
-    return HistoryBlobs(system_ids, tuple(root), tuple(turns), active, end, blob_ids)
+    return HistoryBlobs(system_ids, tuple(root), tuple(turns), active, blob_ids)

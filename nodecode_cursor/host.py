@@ -1,7 +1,8 @@
 """The host contract: what the cell needs from a Nodecode-style host, and what it gives back.
 
 There is no Python Nodecode to import, so the seam is stated here as typed
-protocols and dataclasses. A host implements ``Host``; per round it builds a
+protocols and dataclasses. A host implements ``Host`` and uses a cell object
+through ``Cell``; per round it builds a
 ``RoundContext`` and awaits the lane, which returns a ``RoundResult`` and
 streams ``StreamPart``s to ``on_part`` as they arrive. ``MemoryHost`` is a
 minimal in-memory host for tests and scripts. This module holds no logic of the
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 __all__ = [
+    "Cell",
     "Finish",
     "Host",
     "MemoryHost",
@@ -327,6 +329,7 @@ class ModelList(Protocol):
         ...
 
 
+@runtime_checkable
 class Cell(Protocol):
     """The cell object a host loads (``nodecode_cursor.cell:cell``), as a host sees it."""
 

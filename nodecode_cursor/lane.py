@@ -1,14 +1,15 @@
 """The ``cursor`` lane: one call runs one Cursor round, history in, one assistant message out.
 
-A round is one Cursor run (PROTOCOL.md §4–§9). The lane resolves the model and
+A round is one Cursor run (docs/protocol.md §4–§9). The lane resolves the model and
 effort (``routing``), the token (the context's, else the cell's credential
 ladder, refreshing a due sign-in), builds the run request from the history
 (``request``), opens the run (``transport``), feeds every server message to the
 fold and the answerer and sends the answers back, then settles the end: the
 completeness rule, the end-of-stream error, one retry with the discovery id
 when the model was not found before any output, and a conversation rotation
-for a bare ``resource_exhausted``. It keeps the conversations (blob stores,
-checkpoints) and the Kimi K3 writer table for the life of the process.
+for a bare ``resource_exhausted``. What it keeps between rounds (conversations,
+the Kimi K3 writer table, rosters) lives in the cell's ``CellState``, which the
+cell passes to every round.
 
 What a message means is ``fold.py``'s and ``answers.py``'s business; the bytes
 on the wire are ``transport.py``'s.
@@ -26,62 +27,48 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import limits
-from .blobs import Conversation, Conversations
-from .errors import ProviderError, StreamIncomplete
+from .errors import (
+    ModelNotFound,
+    NotSignedIn,
+    ProviderError,
+    ResourceExhausted,
+    StreamIncomplete,
+)
 from .host import Finish, Host, RoundContext, RoundResult, StreamPart, StreamStart
-from .writers import WriterTable
 
 if TYPE_CHECKING:
     from .answers import Answerer
+    from .blobs import Conversation
     from .fold import Fold
     from .request import RunRequestBuild
     from .routing import WireModel
+    from .state import CellState
     from .transport import RunTransport
+    from .writers import WriterTable
 
-__all__ = [
-    "TURN_END_GRACE_SECONDS",
-    "conversations",
-    "forget_conversations",
-    "stream_round",
-    "stream_round_sync",
-    "writers",
-]
+__all__ = ["TURN_END_GRACE_SECONDS", "stream_round", "stream_round_sync"]
 
 log = logging.getLogger("nodecode_cursor.lane")
 
 TURN_END_GRACE_SECONDS = limits.TURN_END_GRACE_SECONDS
 
-# Kept for the life of the process: one conversation per host session (LRU) and
-# the digest-keyed table of which model wrote which round (for Kimi K3 replay).
-conversations = Conversations()
-writers = WriterTable()
-_state_lock = threading.Lock()
 
+def stream_round_sync(ctx: RoundContext, state: CellState | None = None) -> RoundResult:
+    """Return ``stream_round(ctx, state)`` run to completion, for callers without an event loop.
 
-def forget_conversations() -> None:
-    """Forget every kept conversation, writer entry and roster (the cell's stop calls this)."""
-    from . import listing
-
-    global conversations, writers
-    with _state_lock:
-        conversations = Conversations()
-        writers = WriterTable()
-    listing.forget_rosters()
-
-
-def stream_round_sync(ctx: RoundContext) -> RoundResult:
-    """Return ``stream_round(ctx)`` run to completion, for callers without an event loop."""
+    The public synchronous facade; without STATE the round keeps nothing (see ``stream_round``).
+    """
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(stream_round(ctx))
+        return asyncio.run(stream_round(ctx, state))
     # Called from inside a running loop: run the round on a loop of its own.
     outcome: list[RoundResult] = []
     failure: list[BaseException] = []
 
     def run() -> None:
         try:
-            outcome.append(asyncio.run(stream_round(ctx)))
+            outcome.append(asyncio.run(stream_round(ctx, state)))
         except BaseException as exc:  # handed back to the caller's thread below
             failure.append(exc)
 
@@ -93,9 +80,13 @@ def stream_round_sync(ctx: RoundContext) -> RoundResult:
     return outcome[0]
 
 
-async def stream_round(ctx: RoundContext) -> RoundResult:
+async def stream_round(ctx: RoundContext, state: CellState | None = None) -> RoundResult:
     """Return one round on Cursor: the assistant message, usage and finish reason.
 
+    STATE is what the cell keeps between rounds (conversations, writers, rosters);
+    the cell passes its own. Without one the round builds a throwaway state: it
+    keeps nothing, so a session rebuilds from the history every round and a
+    roster-only model asks the roster every time.
     Stream parts go to ``ctx.on_part`` as they arrive (StreamStart first, Finish
     last). Raises ConfigError (bad model or effort, not signed in — before any
     network), ProviderError (the service's own error), StreamIncomplete (the
@@ -103,16 +94,19 @@ async def stream_round(ctx: RoundContext) -> RoundResult:
     stops the run at once.
     """
     from . import listing, routing
+    from .state import CellState
 
+    if state is None:
+        state = CellState()
     model = ctx.model
     display = model
     if routing.is_bundled(model):
         effort = routing.round_effort(model, ctx.effort)
         wire_id = routing.wire_model_id(model, effort)
-        token = await _token(ctx)
+        token = await _token(ctx, state)
     else:
         routing.checked_effort(ctx.effort)  # a misspelt level fails before any network
-        token, display = await _roster_model(ctx)
+        token, display = await _roster_model(ctx, state)
         # A roster-only model is sent as the roster names it; its slug alone
         # says any effort (routing's collapse rules), so the round asks none.
         wire_id = model
@@ -122,22 +116,22 @@ async def stream_round(ctx: RoundContext) -> RoundResult:
     system = ctx.system if ctx.system is not None else _system_of(ctx.messages)
     messages = ctx.messages[_leading_system(ctx.messages) :]
     messages, system, tools = _valid_unicode(messages, system, ctx.tools)
-    with _state_lock:
-        conversation = conversations.get(ctx.session_id)
-        table = writers
+    with state.lock:
+        conversation = state.conversations.get(ctx.session_id)
+        table = state.writers
     _emit(ctx, StreamStart(wire_id))
     mode: routing.WireMode = "normalized"
     # The roster's marker (this account's, at this base URL) counts only when the
     # bundled row has none of its own.
     base_url = ctx.base_url or limits.DEFAULT_BASE_URL
-    marker = listing.round_marker(model, wire_id, token, base_url)
+    marker = listing.round_marker(state, model, wire_id, token, base_url)
     wire = routing.resolve_wire_model(model, wire_id, mode, marker)
     while True:
         attempt = _Attempt(ctx, messages, token, system, tools, wire, conversation, table, display)
         try:
             result = await attempt.run()
         except ProviderError as exc:
-            retry = _discovery_retry(exc, attempt, mode, model, wire_id, wire)
+            retry = _discovery_retry(exc, attempt, mode, model, wire_id, wire, state)
             if retry is None:
                 raise
             log.info("Cursor did not know %s; retrying with the discovery id", wire.requested_id)
@@ -147,10 +141,10 @@ async def stream_round(ctx: RoundContext) -> RoundResult:
         return result
 
 
-async def _roster_model(ctx: RoundContext) -> tuple[str, str]:
+async def _roster_model(ctx: RoundContext, state: CellState) -> tuple[str, str]:
     """Return (token, display name) for a model the bundled rows lack but the roster lists.
 
-    The roster is asked with the round's token (once per process, base URL and account);
+    The roster is asked with the round's token (once per STATE, base URL and account);
     a model it does not list, or a roster that cannot be had, is the unknown-model
     ConfigError, naming near matches and why the roster could not be checked.
     """
@@ -159,15 +153,13 @@ async def _roster_model(ctx: RoundContext) -> tuple[str, str]:
 
     model = ctx.model
     try:
-        token = await _token(ctx)
-    except ConfigError as exc:
-        if exc.code != "not_signed_in":
-            raise
+        token = await _token(ctx, state)
+    except NotSignedIn as exc:
         raise routing.unknown_model(model, unchecked=exc.detail) from None
     base_url = ctx.base_url or limits.DEFAULT_BASE_URL
     try:
         roster = await listing.round_roster(
-            token, base_url, client_version=ctx.client_version, proxy=ctx.proxy
+            state, token, base_url, client_version=ctx.client_version, proxy=ctx.proxy
         )
     except ConfigError:
         raise  # an unusable proxy: the round could not go either, so say that, not the model
@@ -188,31 +180,19 @@ def _discovery_retry(
     model: str,
     wire_id: str,
     wire: WireModel,
+    state: CellState,
 ) -> WireModel | None:
     """Return the discovered WireModel to retry with, or None when this error is final."""
     from . import listing, routing
 
-    if mode != "normalized" or not _model_not_found(exc) or attempt.saw_output:
+    if mode != "normalized" or not isinstance(exc, ModelNotFound) or attempt.saw_output:
         return None
     base_url = attempt.ctx.base_url or limits.DEFAULT_BASE_URL
-    marker = listing.round_marker(model, wire_id, attempt.token, base_url)
+    marker = listing.round_marker(state, model, wire_id, attempt.token, base_url)
     discovered = routing.resolve_wire_model(model, wire_id, "discovered", marker)
     if discovered == wire:
         return None  # the same request again would be refused the same way
     return discovered
-
-
-# The codes that say the service did not know the model: the Connect code (no
-# ErrorDetails) and ErrorDetails' own name for it. Other 404s (a user or file not
-# found) are not about the model and must not spend the discovery retry.
-_MODEL_NOT_FOUND_CODES = frozenset({"not_found", "BAD_MODEL_NAME"})
-
-
-def _model_not_found(exc: ProviderError) -> bool:
-    """Return whether EXC says the model was not found (by code; a bare HTTP 404 counts too)."""
-    if exc.code is None:
-        return exc.status == 404
-    return exc.code in _MODEL_NOT_FOUND_CODES
 
 
 def _valid_unicode(
@@ -273,7 +253,7 @@ def _system_of(messages: Sequence[Mapping[str, Any]]) -> str | None:
     return "\n\n".join(p for p in parts if p) or None
 
 
-async def _token(ctx: RoundContext) -> str:
+async def _token(ctx: RoundContext, state: CellState) -> str:
     """Return the round's bearer token; raise the not-signed-in ConfigError when there is none.
 
     A token no header can carry (a space, a line break, non-ASCII) is refused here
@@ -291,22 +271,29 @@ async def _token(ctx: RoundContext) -> str:
         # (a saved key, the environment) ever takes its place. auth.json is read and
         # the refresh waits in a worker thread, never on the event loop.
         return await asyncio.to_thread(
-            _renewed_if_kept_sign_in, ctx.host, given, base_url, ctx.proxy
+            _renewed_if_kept_sign_in, ctx.host, given, base_url, ctx.proxy, state.ended_sessions
         )
 
     token: str | None
     if ctx.host is not None:
         token = await credentials.resolve_credential_async(
-            ctx.host, "cursor", for_round=True, base_url=base_url, proxy=ctx.proxy
+            ctx.host,
+            "cursor",
+            for_round=True,
+            base_url=base_url,
+            proxy=ctx.proxy,
+            ended=state.ended_sessions,
         )
     else:
         token = credentials.env_credential()
     if not token:
-        credentials.raise_not_signed_in()
+        raise NotSignedIn()
     return token
 
 
-def _renewed_if_kept_sign_in(host: Host, token: str, base_url: str, proxy: str | None) -> str:
+def _renewed_if_kept_sign_in(
+    host: Host, token: str, base_url: str, proxy: str | None, ended: set[str]
+) -> str:
     """Return TOKEN, or the kept sign-in's renewed access token when TOKEN is that sign-in.
 
     Blocking (reads auth.json, may refresh through PROXY, the round's): run it in a
@@ -326,7 +313,7 @@ def _renewed_if_kept_sign_in(host: Host, token: str, base_url: str, proxy: str |
         return token
     if entry is None or entry.access_token != token:
         return token
-    renewed = refresh_if_due(store, base_url, host=host, proxy=proxy)
+    renewed = refresh_if_due(store, base_url, host=host, proxy=proxy, ended=ended)
     if renewed is None:  # forgotten meanwhile (a logout): send what the host chose
         return token
     if renewed.access_token != token:
@@ -340,13 +327,6 @@ def _heartbeat(message: Any) -> bool:
         message.WhichOneof("message") == "interaction_update"
         and message.interaction_update.WhichOneof("message") == "heartbeat"
     )
-
-
-def _bare_resource_exhausted(exc: ProviderError) -> bool:
-    """Return whether EXC is a resource_exhausted with no ErrorDetails to say why."""
-    # ErrorDetails' names are upper case (RATE_LIMITED…); only a bare Connect error
-    # carries the lower-case Connect code itself.
-    return exc.code == "resource_exhausted"
 
 
 class _Attempt:
@@ -507,7 +487,9 @@ class _Attempt:
 
     def _failed(self, exc: ProviderError, fold: Fold) -> ProviderError:
         """Return EXC after its side effects: a bare resource_exhausted rotates the conversation."""
-        bare = _bare_resource_exhausted(exc) and not fold.saw_token_delta
+        # ErrorDetails say why a quota ran out; only a bare Connect resource_exhausted
+        # (ResourceExhausted) means Cursor refused the conversation itself.
+        bare = isinstance(exc, ResourceExhausted) and not fold.saw_token_delta
         if bare and self.conversation.poison():
             log.info("Cursor refused the conversation (resource_exhausted); rotating its id")
         return exc

@@ -3,12 +3,12 @@
 ``fetch_roster`` asks Cursor which models this account may run (an empty
 request, the client headers, short timeouts) and turns the answer into rows
 for ``/models``: each model once, sorted by id, with a display name and a
-context window. It also remembers, per base URL and account, each model's
-max-mode marker so the lane can route that account's rounds on it
-(``round_marker``), and the last roster, so a round on a model only the roster
-names costs one roster call per process and account, however many rounds ask at
-once (``round_roster``). ``forget_rosters`` (the cell's stop) forgets both, and a
-fetch still in flight then keeps nothing when it lands.
+context window. Given the cell's ``CellState``, it also keeps there, per base
+URL and account, each model's max-mode marker so the lane can route that
+account's rounds on it (``round_marker``), and the last roster, so a round on a
+model only the roster names costs one roster call per start of the cell and
+account, however many rounds ask at once (``round_roster``). The cell's stop
+closes that state, and a fetch still in flight then keeps nothing when it lands.
 ``list_models`` never fails: when the live roster cannot be had it lists the
 bundled rows and says why. ``check_key`` is the host's key check for a token
 saved with ``/connect``.
@@ -22,21 +22,24 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import threading
 import uuid
-import weakref
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from . import limits
-from .errors import ConfigError, CursorError, ProviderError
+from .errors import NOT_SIGNED_IN, CursorError, NotSignedIn, ProviderError
+from .state import RosterFetch
+
+if TYPE_CHECKING:
+    from .state import CellState, RosterKey
 
 __all__ = [
     "GET_USABLE_MODELS_PATH",
+    "NOT_SIGNED_IN",
     "Roster",
     "RosterModel",
     "check_key",
     "fetch_roster",
-    "forget_rosters",
     "list_models",
     "parse_roster",
     "roster_marker",
@@ -50,26 +53,6 @@ GET_USABLE_MODELS_PATH = "/agent.v1.AgentService/GetUsableModels"
 # A model the roster names without a bundled row gets this window.
 DEFAULT_CONTEXT_WINDOW = 200_000
 LONG_CONTEXT_WINDOW = 1_000_000
-NOT_SIGNED_IN = "not signed in: /cursor login"
-
-# The roster's max-mode markers per (base URL, account), then per model id: one account's
-# roster never routes another account's rounds.
-_markers: dict[tuple[str, str], dict[str, bool]] = {}
-_markers_lock = threading.Lock()
-# Bumped by forget_rosters: a fetch that began before it keeps neither roster nor markers
-# when it lands, so the cell's stop is not undone by a fetch still in flight.
-_generation = 0
-# The last roster fetched per (base URL, account), for the lane's models the bundled rows
-# lack: asked once per process and account (a round on a bundled model never asks). The
-# account is a digest of its token, so no token is kept here, and a key check or a login
-# for another account neither reads nor replaces this account's roster.
-_rosters: dict[tuple[str, str], tuple[RosterModel, ...]] = {}
-# The roster fetch in flight per running loop and (base URL, account): concurrent cold
-# rounds wait on the one fetch instead of each asking Cursor. Keyed weakly by the loop,
-# so a loop that ends takes its entries with it.
-_in_flight: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str], _Flight]] = (
-    weakref.WeakKeyDictionary()
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,36 +74,30 @@ class Roster:
     reason: str | None = None
 
 
-class _Flight:
-    """One roster fetch in flight and how many rounds wait on it."""
-
-    def __init__(self, task: asyncio.Task[tuple[RosterModel, ...]]) -> None:
-        self.task = task
-        self.waiters = 0
-
-
 def _account(token: str) -> str:
     """Return the SHA-256 hex digest standing for TOKEN's account (the token is never kept)."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def _key(token: str, base_url: str) -> tuple[str, str]:
+def _key(token: str, base_url: str) -> RosterKey:
     """Return the (base URL, account digest) key the kept rosters and markers are filed under."""
     return (base_url.rstrip("/"), _account(token))
 
 
-def roster_marker(model_id: str, token: str, base_url: str) -> bool | None:
+def roster_marker(state: CellState, model_id: str, token: str, base_url: str) -> bool | None:
     """Return the max-mode marker TOKEN's last roster at BASE_URL gave ``model_id``, or None."""
-    with _markers_lock:
-        return _markers.get(_key(token, base_url), {}).get(model_id)
+    with state.lock:
+        return state.markers.get(_key(token, base_url), {}).get(model_id)
 
 
-def round_marker(model_id: str, wire_id: str, token: str, base_url: str) -> bool | None:
+def round_marker(
+    state: CellState, model_id: str, wire_id: str, token: str, base_url: str
+) -> bool | None:
     """Return the round's account's roster marker: the routed slug's, else the model's, or None."""
     # The roster names Cursor's own slugs; a round routed to a sibling slug
     # asks about that slug first, then about the public id the turn named.
-    with _markers_lock:
-        kept = _markers.get(_key(token, base_url), {})
+    with state.lock:
+        kept = state.markers.get(_key(token, base_url), {})
         marker = kept.get(wire_id)
         return marker if marker is not None else kept.get(model_id)
 
@@ -160,69 +137,67 @@ def parse_roster(body: bytes) -> tuple[RosterModel, ...]:
     return tuple(rows[k] for k in sorted(rows))
 
 
-def _keep(key: tuple[str, str], models: tuple[RosterModel, ...], generation: int) -> None:
-    """Keep the roster and its max-mode markers under KEY unless forgotten since (returns nothing).
+def _keep(state: CellState, key: RosterKey, models: tuple[RosterModel, ...]) -> None:
+    """Keep the roster and its max-mode markers under KEY unless STATE is closed (returns nothing).
 
-    GENERATION is the one the fetch began in: a ``forget_rosters`` since then wins.
+    A closed state is a stopped cell's: a fetch that lands after the stop keeps nothing.
     """
-    with _markers_lock:
-        if generation != _generation:
-            log.debug("roster landed after the rosters were forgotten; not kept")
+    with state.lock:
+        if state.closed:
+            log.debug("roster landed after the cell stopped; not kept")
             return
-        _rosters[key] = models
-        _markers[key] = {m.id: m.max_mode for m in models if m.max_mode is not None}
+        state.rosters[key] = models
+        state.markers[key] = {m.id: m.max_mode for m in models if m.max_mode is not None}
 
 
 async def fetch_roster(
     token: str | None,
     base_url: str,
     *,
+    state: CellState | None = None,
     client_version: str | None = None,
     timeout: float = limits.ROSTER_TIMEOUT_SECONDS,
     proxy: str | None = None,
 ) -> tuple[RosterModel, ...]:
-    """Return the account's roster; raise ConfigError without a token, ProviderError on refusal.
+    """Return the account's roster; raise NotSignedIn without a token, ProviderError on refusal.
 
-    PROXY is the ``cursor.proxy`` setting (None: the proxy environment), so the roster
-    goes the way rounds go. A token no header can carry, or a proxy httpx cannot use,
+    The roster and its max-mode markers are kept in STATE (None: nowhere). PROXY is
+    the ``cursor.proxy`` setting (None: the proxy environment), so the roster goes
+    the way rounds go. A token no header can carry, or a proxy httpx cannot use,
     is a ConfigError naming the problem, never the token or the proxy's URL.
     """
     import httpx
 
     from .credentials import checked_token
-    from .transport import proxied_client, run_headers
+    from .transport import proxied_client, reaching, run_headers
 
     if not token:
-        raise ConfigError(NOT_SIGNED_IN, code="not_signed_in")
+        raise NotSignedIn()
     token = checked_token(token, "the key given")
-    with _markers_lock:
-        generation = _generation
     url = base_url.rstrip("/") + GET_USABLE_MODELS_PATH
     headers = run_headers(token, limits.client_version(client_version), str(uuid.uuid4()))
     headers["content-type"] = "application/proto"
     client = proxied_client(httpx.AsyncClient, proxy=proxy, timeout=timeout)
-    try:
+    with reaching(url):
         async with client:
             response = await client.post(url, content=b"", headers=headers)
-    except httpx.HTTPError as exc:
-        raise ProviderError(
-            f"could not reach {url}: {type(exc).__name__}: {exc}", status=503, retryable=True
-        ) from None
     if response.status_code != 200:
         raise _refusal(response.status_code, response.content)
     models = parse_roster(response.content)
-    _keep(_key(token, base_url), models, generation)
+    if state is not None:
+        _keep(state, _key(token, base_url), models)
     return models
 
 
 async def round_roster(
+    state: CellState,
     token: str | None,
     base_url: str,
     *,
     client_version: str | None = None,
     proxy: str | None = None,
 ) -> tuple[RosterModel, ...]:
-    """Return the account's roster for a round: the one kept for BASE_URL, else fetched and kept.
+    """Return the account's roster for a round: the one STATE keeps, else fetched and kept there.
 
     Concurrent rounds of one account on one loop share a single fetch. Raises as
     ``fetch_roster`` does; a refusal is not kept, so a later round asks again.
@@ -231,23 +206,25 @@ async def round_roster(
         return await fetch_roster(token, base_url, client_version=client_version, proxy=proxy)
     key = _key(token, base_url)
     loop = asyncio.get_running_loop()
-    with _markers_lock:
-        kept = _rosters.get(key)
+    with state.lock:
+        kept = state.rosters.get(key)
         if kept is not None:
             return kept
-        flights = _in_flight.setdefault(loop, {})
+        flights = state.roster_fetches.setdefault(loop, {})
         flight = flights.get(key)
         if flight is None:
-            fetch = fetch_roster(token, base_url, client_version=client_version, proxy=proxy)
-            flight = _Flight(loop.create_task(fetch, name="cursor-roster"))
+            fetch = fetch_roster(
+                token, base_url, state=state, client_version=client_version, proxy=proxy
+            )
+            flight = RosterFetch(loop.create_task(fetch, name="cursor-roster"))
             flights[key] = flight
-            flight.task.add_done_callback(lambda task: _landed(loop, key, task))
+            flight.task.add_done_callback(lambda task: _landed(state, loop, key, task))
         flight.waiters += 1
     try:
         # Shielded: one round cancelled must not cancel the fetch the others wait on.
         return await asyncio.shield(flight.task)
     except asyncio.CancelledError:
-        with _markers_lock:
+        with state.lock:
             flight.waiters -= 1
             if flight.waiters == 0 and not flight.task.done():
                 flight.task.cancel()  # the last round waiting on it left: nobody wants it
@@ -255,31 +232,19 @@ async def round_roster(
 
 
 def _landed(
+    state: CellState,
     loop: asyncio.AbstractEventLoop,
-    key: tuple[str, str],
+    key: RosterKey,
     task: asyncio.Task[tuple[RosterModel, ...]],
 ) -> None:
     """Drop the finished fetch from the flights (returns nothing); a success is kept already."""
-    with _markers_lock:
-        flights = _in_flight.get(loop)
+    with state.lock:
+        flights = state.roster_fetches.get(loop)
         if flights is not None and flights.get(key) is not None and flights[key].task is task:
             del flights[key]
     if not task.cancelled():
         # Retrieved here too: a failure no round is left to await is never logged as lost.
         task.exception()
-
-
-def forget_rosters() -> None:
-    """Forget every kept roster and marker, and what fetches in flight would keep (returns nothing).
-
-    The next round on a model the bundled rows lack asks again.
-    """
-    global _generation
-    with _markers_lock:
-        _generation += 1
-        _rosters.clear()
-        _markers.clear()
-        _in_flight.clear()
 
 
 def _refusal(status: int, body: bytes) -> ProviderError:
@@ -289,15 +254,10 @@ def _refusal(status: int, body: bytes) -> ProviderError:
     other Connect error is (``connect.classify_connect_error``); a body that is no
     Connect error keeps the HTTP status.
     """
-    import contextlib
-    import json
+    from .connect import classify_connect_error, parse_refusal
 
-    from .connect import classify_connect_error
-
-    parsed: object = None
-    with contextlib.suppress(UnicodeDecodeError, ValueError, RecursionError):
-        parsed = json.loads(body.decode("utf-8"))
-    if not isinstance(parsed, dict) or not isinstance(parsed.get("code"), str):
+    parsed = parse_refusal(body)
+    if parsed is None or not isinstance(parsed.get("code"), str):
         return ProviderError(
             f"HTTP {status} unknown", status=status, retryable=status in (429, 503, 504)
         )
@@ -314,12 +274,16 @@ async def check_key(
     key: str | None,
     base_url: str,
     *,
+    state: CellState | None = None,
     client_version: str | None = None,
     proxy: str | None = None,
 ) -> str | None:
-    """Return None when Cursor accepts ``key``, else the one line saying why not."""
+    """Return None when Cursor accepts ``key``, else the one line saying why not.
+
+    The roster the check fetched is kept in STATE (None: nowhere), under KEY's account.
+    """
     try:
-        await fetch_roster(key, base_url, client_version=client_version, proxy=proxy)
+        await fetch_roster(key, base_url, state=state, client_version=client_version, proxy=proxy)
     except CursorError as exc:
         return exc.detail
     return None
@@ -329,12 +293,18 @@ async def list_models(
     token: str | None,
     base_url: str,
     *,
+    state: CellState | None = None,
     client_version: str | None = None,
     proxy: str | None = None,
 ) -> Roster:
-    """Return the live roster, or the bundled rows with the reason the live one is missing."""
+    """Return the live roster, or the bundled rows with the reason the live one is missing.
+
+    A live roster is kept in STATE (None: nowhere), so rounds route on its markers.
+    """
     try:
-        models = await fetch_roster(token, base_url, client_version=client_version, proxy=proxy)
+        models = await fetch_roster(
+            token, base_url, state=state, client_version=client_version, proxy=proxy
+        )
     except CursorError as exc:
         log.debug("roster unavailable: %s", exc.detail)
         return Roster(_bundled(), live=False, reason=exc.detail)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
-from .errors import CredentialError, CursorError, ProviderError
+from .errors import SIGN_IN_HINT, CredentialError, CursorError, ProviderError
 from .limits import (
     OAUTH_CLIENT_ID,
     POLL_BACKOFF,
@@ -41,6 +41,8 @@ from .limits import (
 from .store import PROVIDER, AuthStore, TokenEntry, token_user_id
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     import httpx
 
     from .host import Host
@@ -55,7 +57,6 @@ __all__ = [
     "pkce_pair",
     "profile_cookie",
     "refresh_if_due",
-    "refresh_if_due_async",
     "session_ended",
 ]
 
@@ -361,11 +362,7 @@ class SignIn:
 class SessionEnded(CredentialError):
     """Cursor answered ``shouldLogout``: the session is over until the person signs in again."""
 
-
-# Digests of refresh tokens Cursor answered with shouldLogout in this process: the kept
-# sign-in stays as it was, yet status must not call it live. A new sign-in brings a new
-# refresh token, so it is never in here.
-_ENDED: set[str] = set()
+    hint = SIGN_IN_HINT
 
 
 def _digest(token: str) -> str:
@@ -373,18 +370,22 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def session_ended(entry: TokenEntry) -> bool:
-    """Return whether Cursor ended ``entry``'s session (seen by this process)."""
-    return _digest(entry.refresh_token) in _ENDED
+def session_ended(entry: TokenEntry, ended: Collection[str]) -> bool:
+    """Return whether Cursor ended ``entry``'s session: its digest is among ENDED.
+
+    ENDED is the set ``refresh_if_due`` fills (the cell keeps it in its ``CellState``).
+    """
+    return _digest(entry.refresh_token) in ended
 
 
 def refresh_entry(client: httpx.Client, base_url: str, entry: TokenEntry) -> TokenEntry:
     """Return ``entry`` renewed by Cursor; raise CredentialError when Cursor refuses."""
-    import httpx
+    from .transport import reaching
 
-    try:
+    url = f"{base_url.rstrip('/')}/oauth/token"
+    with reaching(url):
         response = client.post(
-            f"{base_url.rstrip('/')}/oauth/token",
+            url,
             json={
                 "grant_type": "refresh_token",
                 "client_id": OAUTH_CLIENT_ID,
@@ -392,11 +393,6 @@ def refresh_entry(client: httpx.Client, base_url: str, entry: TokenEntry) -> Tok
             },
             timeout=REFRESH_TIMEOUT_SECONDS,
         )
-    except httpx.HTTPError as exc:
-        raise ProviderError(
-            f"Cursor token refresh failed: could not reach Cursor ({type(exc).__name__})",
-            retryable=True,
-        ) from None
     data = _json_object(response.content) or {}
     if data.get("shouldLogout") is True:
         raise SessionEnded(SESSION_ENDED)
@@ -404,11 +400,14 @@ def refresh_entry(client: httpx.Client, base_url: str, entry: TokenEntry) -> Tok
         code = data.get("error")
         reason = f" {code}" if isinstance(code, str) and len(code) <= 64 else ""
         raise CredentialError(
-            f"Cursor token refresh failed: HTTP {response.status_code}{reason}; run /cursor login"
+            f"Cursor token refresh failed: HTTP {response.status_code}{reason}; run /cursor login",
+            hint=SIGN_IN_HINT,
         )
     access = data.get("access_token")
     if not isinstance(access, str) or not access:
-        raise CredentialError("Cursor token refresh returned no access token; run /cursor login")
+        raise CredentialError(
+            "Cursor token refresh returned no access token; run /cursor login", hint=SIGN_IN_HINT
+        )
     rotated = data.get("refresh_token")
     refresh = rotated if isinstance(rotated, str) and rotated else entry.refresh_token
     return TokenEntry.from_tokens(access, refresh, entry.email)
@@ -422,11 +421,13 @@ def refresh_if_due(
     within: float = REFRESH_WHEN_DUE_WITHIN_SECONDS,
     client: httpx.Client | None = None,
     proxy: str | None = None,
+    ended: set[str] | None = None,
 ) -> TokenEntry | None:
     """Return the kept sign-in, renewed first (once, across rounds and processes) when due.
 
     Only a round calls this; PROXY is its ``cursor.proxy`` (None: the proxy
-    environment). ``shouldLogout`` leaves the kept sign-in as it was, raises a
+    environment). ``shouldLogout`` leaves the kept sign-in as it was, adds its
+    refresh token's digest to ENDED (so status can say so), raises a
     CredentialError and posts a standing notice until a login succeeds.
     """
     entry = store.entry()
@@ -445,26 +446,11 @@ def refresh_if_due(
                 with http_client(REFRESH_TIMEOUT_SECONDS, proxy) as own:
                     renewed = refresh_entry(own, base_url, entry)
         except SessionEnded as exc:
-            _ENDED.add(_digest(entry.refresh_token))
+            if ended is not None:
+                ended.add(_digest(entry.refresh_token))
             if host is not None:
                 host.notice(f"{PROVIDER}: {exc.detail}", key=NOTICE_KEY, level="warning")
             raise
         store.save_entry(renewed)
         log.info("cursor token renewed")
         return renewed
-
-
-async def refresh_if_due_async(
-    store: AuthStore,
-    base_url: str,
-    *,
-    host: Host | None = None,
-    within: float = REFRESH_WHEN_DUE_WITHIN_SECONDS,
-    proxy: str | None = None,
-) -> TokenEntry | None:
-    """Return ``refresh_if_due`` run in a worker thread, so the lane's event loop never blocks."""
-    import asyncio
-
-    return await asyncio.to_thread(
-        refresh_if_due, store, base_url, host=host, within=within, proxy=proxy
-    )

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import StoreError
+from .errors import StoreError, json_kind
 from .limits import EXPIRY_MARGIN_SECONDS, FALLBACK_TOKEN_LIFETIME_SECONDS
 
 if TYPE_CHECKING:
@@ -174,7 +174,7 @@ class AuthStore:
             ) from None
         if not isinstance(data, dict):
             raise StoreError(
-                f"{self.path} must hold a JSON object, not {_kind(data)}; "
+                f"{self.path} must hold a JSON object, not {json_kind(data)}; "
                 "fix or remove it, nothing will be written until then"
             )
         self._check_shapes(data)
@@ -222,7 +222,7 @@ class AuthStore:
         if not ok:
             # Name the kind of value, never the value itself: it may be a secret.
             raise StoreError(
-                f"{self.path}: {where} must be {wanted}, not {_kind(value)}; "
+                f"{self.path}: {where} must be {wanted}, not {json_kind(value)}; "
                 "fix or remove it, nothing will be written until then"
             )
 
@@ -308,22 +308,3 @@ def _encoded(data: dict[str, Any]) -> bytes:
         return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     except UnicodeEncodeError:
         return (json.dumps(data, indent=2, ensure_ascii=True) + "\n").encode("ascii")
-
-
-def _kind(value: object) -> str:
-    """Return a JSON kind name for ``value`` (for errors that must not echo the value)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, float) and not math.isfinite(value):
-        return "NaN or Infinity"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "an empty string" if not value else "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__

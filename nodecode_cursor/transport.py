@@ -1,6 +1,6 @@
 """The run's wire over HTTP/1.1: one RunSSE stream in, one ordered BidiAppend per message out.
 
-A Cursor run is two halves (PROTOCOL.md §4). The server half is a POST to
+A Cursor run is two halves (docs/protocol.md §4). The server half is a POST to
 ``RunSSE`` whose answer streams Connect frames of ``AgentServerMessage``; the
 client half is one unary ``BidiAppend`` POST per ``AgentClientMessage``,
 numbered from 0 and sent strictly in order. The service answers RunSSE only as
@@ -20,20 +20,34 @@ lane's call.
 from __future__ import annotations
 
 import asyncio
-import json
+import contextlib
 import logging
 import uuid
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import httpx
+from google.protobuf.message import DecodeError
 
 from . import limits
 from ._proto import agent_pb2, aiserver_pb2
-from .connect import FrameDecoder, classify_connect_error, encode_frame, parse_end_stream
-from .errors import ConfigError, CursorError, ProtocolError, ProviderError, StreamIncomplete
+from .connect import (
+    FrameDecoder,
+    classify_connect_error,
+    encode_frame,
+    parse_end_stream,
+    parse_refusal,
+)
+from .errors import (
+    ConfigError,
+    CursorError,
+    ModelNotFound,
+    ProtocolError,
+    ProviderError,
+    StreamIncomplete,
+)
 
 __all__ = [
     "APPEND_PATH",
@@ -45,8 +59,10 @@ __all__ = [
     "http_error",
     "open_run",
     "proxied_client",
+    "reaching",
     "run_client",
     "run_headers",
+    "unreachable",
 ]
 
 log = logging.getLogger("nodecode_cursor.transport")
@@ -137,23 +153,36 @@ def append_timeout(size: int, settings: RunSettings) -> float:
 
 
 def http_error(status: int, body: bytes, what: str) -> ProviderError:
-    """Return the error for a refused call: its Connect JSON body classified, else the status."""
-    try:
-        parsed = json.loads(body.decode("utf-8")) if body.strip() else None
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        parsed = None
-    if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict):
-        parsed = parsed["error"]
-    if isinstance(parsed, dict) and ("code" in parsed or "message" in parsed):
+    """Return the error for a refused call: its Connect JSON body classified, else the status.
+
+    A bare 404 (no Connect error to say more) is taken as the model not being found.
+    """
+    parsed = parse_refusal(body)
+    if parsed is not None:
         return classify_connect_error(parsed, http_status=status)
     retryable = status in (429, 502, 503, 504)
-    return ProviderError(f"{what} answered HTTP {status}", status=status, retryable=retryable)
+    kind = ModelNotFound if status == 404 else ProviderError
+    return kind(f"{what} answered HTTP {status}", status=status, retryable=retryable)
 
 
-def _unreachable(url: str, exc: BaseException) -> ProviderError:
-    """Return the error for a request that never got an answer: the URL and the cause."""
+def unreachable(url: str, exc: BaseException) -> ProviderError:
+    """Return the error for a request to URL that never got an answer: the URL and the cause."""
     cause = str(exc) or type(exc).__name__
-    return ProviderError(f"Could not reach {url}: {cause}", status=502, retryable=True)
+    return ProviderError(f"could not reach {url}: {cause}", status=502, retryable=True)
+
+
+@contextlib.contextmanager
+def reaching(url: str) -> Iterator[None]:
+    """Return a context in which httpx failing to get an answer from URL is ``unreachable``.
+
+    Every request the cell makes goes through one of these, so a dead service,
+    a refused connection or a proxy that drops the line reads the same everywhere.
+    Catch what means something else (a stream going silent) inside it.
+    """
+    try:
+        yield
+    except httpx.HTTPError as exc:
+        raise unreachable(url, exc) from None
 
 
 # What the reader hands the consumer: a batch of messages, the end (None), or a failure.
@@ -185,16 +214,13 @@ def proxied_client(
         ) from None
 
 
-def run_client(
-    settings: RunSettings, transport: httpx.AsyncBaseTransport | None = None
-) -> httpx.AsyncClient:
+def run_client(settings: RunSettings) -> httpx.AsyncClient:
     """Return the HTTP/1.1 client a run talks through; ConfigError for an unusable proxy."""
     return proxied_client(
         httpx.AsyncClient,
         proxy=settings.proxy,
         http1=True,
         http2=False,
-        transport=transport,
         timeout=httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout),
     )
 
@@ -214,8 +240,6 @@ class SseRun:
         self,
         settings: RunSettings,
         request_id: str | None = None,
-        *,
-        http_transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.settings = settings
         self.request_id = request_id or str(uuid.uuid4())
@@ -224,7 +248,6 @@ class SseRun:
         self.cut: str | None = None
         self.appended = 0
         self.failure: CursorError | None = None
-        self._http_transport = http_transport
         self._client: httpx.AsyncClient | None = None
         self._response: httpx.Response | None = None
         self._outbox: asyncio.Queue[bytes] = asyncio.Queue()
@@ -249,7 +272,7 @@ class SseRun:
 
     async def __aenter__(self) -> SseRun:
         settings = self.settings
-        self._client = run_client(settings, self._http_transport)
+        self._client = run_client(settings)
         self._headers = run_headers(settings.token, settings.client_version, self.request_id)
         self._tasks = [
             asyncio.create_task(self._read(), name=f"cursor-run-read-{self.request_id}"),
@@ -342,14 +365,13 @@ class SseRun:
             "x-cursor-streaming": "true",
         }
         request = self._client.build_request("POST", self.run_url, headers=headers, content=body)
-        try:
-            response = await self._client.send(request, stream=True)
-        except httpx.TimeoutException as exc:
-            if isinstance(exc, httpx.ConnectTimeout):
-                raise _unreachable(self.run_url, exc) from None
-            raise self._silence() from None
-        except httpx.TransportError as exc:
-            raise _unreachable(self.run_url, exc) from None
+        with reaching(self.run_url):
+            try:
+                response = await self._client.send(request, stream=True)
+            except httpx.TimeoutException as exc:
+                if isinstance(exc, httpx.ConnectTimeout):
+                    raise  # never connected: unreachable, not silent
+                raise self._silence() from None
         self._response = response
         if response.status_code != 200:
             try:
@@ -383,7 +405,7 @@ class SseRun:
                         return
                     try:
                         batch.append(decode(frame.payload))
-                    except Exception:  # protobuf's DecodeError derives from Exception
+                    except (DecodeError, RecursionError):
                         raise ProtocolError(
                             "Cursor sent a stream frame that is not an AgentServerMessage"
                         ) from None
@@ -454,19 +476,18 @@ class SseRun:
         ).SerializeToString()
         deadline = append_timeout(len(body), self.settings)
         headers = {**self._headers, "content-type": "application/proto"}
-        try:
-            async with asyncio.timeout(deadline):
-                response = await self._client.post(
-                    self.append_url, content=body, headers=headers, timeout=deadline
-                )
-        except (TimeoutError, httpx.TimeoutException):
-            raise ProviderError(
-                f"Cursor did not accept append #{seqno} within {round(deadline, 1):g} s",
-                status=504,
-                retryable=True,
-            ) from None
-        except httpx.TransportError as exc:
-            raise _unreachable(self.append_url, exc) from None
+        with reaching(self.append_url):
+            try:
+                async with asyncio.timeout(deadline):
+                    response = await self._client.post(
+                        self.append_url, content=body, headers=headers, timeout=deadline
+                    )
+            except (TimeoutError, httpx.TimeoutException):
+                raise ProviderError(
+                    f"Cursor did not accept append #{seqno} within {round(deadline, 1):g} s",
+                    status=504,
+                    retryable=True,
+                ) from None
         if response.status_code != 200:
             raise http_error(response.status_code, response.content, "Cursor's BidiAppend")
         self.appended = seqno + 1

@@ -30,6 +30,7 @@ import pytest
 from probes import fd_target, open_fds
 
 from cursor_simulator import Simulator
+from nodecode_cursor.state import CellState
 
 # How long a leak may take to go away on its own (a thread finishing its last
 # line, a socket closing) before it counts as a leak.
@@ -165,10 +166,6 @@ def bad_proxy_environment(monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 @pytest.fixture
-def fresh_rosters() -> Iterator[None]:
-    """Start and end the test with no kept account rosters (nor their max-mode markers)."""
-    from nodecode_cursor import listing
-
-    listing.forget_rosters()
-    yield
-    listing.forget_rosters()
+def state() -> CellState:
+    """Return a fresh CellState: what a started cell keeps between rounds, for this test alone."""
+    return CellState()

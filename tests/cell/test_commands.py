@@ -12,6 +12,7 @@ import pytest
 from cursor_simulator import Simulator
 from cursor_simulator.auth import make_token
 from nodecode_cursor.commands import USAGE, CursorCommand
+from nodecode_cursor.errors import NOT_SIGNED_IN
 from nodecode_cursor.host import MemoryHost
 from nodecode_cursor.signin import PollPacing
 from nodecode_cursor.store import AuthStore, TokenEntry
@@ -46,9 +47,7 @@ def test_login_then_status_then_logout(sim: Simulator, home: Path) -> None:
     (home / "auth.json").write_text(json.dumps({"api_keys": {"openai": {"key": "sk-o"}}}))
     host = MemoryHost(home)
     cmd = command(sim, host)
-    assert (
-        cmd.run("status") == "cursor: not signed in: run /cursor login, or set CURSOR_ACCESS_TOKEN"
-    )
+    assert cmd.run("status") == f"cursor: {NOT_SIGNED_IN}"
     line = cmd.run("login")
     assert "\n" not in line
     assert f"{sim.url}/loginDeepControl?" in line and "redirectTarget=cli" in line
@@ -64,7 +63,7 @@ def test_login_then_status_then_logout(sim: Simulator, home: Path) -> None:
         "api_keys": {"openai": {"key": "sk-o"}},
         "oauth_tokens": {},
     }
-    assert cmd.run("status").startswith("cursor: not signed in: run /cursor login")
+    assert cmd.run("status") == f"cursor: {NOT_SIGNED_IN}"
     # A second logout has nothing to forget, says so, and writes nothing.
     before = (home / "auth.json").read_bytes()
     assert cmd.run("logout") == "cursor: not signed in; nothing to forget"
@@ -122,7 +121,7 @@ def test_logout_cancels_a_sign_in_in_progress(sim: Simulator, home: Path) -> Non
     time.sleep(0.05)
     assert not (home / "auth.json").exists()
     assert host.said == []
-    assert cmd.run("status").startswith("cursor: not signed in")
+    assert cmd.run("status") == f"cursor: {NOT_SIGNED_IN}"
 
 
 def test_stop_cancels_a_sign_in_in_progress(sim: Simulator, home: Path) -> None:
@@ -160,7 +159,7 @@ def test_other_verbs_answer_the_usage_line(sim: Simulator, home: Path, argline: 
 
 
 def test_verbs_are_case_insensitive(sim: Simulator, home: Path) -> None:
-    assert command(sim, MemoryHost(home)).run("  STATUS  ").startswith("cursor: not signed in")
+    assert command(sim, MemoryHost(home)).run("  STATUS  ") == f"cursor: {NOT_SIGNED_IN}"
 
 
 def test_completion(sim: Simulator, home: Path) -> None:
@@ -220,11 +219,13 @@ def test_status_after_cursor_ended_the_session_says_so_until_a_login(
     entry = TokenEntry(make_token(lifetime=310), refresh, time.time() + 10, "kept@example.com")
     AuthStore(home).save_entry(entry)
     host = MemoryHost(home)
-    cursor = command(sim, host)
+    ended: set[str] = set()  # the cell's CellState.ended_sessions
+    cursor = CursorCommand(host, sim.url, sim.url, pacing=FAST, ended=ended)
     assert cursor.run("status") == "cursor: signed in as kept@example.com"
     sim.auth.refresh_mode = "logout"
     with pytest.raises(CredentialError):
-        resolve_credential(host, for_round=True, base_url=sim.url)
+        resolve_credential(host, for_round=True, base_url=sim.url, ended=ended)
+    assert len(ended) == 1 and refresh not in ended  # a digest, never the token
     assert AuthStore(home).entry() == entry  # the kept sign-in is left as it was
     assert cursor.run("status") == (
         "cursor: signed in as kept@example.com, but Cursor ended this session: run /cursor login"

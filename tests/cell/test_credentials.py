@@ -14,12 +14,10 @@ from cursor_simulator import Simulator
 from cursor_simulator.auth import make_token
 from nodecode_cursor.credentials import (
     NOT_SIGNED_IN,
-    raise_not_signed_in,
-    require_credential,
     resolve_credential,
     resolve_credential_async,
 )
-from nodecode_cursor.errors import ConfigError, CredentialError, StoreError
+from nodecode_cursor.errors import ConfigError, CredentialError, NotSignedIn, StoreError
 from nodecode_cursor.host import MemoryHost
 from nodecode_cursor.store import AuthStore, TokenEntry
 
@@ -46,12 +44,13 @@ def signed_in(home: Path, *, due: bool = False) -> TokenEntry:
 def test_nothing_at_all_answers_none(home: Path) -> None:
     host = MemoryHost(home)
     assert resolve_credential(host) is None
-    with pytest.raises(ConfigError) as caught:
-        require_credential(host)
-    assert str(caught.value) == NOT_SIGNED_IN
-    assert caught.value.status == 400
-    with pytest.raises(ConfigError, match="run /cursor login, or set CURSOR_ACCESS_TOKEN"):
-        raise_not_signed_in()
+    # What a round then raises (tests/cell/test_lane.py plays that round).
+    refusal = NotSignedIn()
+    assert isinstance(refusal, ConfigError)
+    assert str(refusal) == NOT_SIGNED_IN
+    assert refusal.status == 400 and refusal.code == "not_signed_in"
+    assert refusal.hint == "/cursor login"
+    assert "run /cursor login, or set CURSOR_ACCESS_TOKEN" in str(refusal)
 
 
 def test_the_ladder_in_order(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -66,7 +65,7 @@ def test_the_ladder_in_order(home: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     data["api_keys"] = {"cursor": {"key": "connect-key"}}
     write_auth(home, data)
     assert resolve_credential(host) == "connect-key"
-    assert require_credential(host) == "connect-key"
+    assert resolve_credential(host, for_round=True) == "connect-key"
 
 
 def test_blank_env_values_do_not_count(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:

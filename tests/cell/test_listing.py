@@ -11,7 +11,8 @@ import pytest
 
 from cursor_simulator import Simulator
 from nodecode_cursor import listing
-from nodecode_cursor.errors import ConfigError, ProviderError
+from nodecode_cursor.errors import NOT_SIGNED_IN, ConfigError, ProviderError
+from nodecode_cursor.state import CellState
 
 
 def _field(number: int, payload: bytes) -> bytes:
@@ -33,16 +34,16 @@ def sim() -> Simulator:
         yield simulator
 
 
-def test_hand_written_roster_parses_sorted_once(sim: Simulator) -> None:
+def test_hand_written_roster_parses_sorted_once(sim: Simulator, state: CellState) -> None:
     sim.models.raw_body = ROSTER
-    models = asyncio.run(listing.fetch_roster("tok-abc", sim.url))
+    models = asyncio.run(listing.fetch_roster("tok-abc", sim.url, state=state))
     assert [m.id for m in models] == ["alpha", "plain", "zeta"]
     alpha, plain, zeta = models
     assert alpha.name == "Alpha 1M" and alpha.context_window == 1_000_000
     assert plain.name == "plain-disp" and plain.context_window == listing.DEFAULT_CONTEXT_WINDOW
     assert zeta.name == "Zeta" and zeta.max_mode is True
-    assert listing.roster_marker("zeta", "tok-abc", sim.url) is True
-    assert listing.roster_marker("alpha", "tok-abc", sim.url) is None
+    assert listing.roster_marker(state, "zeta", "tok-abc", sim.url) is True
+    assert listing.roster_marker(state, "alpha", "tok-abc", sim.url) is None
 
 
 def test_framed_roster_is_read_too(sim: Simulator) -> None:
@@ -79,7 +80,7 @@ def test_key_check_refusal_reads_as_status_and_code(sim: Simulator) -> None:
     sim.valid_tokens = {"good"}
     assert asyncio.run(listing.check_key("good", sim.url)) is None
     assert asyncio.run(listing.check_key("bad-secret", sim.url)) == "HTTP 401 unauthenticated"
-    assert asyncio.run(listing.check_key(None, sim.url)) == "not signed in: /cursor login"
+    assert asyncio.run(listing.check_key(None, sim.url)) == NOT_SIGNED_IN
 
 
 @pytest.mark.parametrize("key", ["abc s3cr3t-part\n", "t\u00f8ken-s3cr3t"])
@@ -141,9 +142,11 @@ ALIASED = b"\x0a\x07default" + b"\x32\x00" + b"\x32\x04Auto" + b"\x32\x05Other"
 BARE = b"\x0a\x04bare" + b"\x38\x00"  # max_mode (7) present and false
 
 
-def test_display_name_fallbacks_bundled_window_and_a_false_marker(sim: Simulator) -> None:
+def test_display_name_fallbacks_bundled_window_and_a_false_marker(
+    sim: Simulator, state: CellState
+) -> None:
     sim.models.raw_body = _field(1, BOTH) + _field(1, ALIASED) + _field(1, BARE)
-    models = asyncio.run(listing.fetch_roster("tok-abc", sim.url))
+    models = asyncio.run(listing.fetch_roster("tok-abc", sim.url, state=state))
     by_id = {m.id: m for m in models}
     assert [m.id for m in models] == ["bare", "both", "default"]
     assert by_id["both"].name == "Long"
@@ -154,7 +157,7 @@ def test_display_name_fallbacks_bundled_window_and_a_false_marker(sim: Simulator
     assert by_id["both"].context_window == listing.DEFAULT_CONTEXT_WINDOW
     # a marker that says false is remembered as false, not as unknown
     assert by_id["bare"].max_mode is False
-    assert listing.roster_marker("bare", "tok-abc", sim.url) is False
+    assert listing.roster_marker(state, "bare", "tok-abc", sim.url) is False
     assert by_id["both"].max_mode is None
 
 
@@ -223,15 +226,15 @@ def test_simulator_roster_takes_post_only(sim: Simulator) -> None:
     assert answer.json()["code"] == "unimplemented"
 
 
-def test_round_marker_prefers_the_routed_slug(sim: Simulator) -> None:
+def test_round_marker_prefers_the_routed_slug(sim: Simulator, state: CellState) -> None:
     # models 1 { model_id 1 "mm-base", max_mode 7 true }, { "mm-base-high", max_mode false }
     sim.models.raw_body = _field(1, b"\x0a\x07mm-base\x38\x01") + _field(
         1, b"\x0a\x0cmm-base-high\x38\x00"
     )
-    asyncio.run(listing.fetch_roster("tok-abc", sim.url))
-    assert listing.round_marker("mm-base", "mm-base-high", "tok-abc", sim.url) is False
-    assert listing.round_marker("mm-base", "mm-base-low", "tok-abc", sim.url) is True
-    assert listing.round_marker("mm-other", "mm-other-low", "tok-abc", sim.url) is None
+    asyncio.run(listing.fetch_roster("tok-abc", sim.url, state=state))
+    assert listing.round_marker(state, "mm-base", "mm-base-high", "tok-abc", sim.url) is False
+    assert listing.round_marker(state, "mm-base", "mm-base-low", "tok-abc", sim.url) is True
+    assert listing.round_marker(state, "mm-other", "mm-other-low", "tok-abc", sim.url) is None
 
 
 @pytest.mark.parametrize(
@@ -295,11 +298,12 @@ def test_the_cursor_proxy_setting_carries_the_roster(sim: Simulator, tmp_path: o
     assert targets == ["http://cursor.invalid" + listing.GET_USABLE_MODELS_PATH] * 2
 
 
-@pytest.mark.usefixtures("fresh_rosters")
-def test_concurrent_round_rosters_share_one_fetch_per_account(sim: Simulator) -> None:
+def test_concurrent_round_rosters_share_one_fetch_per_account(
+    sim: Simulator, state: CellState
+) -> None:
     async def main() -> list[tuple[listing.RosterModel, ...]]:
-        asks = [listing.round_roster("tok-a", sim.url) for _ in range(20)]
-        asks += [listing.round_roster("tok-b", sim.url + "/") for _ in range(5)]
+        asks = [listing.round_roster(state, "tok-a", sim.url) for _ in range(20)]
+        asks += [listing.round_roster(state, "tok-b", sim.url + "/") for _ in range(5)]
         return await asyncio.gather(*asks)
 
     answers = asyncio.run(main())
@@ -310,38 +314,39 @@ def test_concurrent_round_rosters_share_one_fetch_per_account(sim: Simulator) ->
     ) == ["Bearer tok-a", "Bearer tok-b"]
 
 
-@pytest.mark.usefixtures("fresh_rosters")
-def test_a_key_check_for_another_account_leaves_the_kept_roster_alone(sim: Simulator) -> None:
+def test_a_key_check_for_another_account_leaves_the_kept_roster_alone(
+    sim: Simulator, state: CellState
+) -> None:
     from cursor_simulator.models import RosterEntry
 
     sim.models.roster = [RosterEntry("mine-1", "Mine")]
-    mine = asyncio.run(listing.round_roster("tok-mine", sim.url))
+    mine = asyncio.run(listing.round_roster(state, "tok-mine", sim.url))
     sim.models.roster = [RosterEntry("theirs-1", "Theirs")]
-    assert asyncio.run(listing.check_key("tok-theirs", sim.url)) is None
-    assert asyncio.run(listing.round_roster("tok-mine", sim.url)) == mine
+    assert asyncio.run(listing.check_key("tok-theirs", sim.url, state=state)) is None
+    assert asyncio.run(listing.round_roster(state, "tok-mine", sim.url)) == mine
     assert [m.id for m in mine] == ["mine-1"]
-    assert [m.id for m in asyncio.run(listing.round_roster("tok-theirs", sim.url))] == ["theirs-1"]
+    assert [m.id for m in asyncio.run(listing.round_roster(state, "tok-theirs", sim.url))] == [
+        "theirs-1"
+    ]
     assert sim.models.calls == 2  # the key check's roster is the other account's kept one
 
 
-@pytest.mark.usefixtures("fresh_rosters")
-def test_concurrent_refused_round_rosters_are_not_kept(sim: Simulator) -> None:
+def test_concurrent_refused_round_rosters_are_not_kept(sim: Simulator, state: CellState) -> None:
     sim.models.refuse(503, "unavailable")
 
     async def main() -> list[object]:
-        asks = [listing.round_roster("tok-a", sim.url) for _ in range(5)]
+        asks = [listing.round_roster(state, "tok-a", sim.url) for _ in range(5)]
         return await asyncio.gather(*asks, return_exceptions=True)
 
     assert all(isinstance(a, ProviderError) for a in asyncio.run(main()))
     assert sim.models.calls == 1
     sim.models.refusal = None
-    assert asyncio.run(listing.round_roster("tok-a", sim.url))
+    assert asyncio.run(listing.round_roster(state, "tok-a", sim.url))
     assert sim.models.calls == 2
 
 
-@pytest.mark.usefixtures("fresh_rosters")
-def test_a_roster_fetch_landing_after_forget_is_not_kept(sim: Simulator) -> None:
-    """The cell's stop forgets rosters; a fetch still in flight then must not keep its own."""
+def test_a_roster_fetch_landing_after_close_is_not_kept(sim: Simulator, state: CellState) -> None:
+    """The cell's stop closes its state; a fetch still in flight then must not keep its own."""
     import threading
 
     from cursor_simulator.server import SimResponse
@@ -358,25 +363,28 @@ def test_a_roster_fetch_landing_after_forget_is_not_kept(sim: Simulator) -> None
     sim.route(listing.GET_USABLE_MODELS_PATH, slow)
 
     async def main() -> tuple[listing.RosterModel, ...]:
-        fetch = asyncio.create_task(listing.round_roster("tok-a", sim.url))
+        fetch = asyncio.create_task(listing.round_roster(state, "tok-a", sim.url))
         assert await asyncio.to_thread(asked.wait, 5)
-        listing.forget_rosters()
+        state.close()
         release.set()
         return await fetch
 
     late = asyncio.run(main())
     assert [m.id for m in late] == ["alpha", "plain", "zeta"]  # the round still gets it
-    assert listing.roster_marker("zeta", "tok-a", sim.url) is None
-    asyncio.run(listing.round_roster("tok-a", sim.url))
+    assert listing.roster_marker(state, "zeta", "tok-a", sim.url) is None
+    assert state.rosters == {} and state.markers == {}
+    fresh = CellState()  # what the cell's next start makes
+    asyncio.run(listing.round_roster(fresh, "tok-a", sim.url))
     assert calls == ["roster", "roster"]  # nothing was kept: the next round asks again
-    assert listing.roster_marker("zeta", "tok-a", sim.url) is True
+    assert listing.roster_marker(fresh, "zeta", "tok-a", sim.url) is True
 
 
-@pytest.mark.usefixtures("fresh_rosters")
-def test_max_mode_markers_are_kept_per_base_url_and_account(sim: Simulator) -> None:
+def test_max_mode_markers_are_kept_per_base_url_and_account(
+    sim: Simulator, state: CellState
+) -> None:
     sim.models.raw_body = ROSTER  # zeta says max mode
-    asyncio.run(listing.fetch_roster("tok-a", sim.url))
-    assert listing.round_marker("zeta", "zeta", "tok-a", sim.url + "/") is True
-    assert listing.round_marker("zeta", "zeta", "tok-b", sim.url) is None
-    assert listing.round_marker("zeta", "zeta", "tok-a", "http://other.invalid") is None
-    assert listing.roster_marker("zeta", "tok-b", sim.url) is None
+    asyncio.run(listing.fetch_roster("tok-a", sim.url, state=state))
+    assert listing.round_marker(state, "zeta", "zeta", "tok-a", sim.url + "/") is True
+    assert listing.round_marker(state, "zeta", "zeta", "tok-b", sim.url) is None
+    assert listing.round_marker(state, "zeta", "zeta", "tok-a", "http://other.invalid") is None
+    assert listing.roster_marker(state, "zeta", "tok-b", sim.url) is None

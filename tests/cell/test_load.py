@@ -21,6 +21,7 @@ import pytest
 from cursor_simulator import Simulator
 from nodecode_cursor import lane
 from nodecode_cursor.host import RoundContext, TextDelta
+from nodecode_cursor.state import CellState
 
 MODEL = "claude-4.5-sonnet"
 CONCURRENT = 50
@@ -115,7 +116,11 @@ def test_fifty_concurrent_rounds_complete_with_their_own_messages(sim: Simulator
 
 
 def play_window(
-    base_url: str, session: str, rounds: int, after_round: Callable[[int], None]
+    base_url: str,
+    session: str,
+    rounds: int,
+    after_round: Callable[[int], None],
+    state: CellState,
 ) -> None:
     """Play ROUNDS rounds of SESSION, keeping a sliding window of 6 messages as history.
 
@@ -136,7 +141,7 @@ def play_window(
                 base_url=base_url,
                 request_timeout=30.0,
             )
-            result = await lane.stream_round(ctx)
+            result = await lane.stream_round(ctx, state)
             assert result.message["content"] == f"Simulated Cursor here. You said: round {n}"
             history.append(result.message)
             after_round(n)
@@ -144,33 +149,37 @@ def play_window(
     asyncio.run(main())
 
 
-def test_sequential_rounds_of_one_session_keep_memory_flat(simulator_process: str) -> None:
+def test_sequential_rounds_of_one_session_keep_memory_flat(
+    simulator_process: str, state: CellState
+) -> None:
     session = f"long-{uuid.uuid4()}"
     marks: dict[int, int] = {}
-    conversation = lane.conversations.get(session)
+    conversation = state.conversations.get(session)
 
     def mark(n: int) -> None:
         if n in (10, 100, SEQUENTIAL):
             marks[n] = rss()
 
     started = time.monotonic()
-    play_window(simulator_process, session, SEQUENTIAL, mark)
+    play_window(simulator_process, session, SEQUENTIAL, mark, state)
     elapsed = time.monotonic() - started
     blobs = len(conversation.blobs)
     print(
         f"{SEQUENTIAL} rounds in {elapsed:.1f} s; RSS "
         + ", ".join(f"@{n}: {v / 2**20:.1f} MiB" for n, v in sorted(marks.items()))
-        + f"; blobs kept {blobs}; writers {len(lane.writers)}"
+        + f"; blobs kept {blobs}; writers {len(state.writers)}"
     )
-    assert len(lane.writers) <= 4096
+    assert len(state.writers) <= 4096
     assert marks[SEQUENTIAL] - marks[min(100, SEQUENTIAL)] < RSS_GROWTH_BOUND
 
 
-def test_a_sliding_window_session_keeps_a_bounded_blob_store(sim: Simulator) -> None:
+def test_a_sliding_window_session_keeps_a_bounded_blob_store(
+    sim: Simulator, state: CellState
+) -> None:
     session = f"window-{uuid.uuid4()}"
-    conversation = lane.conversations.get(session)
+    conversation = state.conversations.get(session)
     sizes: list[int] = []
-    play_window(sim.url, session, 60, lambda _: sizes.append(len(conversation.blobs)))
+    play_window(sim.url, session, 60, lambda _: sizes.append(len(conversation.blobs)), state)
     # The window holds 6 messages: what the store must keep is bounded by a few
     # blobs per message in the window, not by the number of rounds played.
     assert sizes[-1] <= sizes[19] + 10, f"blobs after 20 rounds {sizes[19]}, after 60 {sizes[-1]}"

@@ -23,7 +23,7 @@ from cursor_simulator import Simulator
 from cursor_simulator.auth import make_token
 from nodecode_cursor.errors import CredentialError
 from nodecode_cursor.host import MemoryHost
-from nodecode_cursor.signin import PollPacing, SignIn, refresh_if_due, refresh_if_due_async
+from nodecode_cursor.signin import PollPacing, SignIn, refresh_if_due
 from nodecode_cursor.store import AuthStore, TokenEntry
 
 FAST = PollPacing(first_delay=0.01, backoff=1.2, max_delay=0.03, request_timeout=2.0)
@@ -346,20 +346,26 @@ def test_refused_refresh_says_so(sim: Simulator, home: Path, mode: str, words: s
 def test_concurrent_rounds_refresh_once(sim: Simulator, home: Path) -> None:
     import asyncio
 
+    from nodecode_cursor.credentials import resolve_credential_async
+
     keep_due_entry(home)
     sim.auth.refresh_delay = 0.2
 
-    async def two_rounds() -> list[TokenEntry | None]:
-        store_a, store_b = AuthStore(home), AuthStore(home)
+    async def two_rounds() -> list[str | None]:
+        # Each round resolves its own credential, as the lane does (in a worker thread).
+        host_a, host_b = MemoryHost(home), MemoryHost(home)
         return list(
             await asyncio.gather(
-                refresh_if_due_async(store_a, sim.url), refresh_if_due_async(store_b, sim.url)
+                resolve_credential_async(host_a, for_round=True, base_url=sim.url),
+                resolve_credential_async(host_b, for_round=True, base_url=sim.url),
             )
         )
 
     first, second = asyncio.run(two_rounds())
     assert sim.auth.refresh_calls == 1
-    assert first == second == AuthStore(home).entry()
+    renewed = AuthStore(home).entry()
+    assert renewed is not None
+    assert first == second == renewed.access_token
 
 
 REFRESH_SCRIPT = textwrap.dedent(

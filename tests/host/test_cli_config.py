@@ -49,7 +49,7 @@ def test_models_without_a_token_lists_the_bundled_rows_and_why(home: Path) -> No
     table = run_main("models", env=env)
     assert table.returncode == 0
     head = table.stdout.splitlines()[0]
-    assert "the live list is missing: not signed in" in head
+    assert "the live list is missing: Cursor is not signed in" in head
     assert head.endswith("(from a shell: nodecode-cursor login)"), head
 
 
