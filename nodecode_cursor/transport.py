@@ -261,6 +261,10 @@ class _BidiRun:
     """
 
     route = "sse"
+    # Append 0 waits for RunSSE's 200: before that the service may not know the
+    # run and lose the append. benchmarks/register_first.py turns it off to
+    # measure what the wait costs; nothing else should.
+    register_first = True
 
     def __init__(
         self,
@@ -321,7 +325,7 @@ class _BidiRun:
         settings = self.settings
         self._client = run_client(settings, self._http_transport)
         self._last_write = asyncio.get_running_loop().time()
-        if self.route == "poll":
+        if self.route == "poll" or not self.register_first:
             self._appendable.set()
         self._tasks = [asyncio.create_task(self._read(), name=f"cursor-run-read-{self.request_id}")]
         self._start_appender()

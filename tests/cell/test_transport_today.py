@@ -433,3 +433,39 @@ def test_the_heartbeat_goes_only_after_a_period_without_writes(sim: Simulator) -
     assert "beat" not in kinds[:last_say], kinds
     assert kinds.count("beat") >= 1, kinds
     assert record.violations == []
+
+
+def sse_answering(sim: Simulator, body: bytes) -> None:
+    """Make RunSSE answer 200 with BODY and nothing more."""
+    sim.route(
+        RUN_SSE,
+        lambda request: SimResponse(200, {"content-type": "application/connect+proto"}, body),
+    )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"",  # closed at once
+        END,  # a clean end frame and no message
+        b"\x02\x00\x00\x00\x2f" + b'{"error":{"code":"unimplemented","message":""}}',  # 47 bytes
+    ],
+)
+def test_auto_moves_a_run_sse_that_ends_before_any_message(sim: Simulator, body: bytes) -> None:
+    sse_answering(sim, body)
+    sim.agent.script(round_script())
+    result = lane.stream_round_sync(context(sim))
+    assert result.message["content"] == "whole answer"
+    [sse] = sim.requests_to(RUN_SSE)
+    [poll] = sim.requests_to(RUN_POLL)
+    assert poll.headers["x-request-id"] != sse.headers["x-request-id"]
+    assert sim.agent.by_id[poll.headers["x-request-id"]].violations == []
+
+
+def test_auto_keeps_a_run_sse_end_error_that_is_an_answer(sim: Simulator) -> None:
+    trailer = b'{"error":{"code":"resource_exhausted","message":"Error"}}'
+    sse_answering(sim, b"\x02" + len(trailer).to_bytes(4, "big") + trailer)
+    with pytest.raises(ProviderError) as caught:
+        lane.stream_round_sync(context(sim))
+    assert caught.value.code == "resource_exhausted"
+    assert sim.requests_to(RUN_POLL) == []
