@@ -480,7 +480,8 @@ class _BidiRun:
         if self._appendable.is_set():
             # RunSSE had answered, so appends may have gone to a run the service
             # will not stream: stop them and resend every message on a new run.
-            appender, self._appender = self._appender, None
+            # Kept in self._appender until replaced, so aclose also waits for it.
+            appender = self._appender
             if appender is not None:
                 appender.cancel()
                 await asyncio.gather(appender, return_exceptions=True)
