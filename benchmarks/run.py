@@ -21,7 +21,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 # floors.py holds the targets; the others print supporting detail.
-SCRIPTS = ("floors.py", "catalog.py", "request_build.py", "round_overhead.py")
+SCRIPTS = (
+    "floors.py",
+    "catalog.py",
+    "request_build.py",
+    "round_overhead.py",
+    "register_first.py",
+)
 
 
 def cpu_model() -> str:

@@ -39,6 +39,7 @@ class Settings:
     client_version: str | None = None
     enabled: bool = True
     proxy: str | None = None
+    transport: str = limits.DEFAULT_RUN_TRANSPORT
 
     @classmethod
     def from_section(cls, section: Mapping[str, Any]) -> Settings:
@@ -62,12 +63,21 @@ class Settings:
                 code="bad_config",
             )
 
+        transport = (text("transport", limits.DEFAULT_RUN_TRANSPORT) or "").lower()
+        if transport not in limits.RUN_TRANSPORTS:
+            names = ", ".join(f'"{name}"' for name in limits.RUN_TRANSPORTS)
+            raise ConfigError(
+                f'"transport" in the "cursor" config section must be one of {names}',
+                code="bad_config",
+            )
+
         return cls(
             base_url=(text("base_url", limits.DEFAULT_BASE_URL) or "").rstrip("/"),
             web_url=(text("web_url", limits.DEFAULT_WEB_URL) or "").rstrip("/"),
             client_version=text("client_version", None),
             enabled=enabled,
             proxy=text("proxy", None),
+            transport=transport,
         )
 
 
@@ -234,6 +244,7 @@ class CursorCell:
             base_url=ctx.base_url or self.settings.base_url,
             client_version=ctx.client_version or self.settings.client_version,
             proxy=ctx.proxy or self.settings.proxy,
+            transport=ctx.transport or self.settings.transport,
         )
         return await lane.stream_round(filled, self.state)
 

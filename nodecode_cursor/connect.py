@@ -4,9 +4,10 @@ Pure code, no sockets: the transport feeds whatever chunks the network gave it
 and gets back whole frames. A Connect streaming message is one flag byte, a
 four-byte big-endian length and the payload. Flag 0x01 marks a gzip-compressed
 payload, flag 0x02 the end of the stream, whose payload is JSON: ``{}`` on
-success or ``{"error": {...}}``. This module also classifies such an error (and
-a refused unary call's JSON body) into the cell's error types; it leaves the
-HTTP exchange itself to ``transport.py``.
+success or ``{"error": {...}}``; a frame with any other flag bit is refused.
+This module also classifies such an error (and a refused unary call's JSON
+body) into the cell's error types; it leaves the HTTP exchange itself to
+``transport.py``.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ __all__ = [
 
 FLAG_COMPRESSED = 0x01
 FLAG_END_STREAM = 0x02
+# Connect defines no other flag bit: a frame with one set is not Connect framing.
+_KNOWN_FLAGS = FLAG_COMPRESSED | FLAG_END_STREAM
 _HEADER = struct.Struct(">BI")
 
 # aiserver.v1.ErrorDetails.Error codes → HTTP-like status (docs/protocol.md §9).
@@ -136,6 +139,10 @@ class FrameDecoder:
         try:
             while len(buf) - start >= header:
                 flags, length = _HEADER.unpack_from(buf, start)
+                if flags & ~_KNOWN_FLAGS:
+                    raise ProtocolError(
+                        f"Connect frame has unknown flag bits 0x{flags:02x}; the stream is corrupt"
+                    )
                 if length > self._max_frame:
                     raise ProtocolError(
                         f"Connect frame declares {length} bytes, above the "

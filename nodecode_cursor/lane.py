@@ -393,6 +393,7 @@ class _Attempt:
             proxy=ctx.proxy,
             request_timeout=ctx.request_timeout or limits.DEFAULT_REQUEST_TIMEOUT_SECONDS,
             append_base_timeout=ctx.append_timeout or limits.APPEND_BASE_TIMEOUT_SECONDS,
+            transport=ctx.transport or limits.DEFAULT_RUN_TRANSPORT,
         )
         # While the run is open the service may ask for any blob this request names
         # or that it set itself: a build for another round of the conversation must

@@ -21,7 +21,13 @@ DEFAULT_WEB_URL = "https://cursor.com"
 MAX_FRAME_BYTES = 64 * 1024 * 1024
 
 # The service keeps a run open only while the client shows life; omp sends one every 5 s.
+# Any append counts: a heartbeat goes only after this long without one.
 HEARTBEAT_SECONDS = 5.0
+
+# Which route streams a run's answer (the "transport" setting): RunSSE, RunPoll, or
+# RunSSE with RunPoll taking over when RunSSE is not served.
+RUN_TRANSPORTS = ("auto", "sse", "poll")
+DEFAULT_RUN_TRANSPORT = "auto"
 
 # One append may carry a large request; give it a base and 1 s per 128 KiB on top.
 APPEND_BASE_TIMEOUT_SECONDS = 60.0
@@ -79,8 +85,13 @@ OAUTH_CLIENT_ID = "KbZUR41cY7W6zRSdpSUJ7I7mLYBKOCmB"
 
 
 def client_version(configured: str | None = None) -> str:
-    """Return the client version header value: env override, then config, then the pin."""
-    return os.environ.get(CLIENT_VERSION_ENV) or configured or DEFAULT_CLIENT_VERSION
+    """Return the client version header value: env override, then config, then the pin.
+
+    Both are trimmed, and one that is empty or only whitespace counts as unset: a
+    stray space in a shell profile must not become the header Cursor gates on.
+    """
+    override = os.environ.get(CLIENT_VERSION_ENV, "").strip()
+    return override or (configured or "").strip() or DEFAULT_CLIENT_VERSION
 
 
 # Blobs the service hands a conversation over KV set (what its checkpoints point at)

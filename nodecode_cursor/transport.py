@@ -1,17 +1,26 @@
-"""The run's wire over HTTP/1.1: one RunSSE stream in, one ordered BidiAppend per message out.
+"""The run's wire over HTTP/1.1: the server's messages streamed in, one BidiAppend each out.
 
-A Cursor run is two halves (docs/protocol.md §4). The server half is a POST to
-``RunSSE`` whose answer streams Connect frames of ``AgentServerMessage``; the
-client half is one unary ``BidiAppend`` POST per ``AgentClientMessage``,
-numbered from 0 and sent strictly in order. The service answers RunSSE only as
-appends arrive, so the two run concurrently: a reader task decodes frames as
-they come, an append task drains a queue one POST at a time, and a heartbeat
-task queues a ``client_heartbeat`` every few seconds while the run is open.
+A Cursor run is two halves (docs/protocol.md §4). The client half is one unary
+``BidiAppend`` POST per ``AgentClientMessage``, numbered from 0 and sent
+strictly in order. The server half is one long streamed answer, by either of
+two routes:
 
-``SseRun`` is that transport; ``RunTransport`` is the small protocol the lane
-speaks and ``open_run`` the one place that picks a transport for a run, so an
-HTTP/2 ``Run`` or a ``RunPoll`` transport can sit beside it without the lane
-changing.
+* ``RunSSE`` (``SseRun``): the POST's answer streams Connect frames of
+  ``AgentServerMessage``. The run exists for the service once RunSSE answered
+  200, so append 0 (the run request) goes only after that: an append that
+  arrives earlier can be lost.
+* ``RunPoll`` (``PollRun``): the POST's answer streams Connect frames of
+  ``BidiPollResponse{seqno, data (base64 of one message), eof}``. Its own
+  client (oh-my-pi's HTTP/1 bridge) opens it only after append 0 was
+  accepted, and so does this one.
+
+Both share everything but the reader: an append task drains a queue one POST
+at a time, a heartbeat task queues a ``client_heartbeat`` when nothing else was
+written for a period, and the consumer side hands the lane decoded messages
+with backpressure. ``RunTransport`` is the small protocol the lane speaks and
+``open_run`` the one place that picks a route for a run (the ``transport``
+setting: ``auto`` tries RunSSE and falls back to RunPoll when RunSSE is
+refused as unimplemented or ends before its first message).
 This module knows bytes, sockets and timing; what the messages mean (folding,
 answering) is left to ``fold.py`` and ``answers.py``, and when to retry is the
 lane's call.
@@ -20,13 +29,16 @@ lane's call.
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
+import collections
 import contextlib
 import logging
 import uuid
 from collections.abc import AsyncGenerator, Callable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, Self, TypeVar, runtime_checkable
 
 import httpx
 from google.protobuf.message import DecodeError
@@ -51,7 +63,9 @@ from .errors import (
 
 __all__ = [
     "APPEND_PATH",
+    "RUN_POLL_PATH",
     "RUN_SSE_PATH",
+    "PollRun",
     "RunSettings",
     "RunTransport",
     "SseRun",
@@ -68,6 +82,7 @@ __all__ = [
 log = logging.getLogger("nodecode_cursor.transport")
 
 RUN_SSE_PATH = "/agent.v1.AgentService/RunSSE"
+RUN_POLL_PATH = "/agent.v1.AgentService/RunPoll"
 APPEND_PATH = "/aiserver.v1.BidiService/BidiAppend"
 
 CONNECT_TIMEOUT_SECONDS = limits.CONNECT_TIMEOUT_SECONDS
@@ -78,6 +93,9 @@ ClientT = TypeVar("ClientT", httpx.Client, httpx.AsyncClient)
 _HEARTBEAT = agent_pb2.AgentClientMessage(
     client_heartbeat=agent_pb2.ClientHeartbeat()
 ).SerializeToString()
+
+# BidiPollRequest.poll_mode: every client we know of sends 1; its meaning is not public.
+_POLL_MODE = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,10 +111,15 @@ class RunSettings:
     append_base_timeout: float = limits.APPEND_BASE_TIMEOUT_SECONDS
     append_bytes_per_extra_second: int = limits.APPEND_BYTES_PER_EXTRA_SECOND
     connect_timeout: float = CONNECT_TIMEOUT_SECONDS
+    # Which route streams the run: "auto" (RunSSE, else RunPoll), "sse" or "poll".
+    transport: str = limits.DEFAULT_RUN_TRANSPORT
 
     def __repr__(self) -> str:
         # The token never appears in a repr, a log line or an error.
-        return f"RunSettings(base_url={self.base_url!r}, client_version={self.client_version!r})"
+        return (
+            f"RunSettings(base_url={self.base_url!r}, client_version={self.client_version!r},"
+            f" transport={self.transport!r})"
+        )
 
 
 @runtime_checkable
@@ -128,8 +151,24 @@ class RunTransport(Protocol):
 
 
 def open_run(settings: RunSettings) -> RunTransport:
-    """Return a new, unopened transport for one run (``async with`` opens it)."""
-    return SseRun(settings)
+    """Return a new, unopened transport for one run (``async with`` opens it).
+
+    ``settings.transport`` picks the route: ``sse`` and ``poll`` force one,
+    ``auto`` starts on RunSSE and moves the run to RunPoll when RunSSE turns
+    out not to be served (the lane sees one run either way).
+    """
+    choice = settings.transport
+    if choice == "poll":
+        return PollRun(settings)
+    if choice == "sse":
+        return SseRun(settings)
+    if choice == "auto":
+        return SseRun(settings, fall_back_to_poll=True)
+    names = ", ".join(f'"{name}"' for name in limits.RUN_TRANSPORTS)
+    raise ConfigError(
+        f'the cursor.transport setting must be one of {names}, not "{choice}"',
+        code="bad_config",
+    )
 
 
 def run_headers(token: str, client_version: str, request_id: str) -> dict[str, str]:
@@ -225,21 +264,40 @@ def run_client(settings: RunSettings) -> httpx.AsyncClient:
     )
 
 
-class SseRun:
-    """One run over RunSSE + BidiAppend; use as ``async with SseRun(...) as run``.
+class _SseUnavailable(Exception):
+    """RunSSE is not served for this run: the reason, for the log line."""
+
+
+def _unimplemented(status: int, refusal: ProviderError) -> bool:
+    """Return whether a refused RunSSE says the route is not served (404, 501, unimplemented)."""
+    return status in (404, 501) or refusal.code == "unimplemented"
+
+
+class _BidiRun:
+    """What both routes share: the append queue and task, the heartbeat, the consumer side.
 
     ``send`` queues a message (append 0 must be the run request); ``messages``
-    yields the server's messages until the end frame or the stream closing. After
-    the end, ``saw_end`` tells whether the end frame came, ``end_error`` holds its
-    classified error, and ``cut`` says why the stream closed early (None when it
-    did not). A refused append or silence past the request timeout raises from
-    ``messages``. Leaving the context closes every socket and task.
+    yields the server's messages until the end frame or the stream closing.
+    After the end, ``saw_end`` tells whether the end frame came, ``end_error``
+    holds its classified error, and ``cut`` says why the stream closed early
+    (None when it did not). A refused append or silence past the request
+    timeout raises from ``messages``. ``route`` names the route that streams
+    the run (``sse`` or ``poll``). Leaving the context closes every socket and
+    task. Subclasses pick the route the run starts on.
     """
+
+    route = "sse"
+    # Append 0 waits for RunSSE's 200: before that the service may not know the
+    # run and lose the append. benchmarks/register_first.py turns it off to
+    # measure what the wait costs; nothing else should.
+    register_first = True
 
     def __init__(
         self,
         settings: RunSettings,
         request_id: str | None = None,
+        *,
+        fall_back_to_poll: bool = False,
     ) -> None:
         self.settings = settings
         self.request_id = request_id or str(uuid.uuid4())
@@ -248,36 +306,53 @@ class SseRun:
         self.cut: str | None = None
         self.appended = 0
         self.failure: CursorError | None = None
+        self._fall_back_to_poll = fall_back_to_poll and self.route == "sse"
         self._client: httpx.AsyncClient | None = None
         self._response: httpx.Response | None = None
-        self._outbox: asyncio.Queue[bytes] = asyncio.Queue()
+        # Messages waiting to go, oldest first; one stays at the head until its
+        # append was accepted, so a restarted append task resends it.
+        self._outbox: collections.deque[bytes] = collections.deque()
+        self._queued = asyncio.Event()
+        # Set once appends may go: RunSSE answered 200, or the run is a poll run.
+        self._appendable = asyncio.Event()
+        # Set once append 0 was accepted (RunPoll opens only then).
+        self._first_accepted = asyncio.Event()
+        # While RunSSE may still be found unserved, the messages already appended
+        # are kept to be resent over RunPoll; dropped at the first server message.
+        self._replay: list[bytes] | None = [] if self._fall_back_to_poll else None
+        self._got_message = False
+        self._last_write = 0.0
         self._inbox: asyncio.Queue[_Item] = asyncio.Queue()
         # Set while the consumer keeps up; the reader waits on it (backpressure).
         self._room = asyncio.Event()
         self._room.set()
         self._tasks: list[asyncio.Task[None]] = []
+        self._appender: asyncio.Task[None] | None = None
         self._ended = False
         self._closed = False
         base = settings.base_url.rstrip("/")
         self.run_url = base + RUN_SSE_PATH
+        self.poll_url = base + RUN_POLL_PATH
         self.append_url = base + APPEND_PATH
+        self._headers = run_headers(settings.token, settings.client_version, self.request_id)
 
     def __repr__(self) -> str:
-        return f"SseRun(request_id={self.request_id!r}, url={self.run_url!r})"
+        url = self.run_url if self.route == "sse" else self.poll_url
+        return f"{type(self).__name__}(request_id={self.request_id!r}, url={url!r})"
 
     @property
     def ended(self) -> bool:
         """Return whether the stream is over (end frame, close, failure): nothing more is sent."""
         return self._ended
 
-    async def __aenter__(self) -> SseRun:
+    async def __aenter__(self) -> Self:
         settings = self.settings
         self._client = run_client(settings)
-        self._headers = run_headers(settings.token, settings.client_version, self.request_id)
-        self._tasks = [
-            asyncio.create_task(self._read(), name=f"cursor-run-read-{self.request_id}"),
-            asyncio.create_task(self._append_loop(), name=f"cursor-run-append-{self.request_id}"),
-        ]
+        self._last_write = asyncio.get_running_loop().time()
+        if self.route == "poll" or not self.register_first:
+            self._appendable.set()
+        self._tasks = [asyncio.create_task(self._read(), name=f"cursor-run-read-{self.request_id}")]
+        self._start_appender()
         if settings.heartbeat_seconds > 0:
             self._tasks.append(
                 asyncio.create_task(self._heartbeat(), name=f"cursor-run-beat-{self.request_id}")
@@ -296,7 +371,8 @@ class SseRun:
         """Queue one serialized AgentClientMessage; dropped once the stream is over."""
         if self._ended or self._closed:
             return
-        self._outbox.put_nowait(message)
+        self._outbox.append(message)
+        self._queued.set()
 
     async def messages(self) -> AsyncGenerator[agent_pb2.AgentServerMessage, None]:
         """Yield the server's messages as they arrive; raise the run's failure if it fails."""
@@ -318,6 +394,9 @@ class SseRun:
         self._closed = True
         self._ended = True
         tasks, self._tasks = self._tasks, []
+        if self._appender is not None:
+            tasks.append(self._appender)
+            self._appender = None
         for task in tasks:
             task.cancel()
         try:
@@ -334,17 +413,44 @@ class SseRun:
                 if client is not None:
                     await client.aclose()
 
-    # --- the three tasks -----------------------------------------------------------
+    # --- the consumer side -----------------------------------------------------------
 
     def _finish(self, item: _Item) -> None:
         """Mark the stream over and hand the consumer its last item."""
         self._ended = True
         self._inbox.put_nowait(item)
 
+    async def _deliver(self, batch: list[agent_pb2.AgentServerMessage]) -> None:
+        """Hand the consumer BATCH; wait while it is behind (backpressure)."""
+        self._got_message = True
+        self._replay = None  # the route works: nothing will be resent elsewhere
+        self._inbox.put_nowait(batch)
+        if self._inbox.qsize() >= limits.RUN_INBOX_BATCHES:
+            # The consumer is behind: stop reading until it catches up, so a fast
+            # stream waits in the socket, not in this process.
+            self._room.clear()
+            await self._room.wait()
+
+    # --- the reader ------------------------------------------------------------------
+
     async def _read(self) -> None:
-        """Open RunSSE and feed decoded messages to the consumer until the stream ends."""
+        """Stream the run's answer by its route and feed the consumer until the stream ends."""
         try:
-            await self._read_stream()
+            if self.route == "sse":
+                try:
+                    await self._read_sse()
+                    return
+                except _SseUnavailable as why:
+                    if self.failure is not None:
+                        return  # an append already failed the run
+                    await self._move_to_poll(str(why))
+            else:
+                log.debug(
+                    "run %s streams over RunPoll (transport setting %s)",
+                    self.request_id,
+                    self.settings.transport,
+                )
+            await self._read_poll()
         except asyncio.CancelledError:
             raise
         except CursorError as exc:
@@ -353,19 +459,101 @@ class SseRun:
             log.debug("the run's reader failed", exc_info=True)
             self._finish(ProtocolError(f"Reading Cursor's stream failed: {exc}"))
 
-    async def _read_stream(self) -> None:
-        """Read frames off RunSSE; return at the end frame or when the stream closes."""
-        assert self._client is not None
+    async def _read_sse(self) -> None:
+        """Stream RunSSE; raise _SseUnavailable when it is not served and RunPoll may take over."""
         body = encode_frame(
             aiserver_pb2.BidiRequestId(request_id=self.request_id).SerializeToString()
         )
         headers = {
             **self._headers,
             "content-type": "application/connect+proto",
+            "connect-accept-encoding": "gzip",
             "x-cursor-streaming": "true",
         }
-        request = self._client.build_request("POST", self.run_url, headers=headers, content=body)
-        with reaching(self.run_url):
+        response = await self._open_stream(self.run_url, body, headers)
+        if response.status_code != 200:
+            refusal = await self._refusal(response, "Cursor's RunSSE")
+            if self._fall_back_to_poll and _unimplemented(response.status_code, refusal):
+                raise _SseUnavailable(
+                    f"RunSSE refused as unimplemented (HTTP {response.status_code}:"
+                    f" {refusal.detail})"
+                )
+            log.debug("run %s refused: %s", self.request_id, refusal.detail)
+            raise refusal
+        # The run is registered: the appends may go (append 0 first).
+        self._appendable.set()
+        log.debug(
+            "run %s streams over RunSSE (transport setting %s)",
+            self.request_id,
+            self.settings.transport,
+        )
+        await self._stream_frames(response, _decode_message, None)
+        unserved = self.end_error is None or self.end_error.code == "unimplemented"
+        if self._fall_back_to_poll and not self._got_message and unserved:
+            what = "its end frame" if self.saw_end else (self.cut or "closing")
+            raise _SseUnavailable(f"RunSSE ended before its first message ({what})")
+        self._finish(None)
+
+    async def _move_to_poll(self, reason: str) -> None:
+        """Carry the run over to RunPoll: resend what RunSSE's run already took, on a new id."""
+        old_id = self.request_id
+        self.route = "poll"
+        response, self._response = self._response, None
+        if response is not None:
+            await response.aclose()
+        if self._appendable.is_set():
+            # RunSSE had answered, so appends may have gone to a run the service
+            # will not stream: stop them and resend every message on a new run.
+            # Kept in self._appender until replaced, so aclose also waits for it.
+            appender = self._appender
+            if appender is not None:
+                appender.cancel()
+                await asyncio.gather(appender, return_exceptions=True)
+            sent = self._replay or []
+            waiting = [m for m in self._outbox if m != _HEARTBEAT]
+            self._outbox = collections.deque([*sent, *waiting])
+            self._queued.set()
+            self.request_id = str(uuid.uuid4())
+            self._headers = run_headers(
+                self.settings.token, self.settings.client_version, self.request_id
+            )
+            self.appended = 0
+            self._first_accepted.clear()
+            self.saw_end, self.end_error, self.cut = False, None, None
+            self._start_appender()
+        self._replay = None
+        log.debug("run %s streams over RunPoll as run %s: %s", old_id, self.request_id, reason)
+        self._appendable.set()
+
+    async def _read_poll(self) -> None:
+        """Stream RunPoll once append 0 was accepted; return at the end frame or the close."""
+        # RunPoll returns the messages of a run whose request the service must
+        # already have accepted: it opens only after append 0 got its 2xx.
+        await self._first_accepted.wait()
+        request = aiserver_pb2.BidiPollRequest(
+            request_id=aiserver_pb2.BidiRequestId(request_id=self.request_id),
+            poll_mode=_POLL_MODE,
+        )
+        headers = {
+            **self._headers,
+            "content-type": "application/connect+proto",
+            "connect-accept-encoding": "gzip",
+        }
+        body = encode_frame(request.SerializeToString())
+        response = await self._open_stream(self.poll_url, body, headers)
+        if response.status_code != 200:
+            refusal = await self._refusal(response, "Cursor's RunPoll")
+            log.debug("run %s refused: %s", self.request_id, refusal.detail)
+            raise refusal
+        reader = _PollFrames()
+        await self._stream_frames(response, reader.message, reader.check_end)
+        self._finish(None)
+
+    async def _open_stream(self, url: str, body: bytes, headers: dict[str, str]) -> httpx.Response:
+        """Return the streamed answer of a POST to URL (any status); raise if none came."""
+        assert self._client is not None
+        request = self._client.build_request("POST", url, headers=headers, content=body)
+        with reaching(url):
             try:
                 response = await self._client.send(request, stream=True)
             except httpx.TimeoutException as exc:
@@ -373,17 +561,28 @@ class SseRun:
                     raise  # never connected: unreachable, not silent
                 raise self._silence() from None
         self._response = response
-        if response.status_code != 200:
-            try:
-                raw = await response.aread()
-            except httpx.HTTPError:
-                raw = b""
-            refusal = http_error(response.status_code, raw, "Cursor's RunSSE")
-            log.debug("run %s refused: %s", self.request_id, refusal.detail)
-            raise refusal
-        log.debug("run %s open", self.request_id)
+        return response
+
+    async def _refusal(self, response: httpx.Response, what: str) -> ProviderError:
+        """Return the error a non-200 answer to the stream's POST carries."""
+        try:
+            raw = await response.aread()
+        except httpx.HTTPError:
+            raw = b""
+        return http_error(response.status_code, raw, what)
+
+    async def _stream_frames(
+        self,
+        response: httpx.Response,
+        decode: Callable[[bytes], agent_pb2.AgentServerMessage | None],
+        check_end: Callable[[], None] | None,
+    ) -> None:
+        """Deliver the messages of RESPONSE's frames until the end frame or the close.
+
+        Sets ``saw_end``/``end_error`` at the end frame (CHECK_END, when given,
+        may refuse a clean end first) and ``cut`` when the stream closed early.
+        """
         decoder = FrameDecoder()
-        decode = agent_pb2.AgentServerMessage.FromString
         # Closed here when the end frame returns early, rather than by a finalizer
         # task left pending on the loop.
         chunks = response.aiter_bytes()
@@ -392,30 +591,24 @@ class SseRun:
                 batch: list[agent_pb2.AgentServerMessage] = []
                 for frame in decoder.iter_feed(chunk):
                     if frame.end_stream:
+                        end_error = parse_end_stream(frame.payload)
+                        if end_error is None and check_end is not None:
+                            check_end()
                         self.saw_end = True
-                        self.end_error = parse_end_stream(frame.payload)
+                        self.end_error = end_error
                         log.debug(
                             "run %s end frame%s",
                             self.request_id,
-                            f": {self.end_error.detail}" if self.end_error else "",
+                            f": {end_error.detail}" if end_error else "",
                         )
                         if batch:
-                            self._inbox.put_nowait(batch)
-                        self._finish(None)
+                            await self._deliver(batch)
                         return
-                    try:
-                        batch.append(decode(frame.payload))
-                    except (DecodeError, RecursionError):
-                        raise ProtocolError(
-                            "Cursor sent a stream frame that is not an AgentServerMessage"
-                        ) from None
+                    message = decode(frame.payload)
+                    if message is not None:
+                        batch.append(message)
                 if batch:
-                    self._inbox.put_nowait(batch)
-                    if self._inbox.qsize() >= limits.RUN_INBOX_BATCHES:
-                        # The consumer is behind: stop reading until it catches up, so
-                        # a fast stream waits in the socket, not in this process.
-                        self._room.clear()
-                        await self._room.wait()
+                    await self._deliver(batch)
         except httpx.TimeoutException:
             raise self._silence() from None
         except httpx.TransportError as exc:
@@ -434,7 +627,6 @@ class SseRun:
             raise StreamIncomplete(
                 f"Cursor's answer is incomplete: {self.cut} inside a frame (try again)"
             )
-        self._finish(None)
 
     def _silence(self) -> StreamIncomplete:
         """Return the error for a stream that sent nothing for the request timeout."""
@@ -443,14 +635,30 @@ class SseRun:
             f"Cursor sent nothing for {seconds:g} s; the stream is incomplete (try again)"
         )
 
+    # --- the appends -----------------------------------------------------------------
+
+    def _start_appender(self) -> None:
+        """Start the task that sends the queued messages as appends."""
+        self._appender = asyncio.create_task(
+            self._append_loop(), name=f"cursor-run-append-{self.request_id}"
+        )
+
     async def _append_loop(self) -> None:
-        """Send queued messages as BidiAppends, one at a time, in order."""
+        """Send queued messages as BidiAppends, one at a time, in order, once appends may go."""
         try:
+            await self._appendable.wait()
             while True:
-                message = await self._outbox.get()
+                while not self._outbox:
+                    self._queued.clear()
+                    await self._queued.wait()
                 if self._ended:
-                    continue  # nothing goes after the end frame
+                    self._outbox.clear()  # nothing goes after the end frame
+                    continue
+                message = self._outbox[0]
                 await self._append(message)
+                self._outbox.popleft()
+                if self._replay is not None and message != _HEARTBEAT:
+                    self._replay.append(message)
         except asyncio.CancelledError:
             raise
         except CursorError as exc:
@@ -475,7 +683,14 @@ class SseRun:
             data_binary=message,
         ).SerializeToString()
         deadline = append_timeout(len(body), self.settings)
-        headers = {**self._headers, "content-type": "application/proto"}
+        headers = {
+            **self._headers,
+            "content-type": "application/proto",
+            "x-cursor-streaming": "true",
+        }
+        # Any write shows the service the client is alive: the heartbeat waits a
+        # whole period from here.
+        self._last_write = asyncio.get_running_loop().time()
         with reaching(self.append_url):
             try:
                 async with asyncio.timeout(deadline):
@@ -488,13 +703,95 @@ class SseRun:
                     status=504,
                     retryable=True,
                 ) from None
-        if response.status_code != 200:
+        if not 200 <= response.status_code < 300:
             raise http_error(response.status_code, response.content, "Cursor's BidiAppend")
         self.appended = seqno + 1
+        if seqno == 0:
+            self._first_accepted.set()
 
     async def _heartbeat(self) -> None:
-        """Queue a client heartbeat every period while the run is open."""
+        """Queue a client heartbeat whenever nothing was written for a whole period."""
         period = self.settings.heartbeat_seconds
+        loop = asyncio.get_running_loop()
         while not self._ended:
-            await asyncio.sleep(period)
-            self.send(_HEARTBEAT)
+            wait = self._last_write + period - loop.time()
+            if wait <= 0:
+                # A message still queued is the next write the service sees; a
+                # heartbeat behind it would say nothing more.
+                if not self._outbox:
+                    self.send(_HEARTBEAT)
+                wait = period
+            await asyncio.sleep(wait)
+
+
+class SseRun(_BidiRun):
+    """One run over RunSSE + BidiAppend; use as ``async with SseRun(...) as run``.
+
+    Append 0 goes once RunSSE answered 200. With ``fall_back_to_poll`` the run
+    moves to RunPoll (``route`` becomes ``poll``) when RunSSE is refused as
+    unimplemented (HTTP 404 or 501, Connect code ``unimplemented``) or ends
+    before its first message.
+    """
+
+    route = "sse"
+
+
+class PollRun(_BidiRun):
+    """One run over RunPoll + BidiAppend; use as ``async with PollRun(...) as run``.
+
+    Append 0 goes first; RunPoll opens once it was accepted.
+    """
+
+    route = "poll"
+
+
+def _decode_message(payload: bytes) -> agent_pb2.AgentServerMessage:
+    """Return the AgentServerMessage a RunSSE data frame carries."""
+    try:
+        return agent_pb2.AgentServerMessage.FromString(payload)
+    except (DecodeError, RecursionError):
+        raise ProtocolError(
+            "Cursor sent a stream frame that is not an AgentServerMessage"
+        ) from None
+
+
+class _PollFrames:
+    """Checks RunPoll's numbered frames and unwraps the message each carries."""
+
+    __slots__ = ("eof", "next_seqno")
+
+    def __init__(self) -> None:
+        self.next_seqno = 0
+        self.eof = False
+
+    def message(self, payload: bytes) -> agent_pb2.AgentServerMessage | None:
+        """Return the message a BidiPollResponse frame carries (None when it has none)."""
+        try:
+            poll = aiserver_pb2.BidiPollResponse.FromString(payload)
+        except (DecodeError, RecursionError):
+            raise ProtocolError(
+                "Cursor sent a RunPoll frame that is not a BidiPollResponse"
+            ) from None
+        if self.eof:
+            raise ProtocolError("Cursor's RunPoll sent a frame after its eof")
+        if poll.seqno != self.next_seqno:
+            what = "a duplicate" if poll.seqno < self.next_seqno else "a gap"
+            raise ProtocolError(
+                f"Cursor's RunPoll frame {poll.seqno} is {what}: expected {self.next_seqno}"
+            )
+        self.next_seqno += 1
+        self.eof = poll.eof
+        if not poll.data:
+            return None
+        try:
+            raw = base64.b64decode(poll.data, validate=True)
+            return agent_pb2.AgentServerMessage.FromString(raw)
+        except (binascii.Error, DecodeError, RecursionError):
+            raise ProtocolError(
+                f"Cursor's RunPoll frame {poll.seqno} does not carry an AgentServerMessage"
+            ) from None
+
+    def check_end(self) -> None:
+        """Refuse a clean end frame that came before the eof frame."""
+        if not self.eof:
+            raise ProtocolError("Cursor's RunPoll ended without its eof frame")

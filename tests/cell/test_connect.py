@@ -533,3 +533,36 @@ def test_error_details_carry_their_name_as_the_code() -> None:
     assert error is not None and error.code == "BAD_MODEL_NAME"
     newer = parse_end_stream(_details_trailer(99))
     assert newer is not None and newer.code == "UNKNOWN_99"
+
+
+@pytest.mark.parametrize("flags", [0x04, 0x08, 0x40, 0x80, 0x83, 0xFC])
+def test_a_frame_with_a_flag_bit_connect_does_not_define_is_a_protocol_error(flags: int) -> None:
+    # Connect defines only 0x01 (compressed) and 0x02 (end of stream).
+    raw = bytes([flags]) + b"\x00\x00\x00\x02" + b"{}"
+    with pytest.raises(ProtocolError, match="unknown flag bits"):
+        FrameDecoder().feed(raw)
+
+
+def test_a_reserved_flag_after_good_frames_fails_at_that_frame() -> None:
+    good = b"\x00\x00\x00\x00\x03" + b"\x0a\x01a"  # flag 0, length 3, {1: "a"}
+    bad = b"\x10\x00\x00\x00\x00"  # flag 0x10, empty
+    decoder = FrameDecoder()
+    assert decoder.feed(good) == [Frame(0, b"\x0a\x01a")]
+    with pytest.raises(ProtocolError, match="0x10"):
+        decoder.feed(bad)
+
+
+def test_compressed_and_end_stream_together_are_allowed() -> None:
+    # 0x03: a gzip-compressed end-of-stream trailer.
+    packed = gzip.compress(b"{}")
+    raw = b"\x03" + len(packed).to_bytes(4, "big") + packed
+    assert FrameDecoder().feed(raw) == [Frame(3, b"{}")]
+
+
+def test_the_64_mib_cap_holds_after_decompression() -> None:
+    # A small gzip frame that expands one byte past MAX_FRAME_BYTES is refused.
+    packed = gzip.compress(b"\x00" * (MAX_FRAME_BYTES + 1))
+    assert len(packed) < MAX_FRAME_BYTES // 100
+    raw = b"\x01" + len(packed).to_bytes(4, "big") + packed
+    with pytest.raises(ProtocolError, match="expands past"):
+        FrameDecoder().feed(raw)
