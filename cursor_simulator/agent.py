@@ -370,7 +370,7 @@ class AgentService:
         self.append_delay = 0.0
         # Lose the appends that reach a run before its RunSSE registered it (a poll run
         # is registered by its first append, as its client sends append 0 first).
-        self.drop_early_appends = False
+        self.drop_early_appends = True
         # Refuse a catalog variant's sibling slug sent with no parameters, as Cursor does.
         self.refuse_bare_siblings = False
         # Refuse a resume action on a conversation no run has started here.

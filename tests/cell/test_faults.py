@@ -55,6 +55,8 @@ from nodecode_cursor.host import (
     ToolCallArgsDelta,
 )
 
+pytestmark = pytest.mark.sim_answer_timeout(2.0)
+
 TOKEN = "tok-faults-secret"
 MODEL = "claude-4.5-sonnet"
 TOOLS = [
@@ -70,14 +72,6 @@ TOOLS = [
 # How long whatever a round leaves may take to go away on its own.
 SETTLE_SECONDS = 3.0
 ROUND_SECONDS: list[float] = []
-
-
-@pytest.fixture
-def sim() -> Iterator[Simulator]:
-    with Simulator() as simulator:
-        # A script waiting for an answer the client will never send gives up quickly.
-        simulator.agent.answer_timeout = 2.0
-        yield simulator
 
 
 def context(sim: Simulator, **overrides: Any) -> RoundContext:

@@ -8,7 +8,6 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -52,6 +51,8 @@ from nodecode_cursor.host import (
 from nodecode_cursor.state import CellState
 from nodecode_cursor.values import decode_value
 
+pytestmark = pytest.mark.sim_answer_timeout(5.0)
+
 TOKEN = "tok-lane-secret"
 MODEL = "claude-4.5-sonnet"
 TOOLS = [
@@ -68,13 +69,6 @@ TOOLS = [
         },
     }
 ]
-
-
-@pytest.fixture
-def sim() -> Iterator[Simulator]:
-    with Simulator() as simulator:
-        simulator.agent.answer_timeout = 5.0
-        yield simulator
 
 
 def context(sim: Simulator, prompt: str = "hello", **overrides: Any) -> RoundContext:

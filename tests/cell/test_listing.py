@@ -28,12 +28,6 @@ PLAIN = b"\x0a\x05plain" + b"\x1a\x0aplain-disp"  # only display_model_id (3)
 ROSTER = _field(1, ZETA) + _field(1, ALPHA) + _field(1, ZETA) + _field(1, PLAIN)
 
 
-@pytest.fixture
-def sim() -> Simulator:
-    with Simulator() as simulator:
-        yield simulator
-
-
 def test_hand_written_roster_parses_sorted_once(sim: Simulator, state: CellState) -> None:
     sim.models.raw_body = ROSTER
     models = asyncio.run(listing.fetch_roster("tok-abc", sim.url, state=state))

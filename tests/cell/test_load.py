@@ -23,6 +23,8 @@ from nodecode_cursor import lane
 from nodecode_cursor.host import RoundContext, TextDelta
 from nodecode_cursor.state import CellState
 
+pytestmark = pytest.mark.sim_answer_timeout(5.0)
+
 MODEL = "claude-4.5-sonnet"
 CONCURRENT = 50
 # The issue asks for 1 000 rounds (about 50 s on 2 cores, within the suite budget);
@@ -32,13 +34,6 @@ SEQUENTIAL = int(os.environ.get("NODECODE_LOAD_ROUNDS") or 1000)
 # allocator keeps what it once had. Rounds that each kept their blobs, request or
 # message forever would grow by tens of MiB over 1 000 rounds of these sizes.
 RSS_GROWTH_BOUND = 24 * 1024 * 1024
-
-
-@pytest.fixture
-def sim() -> Iterator[Simulator]:
-    with Simulator() as simulator:
-        simulator.agent.answer_timeout = 5.0
-        yield simulator
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import asyncio
 import hashlib
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -29,15 +28,10 @@ from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.errors import ConfigError, ProviderError, StreamIncomplete
 from nodecode_cursor.transport import RunSettings, SseRun, append_timeout
 
+pytestmark = pytest.mark.sim_answer_timeout(5.0)
+
 TOKEN = "tok-secret-123"
 ROOT = b'{"role":"system","content":"be brief"}'
-
-
-@pytest.fixture
-def sim() -> Iterator[Simulator]:
-    with Simulator() as simulator:
-        simulator.agent.answer_timeout = 5.0
-        yield simulator
 
 
 def settings(sim: Simulator, **overrides: Any) -> RunSettings:

@@ -13,7 +13,6 @@ import base64
 import hashlib
 import time
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -42,18 +41,13 @@ from nodecode_cursor.transport import (
     open_run,
 )
 
+pytestmark = pytest.mark.sim_answer_timeout(5.0)
+
 TOKEN = "tok-today-secret"
 ROOT = b'{"role":"system","content":"be brief"}'
 RUN_SSE = "/agent.v1.AgentService/RunSSE"
 RUN_POLL = "/agent.v1.AgentService/RunPoll"
 APPEND = "/aiserver.v1.BidiService/BidiAppend"
-
-
-@pytest.fixture
-def sim() -> Iterator[Simulator]:
-    with Simulator() as simulator:
-        simulator.agent.answer_timeout = 5.0
-        yield simulator
 
 
 def settings(sim: Simulator, **overrides: Any) -> RunSettings:

@@ -23,6 +23,13 @@ RUN_REQUEST = b"\x0a\x00"  # AgentClientMessage{1 run_request{}}
 pytestmark = pytest.mark.sim_answer_timeout(2.0)
 
 
+@pytest.fixture(autouse=True)
+def appends_before_registration(sim: Simulator) -> None:
+    """Let these tests append before RunSSE registers (the real service may lose such appends;
+    tests/simulator/test_sim_today.py covers that): they check other behaviour in one thread."""
+    sim.agent.drop_early_appends = False
+
+
 def headers(request_id: str, content_type: str = "application/proto") -> dict[str, str]:
     return {
         "authorization": "Bearer t",
