@@ -121,6 +121,7 @@ class CursorCell:
             web_url=settings.web_url,
             proxy=settings.proxy,
             ended=self.state.ended_sessions,
+            on_logout=self.state.forget_accounts,
         )
         return True
 

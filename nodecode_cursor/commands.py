@@ -19,7 +19,7 @@ from .signin import NOTICE_KEY, PollPacing, SignIn, session_ended
 from .store import PROVIDER, AuthStore
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
+    from collections.abc import Callable, Collection
 
     from .host import Host
 
@@ -45,8 +45,12 @@ class CursorCommand:
         *,
         proxy: str | None = None,
         ended: Collection[str] = frozenset(),
+        on_logout: Callable[[], None] | None = None,
     ) -> None:
         self.host = host
+        # What the cell forgets of the account when it signs out (its kept rosters
+        # and catalogs: the next account must not route on this one's).
+        self.on_logout = on_logout
         # Digests of the refresh tokens Cursor ended (the cell's CellState.ended_sessions).
         self.ended = ended
         self.store = AuthStore(host.home)
@@ -137,6 +141,8 @@ class CursorCommand:
         except StoreError as exc:
             return f"{PROVIDER}: {exc.detail}"
         self.host.notice(None, key=NOTICE_KEY)
+        if self.on_logout is not None:
+            self.on_logout()
         if forgot:
             return f"{PROVIDER}: signed out"
         if cancelled:

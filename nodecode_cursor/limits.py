@@ -99,3 +99,13 @@ def client_version(configured: str | None = None) -> str:
 # first: a checkpoint names only the recent ones, and 128 conversations times this
 # bounds the process (the history's own blobs are bounded by the history itself).
 MAX_SERVICE_BLOB_BYTES = 8 * 1024 * 1024
+
+# The model catalog (AvailableModels) says which parameters each sibling slug stands for.
+# A round waits this long for it (the first round of an account, or one after it aged):
+# the catalog is small and oh-my-pi gives the call 2 s; past the wait the round goes
+# with what it has (the aged catalog, else the bundled shape) and the fetch lands later.
+CATALOG_TIMEOUT_SECONDS = 5.0
+CATALOG_WAIT_SECONDS = 3.0
+# Cursor adds models and variants over days, not minutes: a catalog this old is
+# asked again by the next round, which keeps the old one if the new one cannot be had.
+CATALOG_MAX_AGE_SECONDS = 30 * 60.0

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import time
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -32,6 +33,7 @@ from .state import RosterFetch
 
 if TYPE_CHECKING:
     from .state import CellState, RosterKey
+    from .variants import ModelCatalog
 
 __all__ = [
     "GET_USABLE_MODELS_PATH",
@@ -39,10 +41,12 @@ __all__ = [
     "Roster",
     "RosterModel",
     "check_key",
+    "fetch_catalog",
     "fetch_roster",
     "list_models",
     "parse_roster",
     "roster_marker",
+    "round_catalog",
     "round_marker",
     "round_roster",
 ]
@@ -166,6 +170,37 @@ async def fetch_roster(
     the way rounds go. A token no header can carry, or a proxy httpx cannot use,
     is a ConfigError naming the problem, never the token or the proxy's URL.
     """
+    body = await _unary(
+        token,
+        base_url,
+        GET_USABLE_MODELS_PATH,
+        b"",
+        client_version=client_version,
+        timeout=timeout,
+        proxy=proxy,
+    )
+    assert token is not None  # _unary refuses a missing one
+    models = parse_roster(body)
+    if state is not None:
+        _keep(state, _key(token, base_url), models)
+    return models
+
+
+async def _unary(
+    token: str | None,
+    base_url: str,
+    path: str,
+    body: bytes,
+    *,
+    client_version: str | None,
+    timeout: float,
+    proxy: str | None,
+) -> bytes:
+    """Return the body of a 200 answer to a unary ``application/proto`` call to PATH.
+
+    Raises NotSignedIn without a token, ConfigError for a token no header can carry
+    or an unusable proxy, ProviderError (``HTTP <status> <code>``) for a refusal.
+    """
     import httpx
 
     from .credentials import checked_token
@@ -174,19 +209,111 @@ async def fetch_roster(
     if not token:
         raise NotSignedIn()
     token = checked_token(token, "the key given")
-    url = base_url.rstrip("/") + GET_USABLE_MODELS_PATH
+    url = base_url.rstrip("/") + path
     headers = run_headers(token, limits.client_version(client_version), str(uuid.uuid4()))
     headers["content-type"] = "application/proto"
     client = proxied_client(httpx.AsyncClient, proxy=proxy, timeout=timeout)
     with reaching(url):
         async with client:
-            response = await client.post(url, content=b"", headers=headers)
+            response = await client.post(url, content=body, headers=headers)
     if response.status_code != 200:
         raise _refusal(response.status_code, response.content)
-    models = parse_roster(response.content)
+    return response.content
+
+
+async def fetch_catalog(
+    token: str | None,
+    base_url: str,
+    *,
+    state: CellState | None = None,
+    client_version: str | None = None,
+    timeout: float = limits.CATALOG_TIMEOUT_SECONDS,
+    proxy: str | None = None,
+) -> ModelCatalog:
+    """Return the account's model catalog (AvailableModels); raise as ``fetch_roster`` does.
+
+    The catalog is kept in STATE (None: nowhere) with the time it came, unless the
+    state was closed meanwhile (a stopped cell keeps nothing).
+    """
+    from .connect import read_unary_body
+    from .variants import AVAILABLE_MODELS_PATH, catalog_request, parse_catalog
+
+    body = await _unary(
+        token,
+        base_url,
+        AVAILABLE_MODELS_PATH,
+        catalog_request(),
+        client_version=client_version,
+        timeout=timeout,
+        proxy=proxy,
+    )
+    assert token is not None  # _unary refuses a missing one
+    catalog = parse_catalog(read_unary_body(body))
     if state is not None:
-        _keep(state, _key(token, base_url), models)
-    return models
+        with state.lock:
+            if not state.closed:
+                state.catalogs[_key(token, base_url)] = (time.monotonic(), catalog)
+    return catalog
+
+
+async def round_catalog(
+    state: CellState,
+    token: str,
+    base_url: str,
+    *,
+    client_version: str | None = None,
+    proxy: str | None = None,
+    refresh: bool = False,
+    wait: float = limits.CATALOG_WAIT_SECONDS,
+) -> ModelCatalog | None:
+    """Return the catalog a round routes by: the kept one while young, else a fresh one.
+
+    A missing or aged catalog (or REFRESH) is fetched — one fetch per account and
+    loop however many rounds ask — and waited for at most WAIT seconds; past that,
+    or when the fetch fails, the round gets the kept catalog (aged or not), else
+    None, and never an error: the round then goes in the bundled shape.
+    """
+    key = _key(token, base_url)
+    loop = asyncio.get_running_loop()
+    with state.lock:
+        kept = state.catalogs.get(key)
+        if kept is not None and not refresh:
+            at, catalog = kept
+            if time.monotonic() - at < limits.CATALOG_MAX_AGE_SECONDS:
+                return catalog
+        flights = state.catalog_fetches.setdefault(loop, {})
+        task = flights.get(key)
+        if task is None:
+            fetch = fetch_catalog(
+                token, base_url, state=state, client_version=client_version, proxy=proxy
+            )
+            task = loop.create_task(fetch, name="cursor-catalog")
+            flights[key] = task
+            task.add_done_callback(lambda done: _catalog_landed(state, loop, key, done))
+    stale = kept[1] if kept is not None else None
+    try:
+        # Shielded: a round that stops waiting leaves the fetch to land for the next one.
+        return await asyncio.wait_for(asyncio.shield(task), wait)
+    except TimeoutError:
+        log.debug("the model catalog did not come within %g s; routing without it", wait)
+    except CursorError as exc:
+        log.debug("the model catalog is unavailable: %s", exc.detail)
+    return stale
+
+
+def _catalog_landed(
+    state: CellState,
+    loop: asyncio.AbstractEventLoop,
+    key: RosterKey,
+    task: asyncio.Task[ModelCatalog],
+) -> None:
+    """Drop the finished catalog fetch from the flights (returns nothing)."""
+    with state.lock:
+        flights = state.catalog_fetches.get(loop)
+        if flights is not None and flights.get(key) is task:
+            del flights[key]
+    if not task.cancelled():
+        task.exception()  # retrieved: a failure nobody awaits is not logged as lost
 
 
 async def round_roster(
