@@ -311,6 +311,26 @@ class ModelEntry(Protocol):
         """Whether the model runs in max mode (None: not said)."""
         ...
 
+    @property
+    def max_context_window(self) -> int | None:
+        """The model's context window in max mode, in tokens (None: not said)."""
+        ...
+
+    @property
+    def images(self) -> bool | None:
+        """Whether the model takes images (None: not said)."""
+        ...
+
+    @property
+    def thinking(self) -> bool | None:
+        """Whether the model thinks (None: not said)."""
+        ...
+
+    @property
+    def parameters(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Each parameter the model takes and its values (empty: not said)."""
+        ...
+
 
 class ModelList(Protocol):
     """What ``list_models`` answers: the account's models, or the bundled ones and why."""

@@ -67,6 +67,12 @@ class RosterModel:
     name: str
     context_window: int
     max_mode: bool | None = None
+    # What the account's model catalog adds (None or empty when it had no entry):
+    max_context_window: int | None = None
+    images: bool | None = None
+    thinking: bool | None = None
+    # Each parameter the model takes (reasoning, thinking, context, fast, ...) and its values.
+    parameters: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -428,14 +434,56 @@ async def list_models(
 
     A live roster is kept in STATE (None: nowhere), so rounds route on its markers.
     """
-    try:
-        models = await fetch_roster(
-            token, base_url, state=state, client_version=client_version, proxy=proxy
+    roster, answer = await asyncio.gather(
+        fetch_roster(token, base_url, state=state, client_version=client_version, proxy=proxy),
+        fetch_catalog(token, base_url, state=state, client_version=client_version, proxy=proxy),
+        return_exceptions=True,
+    )
+    catalog: ModelCatalog | None = None
+    if isinstance(answer, BaseException):
+        if not isinstance(answer, CursorError):
+            raise answer
+        log.debug("model catalog unavailable: %s", answer.detail)
+    else:
+        catalog = answer
+    if isinstance(roster, BaseException):
+        if not isinstance(roster, CursorError):
+            raise roster
+        log.debug("roster unavailable: %s", roster.detail)
+        return Roster(joined(_bundled(), catalog), live=False, reason=roster.detail)
+    return Roster(joined(roster, catalog), live=True)
+
+
+def joined(
+    models: tuple[RosterModel, ...], catalog: ModelCatalog | None
+) -> tuple[RosterModel, ...]:
+    """Return MODELS with what CATALOG says of each: windows, images, thinking, parameters.
+
+    A model meets its catalog entry by base id or through a variant's slug; the
+    roster's own name stays (it names the slug, e.g. "GPT-5.4 High"), and a
+    catalog window, when it gives one, replaces the guessed one.
+    """
+    if catalog is None:
+        return models
+    out: list[RosterModel] = []
+    for model in models:
+        entry = catalog.entry_for(model.id)
+        if entry is None:
+            out.append(model)
+            continue
+        out.append(
+            RosterModel(
+                model.id,
+                model.name,
+                entry.context_window or model.context_window,
+                model.max_mode,
+                max_context_window=entry.max_context_window or None,
+                images=entry.images,
+                thinking=entry.thinking,
+                parameters=entry.axes,
+            )
         )
-    except CursorError as exc:
-        log.debug("roster unavailable: %s", exc.detail)
-        return Roster(_bundled(), live=False, reason=exc.detail)
-    return Roster(models, live=True)
+    return tuple(out)
 
 
 def _bundled() -> tuple[RosterModel, ...]:

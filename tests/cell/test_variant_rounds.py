@@ -19,6 +19,7 @@ from protobytes import ld, text
 
 from cursor_simulator import Simulator
 from cursor_simulator.agent import RunRecord, Step, Text, TurnEnded
+from cursor_simulator.models import RosterEntry
 from nodecode_cursor import lane, listing
 from nodecode_cursor.cell import CursorCell
 from nodecode_cursor.errors import ResourceExhausted
@@ -163,3 +164,31 @@ def test_logout_forgets_the_catalog(sim: Simulator, tmp_path: Path) -> None:
         assert cell.state.catalogs == {}
     finally:
         cell.stop()
+
+
+def test_the_model_list_joins_the_catalog(sim: Simulator, state: CellState) -> None:
+    sim.models.roster = [
+        RosterEntry("gpt-5.4-mini-low", "GPT-5.4 Mini Low"),
+        RosterEntry("claude-sonnet-5-max", "Claude Sonnet 5 Max", max_mode=True),
+        RosterEntry("composer-2.5", "Composer 2.5"),
+    ]
+    roster = asyncio.run(listing.list_models(TOKEN, sim.url, state=state))
+    assert roster.live
+    by_id = {m.id: m for m in roster.models}
+    mini = by_id["gpt-5.4-mini-low"]
+    assert mini.name == "GPT-5.4 Mini Low"  # the roster names the slug
+    assert mini.context_window == 272_000  # the catalog's window
+    assert mini.parameters == (("reasoning", ("low", "medium", "high")),)
+    sonnet = by_id["claude-sonnet-5-max"]
+    assert sonnet.max_context_window == 1_000_000 and sonnet.thinking and sonnet.images
+    assert dict(sonnet.parameters)["effort"] == ("low", "medium", "high", "xhigh")
+    composer = by_id["composer-2.5"]
+    assert composer.parameters == () and composer.images is None  # not in the catalog
+
+
+def test_the_model_list_without_a_catalog_is_the_roster_alone(
+    sim: Simulator, state: CellState
+) -> None:
+    sim.catalog.refuse(503, "unavailable", "catalog down")
+    roster = asyncio.run(listing.list_models(TOKEN, sim.url, state=state))
+    assert roster.live and all(m.parameters == () for m in roster.models)
