@@ -99,3 +99,7 @@ def client_version(configured: str | None = None) -> str:
 # first: a checkpoint names only the recent ones, and 128 conversations times this
 # bounds the process (the history's own blobs are bounded by the history itself).
 MAX_SERVICE_BLOB_BYTES = 8 * 1024 * 1024
+
+# How much of a Connect error's details (debug text, ErrorInfo, ErrorDetails words) a
+# generic message is followed by: enough to say what failed, one line, as oh-my-pi bounds it.
+ERROR_DETAIL_CHARS = 400
