@@ -174,6 +174,11 @@ class RoundContext:
     sign-in is renewed and the round sends the renewed token; any other credential
     is sent as it is. ``session_id`` keys the conversation; None makes the round
     ephemeral.
+
+    A ``role: "tool"`` message may say its call failed with ``"is_error": true``
+    (that exact boolean; any other value, or none, is a success): it replays to
+    the model as a failed result rather than as the call's output. A host that
+    never sets it sends every result as a success.
     """
 
     model: str

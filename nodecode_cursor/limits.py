@@ -80,6 +80,10 @@ MAX_CONVERSATIONS = 128
 # The writer table forgets everything past this many rounds rather than grow forever.
 MAX_WRITER_ENTRIES = 4096
 
+# How much of a Connect error's details (debug text, ErrorInfo, ErrorDetails words) a
+# generic message is followed by: enough to say what failed, one line, as oh-my-pi bounds it.
+ERROR_DETAIL_CHARS = 400
+
 # Cursor's OAuth client id for the CLI.
 OAUTH_CLIENT_ID = "KbZUR41cY7W6zRSdpSUJ7I7mLYBKOCmB"
 
