@@ -178,12 +178,20 @@ def build_parser() -> Parser:
     _globals(models, top=False)
     models.add_argument("--json", action="store_true", help="print one JSON object")
 
+    login = commands.add_parser("login", help="sign in to Cursor in the browser")
+    _globals(login, top=False)
+    login.add_argument(
+        "--no-browser", action="store_true", help="print the sign-in page, do not open it"
+    )
     for name, text in (
-        ("login", "sign in to Cursor in the browser"),
         ("status", "how the sign-in stands"),
         ("logout", "forget the kept sign-in"),
     ):
         _globals(commands.add_parser(name, help=text), top=False)
+
+    usage = commands.add_parser("usage", help="your plan's usage this period (Cursor's dashboard)")
+    _globals(usage, top=False)
+    usage.add_argument("--json", action="store_true", help="print one JSON object")
     demo = commands.add_parser(
         "demo",
         help="a real turn against the offline simulator",
@@ -317,7 +325,25 @@ def cmd_models(args: argparse.Namespace) -> int:
         host.stop()
 
 
-# login, status, logout ------------------------------------------------------------------------
+# usage ----------------------------------------------------------------------------------------
+
+
+def cmd_usage(args: argparse.Namespace) -> int:
+    """Print the account's plan usage from Cursor's dashboard; return the exit code.
+
+    One question through the cell (``cell.account_usage``), never retried; a refusal
+    or an unreachable service is the usual one-line failure.
+    """
+    host = make_host(args)
+    try:
+        usage = host.run_async(host.cell_for(PROVIDER).account_usage())
+        if args.json:
+            print(json.dumps(usage.as_dict(), ensure_ascii=False))
+        else:
+            print(usage.text(time.time()))
+        return 0
+    finally:
+        host.stop()
 
 
 # login, status, logout ------------------------------------------------------------------------
@@ -375,7 +401,7 @@ def cmd_login(args: argparse.Namespace) -> int:
         started = time.monotonic()
         progress = sys.stderr.isatty()
         try:
-            started_line = command.run("login")
+            started_line = command.run("login --no-browser" if args.no_browser else "login")
             url = cell.sign_in_state().login_url
             if url is None:
                 print(started_line, flush=True)  # not a page to open: the cell's own words
@@ -383,6 +409,8 @@ def cmd_login(args: argparse.Namespace) -> int:
                 # The cell's line is worded for a chat ("finishes in the background"); a
                 # shell waits here, so it gets the page and what it is waiting for.
                 print(f"cursor: open {url} in a browser to sign in", flush=True)
+                if cell.sign_in_state().browser_opened:
+                    print("cursor: the page is open in your browser", flush=True)
                 if not progress:
                     print("waiting for the browser sign-in (Ctrl-C cancels)", file=sys.stderr)
             while cell.sign_in_state().in_progress:
@@ -548,6 +576,7 @@ _HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "login": cmd_login,
     "status": cmd_status,
     "logout": cmd_logout,
+    "usage": cmd_usage,
     "demo": cmd_demo,
     "serve": cmd_serve,
 }
@@ -616,7 +645,7 @@ def _report(status: int, message: str, *, as_json: bool) -> None:
 
 
 # The commands that take --json: only their usage errors answer in JSON.
-JSON_COMMANDS = ("ask", "models")
+JSON_COMMANDS = ("ask", "models", "usage", "doctor")
 
 
 def _command_named(arguments: Sequence[str]) -> str | None:
