@@ -279,10 +279,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
         if outcome.interrupted:
             raise KeyboardInterrupt
         if args.json:
+            usage: dict[str, Any] = dict(outcome.usage.as_dict())
+            if outcome.cost_usd_estimate is not None:
+                # At the bundled rows' published rates; absent when a model has none.
+                usage["cost_usd_estimate"] = outcome.cost_usd_estimate
             answer = {
                 "message": outcome.message,
                 "finish_reason": outcome.finish_reason,
-                "usage": outcome.usage.as_dict(),
+                "usage": usage,
                 "model": model,
                 "wire_model": outcome.wire_model,
                 "rounds": outcome.rounds,
