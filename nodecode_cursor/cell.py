@@ -115,7 +115,7 @@ class CursorCell:
 
         self.host = host
         self.settings = settings
-        self.state = CellState()
+        self.state = CellState(home=host.home)
         self._command = CursorCommand(
             host,
             base_url=settings.base_url,
