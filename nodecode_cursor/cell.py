@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import limits
 from .errors import ConfigError, json_kind
-from .host import Host, RoundContext, RoundResult, SignInState
+from .host import DoctorCheck, Host, RoundContext, RoundResult, SignInState
 
 if TYPE_CHECKING:
     from .commands import CursorCommand
@@ -269,6 +269,17 @@ class CursorCell:
             client_version=self.settings.client_version,
             proxy=self.settings.proxy,
         )
+
+    async def doctor(
+        self, *, rounds: bool = True, report: Callable[[DoctorCheck], None] | None = None
+    ) -> list[DoctorCheck]:
+        """Return what works with Cursor today, check by check, each also handed to REPORT.
+
+        ROUNDS runs one tiny round per transport and per model family (they cost tokens).
+        """
+        from .doctor import diagnose
+
+        return await diagnose(self, rounds=rounds, report=report or (lambda check: None))
 
     def usage_text(self) -> str:
         """Return ``/cursor usage``'s answer: the compact block, or one line saying why not."""

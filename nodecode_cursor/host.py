@@ -20,6 +20,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 __all__ = [
     "AccountUsageView",
     "Cell",
+    "DoctorCheck",
     "Finish",
     "Host",
     "MemoryHost",
@@ -281,6 +282,20 @@ class Route:
     bundled: bool  # False: a model only the account's roster lists
 
 
+@dataclass(frozen=True, slots=True)
+class DoctorCheck:
+    """One check ``Cell.doctor`` made: its verdict in a line and, when it failed, the fix."""
+
+    name: str
+    status: Literal["ok", "fail", "skip"]  # skip: not checked, and the verdict says why
+    verdict: str
+    fix: str | None = None
+
+    def as_dict(self) -> dict[str, str | None]:
+        """Return the check as JSON-ready data."""
+        return {"name": self.name, "status": self.status, "verdict": self.verdict, "fix": self.fix}
+
+
 class CellCommand(Protocol):
     """A slash command a cell installs (``/cursor``)."""
 
@@ -435,4 +450,10 @@ class Cell(Protocol):
 
     async def account_usage(self) -> AccountUsageView:
         """Return the account's usage from the service's dashboard; the cell's errors if not."""
+        ...
+
+    async def doctor(
+        self, *, rounds: bool = True, report: Callable[[DoctorCheck], None] | None = None
+    ) -> list[DoctorCheck]:
+        """Return what works with the service today, check by check (ROUNDS cost tokens)."""
         ...

@@ -192,6 +192,17 @@ def build_parser() -> Parser:
     usage = commands.add_parser("usage", help="your plan's usage this period (Cursor's dashboard)")
     _globals(usage, top=False)
     usage.add_argument("--json", action="store_true", help="print one JSON object")
+
+    doctor = commands.add_parser(
+        "doctor",
+        help="what works with Cursor today, and what to change",
+        description="Checks the credential, reaching the service, the client version, the "
+        "roster and catalog, then one tiny round per transport and per model family "
+        "(rounds cost a few tokens; --no-rounds skips them). Exits 1 when a check failed.",
+    )
+    _globals(doctor, top=False)
+    doctor.add_argument("--json", action="store_true", help="print one JSON object")
+    doctor.add_argument("--no-rounds", action="store_true", help="skip the rounds (no tokens)")
     demo = commands.add_parser(
         "demo",
         help="a real turn against the offline simulator",
@@ -346,6 +357,41 @@ def cmd_usage(args: argparse.Namespace) -> int:
         else:
             print(usage.text(time.time()))
         return 0
+    finally:
+        host.stop()
+
+
+# doctor ---------------------------------------------------------------------------------------
+
+_MARKS = {"ok": "ok  ", "fail": "FAIL", "skip": "--  "}
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Run the cell's checks, printing each verdict as it comes; exit 1 when one failed."""
+    host = make_host(args)
+    try:
+        cell = host.cell_for(PROVIDER)
+        if not args.no_rounds:
+            print(
+                "nodecode-cursor: the round checks send one tiny prompt per transport and per "
+                "model family, which costs a few tokens (--no-rounds skips them)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+        def show(check: contract.DoctorCheck) -> None:
+            if args.json:
+                return
+            print(f"{_MARKS[check.status]}  {check.name}: {for_shell(check.verdict)}", flush=True)
+            if check.fix:
+                print(f"      fix: {for_shell(check.fix)}", flush=True)
+
+        checks = host.run_async(cell.doctor(rounds=not args.no_rounds, report=show))
+        failed = any(check.status == "fail" for check in checks)
+        if args.json:
+            data = {"ok": not failed, "checks": [check.as_dict() for check in checks]}
+            print(json.dumps(data, ensure_ascii=False))
+        return 1 if failed else 0
     finally:
         host.stop()
 
@@ -581,6 +627,7 @@ _HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "status": cmd_status,
     "logout": cmd_logout,
     "usage": cmd_usage,
+    "doctor": cmd_doctor,
     "demo": cmd_demo,
     "serve": cmd_serve,
 }
