@@ -17,7 +17,7 @@ from __future__ import annotations
 from types import TracebackType
 from typing import Any
 
-from . import agent, auth, catalog, models
+from . import agent, auth, catalog, dashboard, models
 from .family import bearer_refusal, connect_error
 from .server import Cut, HttpServer, SimRequest, SimResponse
 
@@ -45,6 +45,7 @@ class Simulator:
         self.catalog = catalog.install(self)
         self.auth = auth.install(self)
         self.agent = agent.install(self, catalog=self.catalog)
+        self.dashboard = dashboard.install(self)
 
     @property
     def url(self) -> str:

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from . import limits
 from .errors import ConfigError, json_kind
-from .host import Host, RoundContext, RoundResult, SignInState
+from .host import DoctorCheck, Host, RoundContext, RoundResult, SignInState
 
 if TYPE_CHECKING:
     from .commands import CursorCommand
+    from .dashboard import AccountUsage
     from .listing import Roster
     from .routing import Route
     from .state import CellState
@@ -114,7 +115,7 @@ class CursorCell:
 
         self.host = host
         self.settings = settings
-        self.state = CellState()
+        self.state = CellState(home=host.home)
         self._command = CursorCommand(
             host,
             base_url=settings.base_url,
@@ -122,6 +123,7 @@ class CursorCell:
             proxy=settings.proxy,
             ended=self.state.ended_sessions,
             on_logout=self.state.forget_accounts,
+            usage=self.usage_text,
         )
         return True
 
@@ -233,7 +235,63 @@ class CursorCell:
             env_name=env_name,
             in_progress=pending,
             login_url=signin.page,
+            browser_opened=signin.browser_opened,
         )
+
+    async def account_usage(self) -> AccountUsage:
+        """Return the account's usage from Cursor's dashboard (NotSignedIn, ProviderError if not).
+
+        One question, never retried; the credential is the one a round would send,
+        renewed first when due.
+        """
+        import asyncio
+
+        return await asyncio.to_thread(self.account_usage_now)
+
+    def account_usage_now(self) -> AccountUsage:
+        """Return ``account_usage``'s answer, blocking (a slash command runs outside a loop)."""
+        from .credentials import resolve_credential
+        from .dashboard import fetch_account_usage
+        from .errors import NotSignedIn
+
+        if self.host is None or self.state is None:
+            raise NotSignedIn()
+        token = resolve_credential(
+            self.host,
+            PROVIDER,
+            for_round=True,
+            base_url=self.settings.base_url,
+            proxy=self.settings.proxy,
+            ended=self.state.ended_sessions,
+        )
+        return fetch_account_usage(
+            token,
+            self.settings.base_url,
+            client_version=self.settings.client_version,
+            proxy=self.settings.proxy,
+        )
+
+    async def doctor(
+        self, *, rounds: bool = True, report: Callable[[DoctorCheck], None] | None = None
+    ) -> list[DoctorCheck]:
+        """Return what works with Cursor today, check by check, each also handed to REPORT.
+
+        ROUNDS runs one tiny round per transport and per model family (they cost tokens).
+        """
+        from .doctor import diagnose
+
+        return await diagnose(self, rounds=rounds, report=report or (lambda check: None))
+
+    def usage_text(self) -> str:
+        """Return ``/cursor usage``'s answer: the compact block, or one line saying why not."""
+        import time
+
+        from .errors import CursorError
+
+        try:
+            return self.account_usage_now().text(time.time())
+        except CursorError as exc:
+            return f"{PROVIDER}: {exc.detail}"
 
     async def stream_round(self, ctx: RoundContext) -> RoundResult:
         """Return one round on Cursor, with the cell's settings filling what ``ctx`` leaves open."""

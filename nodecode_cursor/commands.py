@@ -1,7 +1,10 @@
-"""The ``/cursor`` command: ``login``, ``status`` and ``logout``, with completion of its verbs.
+"""The ``/cursor`` command: ``login``, ``status``, ``usage`` and ``logout``, with completion.
 
-Each verb answers one line at once. ``login`` starts the browser sign-in
-(``signin.py``) and returns the page to open; ``status`` says where the
+Each verb answers at once. ``login`` starts the browser sign-in
+(``signin.py``), opens the page in the person's browser when there is a
+display (``login --no-browser`` does not) and returns the page to open;
+``usage`` shows the account's plan usage (the cell's ``usage_text``, from
+Cursor's dashboard: a few lines, or one saying why not); ``status`` says where the
 credential comes from without refreshing or touching the network; ``logout``
 forgets the kept sign-in (every other field of auth.json stays) and clears the
 cell's notices. The cell (``cell.py``) registers this command with its host.
@@ -25,8 +28,8 @@ if TYPE_CHECKING:
 
 __all__ = ["USAGE", "VERBS", "CursorCommand"]
 
-VERBS = ("login", "logout", "status")
-USAGE = "usage: /cursor login | status | logout"
+VERBS = ("login", "logout", "status", "usage")
+USAGE = "usage: /cursor login [--no-browser] | status | usage | logout"
 
 
 class CursorCommand:
@@ -34,7 +37,7 @@ class CursorCommand:
 
     name = "cursor"
     description = "Sign in to Cursor, or out"
-    argument_hint = "login | status | logout"
+    argument_hint = "login | status | usage | logout"
 
     def __init__(
         self,
@@ -46,6 +49,7 @@ class CursorCommand:
         proxy: str | None = None,
         ended: Collection[str] = frozenset(),
         on_logout: Callable[[], None] | None = None,
+        usage: Callable[[], str] | None = None,
     ) -> None:
         self.host = host
         # What the cell forgets of the account when it signs out (its kept rosters
@@ -53,6 +57,8 @@ class CursorCommand:
         self.on_logout = on_logout
         # Digests of the refresh tokens Cursor ended (the cell's CellState.ended_sessions).
         self.ended = ended
+        # The cell's dashboard question (``cell.usage_text``); None: not offered.
+        self.usage = usage
         self.store = AuthStore(host.home)
         # PROXY is the cursor.proxy setting: the sign-in goes the way the cell's rounds go.
         self.signin = SignIn(host, self.store, base_url, web_url, pacing, proxy=proxy)
@@ -62,11 +68,13 @@ class CursorCommand:
         words = argline.split()
         verb = words[0].lower() if words else "status"
         if verb == "login":
-            return self.login()
+            return self.login(browser="--no-browser" not in words[1:])
         if verb == "logout":
             return self.logout()
         if verb == "status":
             return self.status()
+        if verb == "usage" and self.usage is not None:
+            return self.usage()
         return USAGE
 
     def complete(self, prefix: str = "") -> list[str]:
@@ -74,16 +82,26 @@ class CursorCommand:
         start = prefix.strip().lower()
         return [verb for verb in VERBS if verb.startswith(start)]
 
-    def login(self) -> str:
+    def login(self, *, browser: bool = True) -> str:
         """Start a sign-in (cancelling one in progress); return the page to open.
 
-        A corrupt auth.json is reported at once: the sign-in could not be kept anyway.
+        With BROWSER the page is also opened in the person's browser when there is a
+        display (``browser.open_page``); the page is in the line either way. A corrupt
+        auth.json is reported at once: the sign-in could not be kept anyway.
         """
         try:
             self.store.read()
         except StoreError as exc:
             return f"{PROVIDER}: {exc.detail}"
-        return self.signin.start()
+        line = self.signin.start()
+        page = self.signin.page
+        if browser and page is not None:
+            from .browser import open_page
+
+            self.signin.browser_opened = open_page(page)
+            if self.signin.browser_opened:
+                line += " (opened in your browser)"
+        return line
 
     def status(self) -> str:
         """Return where the credential comes from, in a line; never refreshes, never dials."""

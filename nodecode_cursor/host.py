@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 __all__ = [
+    "AccountUsageView",
     "Cell",
+    "DoctorCheck",
     "Finish",
     "Host",
     "MemoryHost",
@@ -215,6 +217,9 @@ class RoundResult:
     finish_reason: FinishReason
     request: bytes = b""
     wire_model: str = ""
+    # USD at the bundled rows' published rates: an estimate (Cursor bills by plan and
+    # credits); None when the model has no known price.
+    cost_usd_estimate: float | None = None
 
 
 class MemoryHost:
@@ -267,6 +272,7 @@ class SignInState:
     env_name: str | None = None
     in_progress: bool = False  # a browser sign-in is waiting for the person
     login_url: str | None = None  # the page the latest sign-in asked the person to open
+    browser_opened: bool = False  # that page was handed to the person's browser
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,6 +285,20 @@ class Route:
     wire_model: str  # the slug ModelDetails names on the wire
     efforts: tuple[str, ...]  # the efforts the model takes (empty: it does not reason)
     bundled: bool  # False: a model only the account's roster lists
+
+
+@dataclass(frozen=True, slots=True)
+class DoctorCheck:
+    """One check ``Cell.doctor`` made: its verdict in a line and, when it failed, the fix."""
+
+    name: str
+    status: Literal["ok", "fail", "skip"]  # skip: not checked, and the verdict says why
+    verdict: str
+    fix: str | None = None
+
+    def as_dict(self) -> dict[str, str | None]:
+        """Return the check as JSON-ready data."""
+        return {"name": self.name, "status": self.status, "verdict": self.verdict, "fix": self.fix}
 
 
 class CellCommand(Protocol):
@@ -356,6 +376,47 @@ class ModelList(Protocol):
         ...
 
 
+class UsageWindowView(Protocol):
+    """One window of a plan's included usage (what ``AccountUsageView.windows`` holds)."""
+
+    @property
+    def key(self) -> str:
+        """The window's key: "total", "auto" or "api"."""
+        ...
+
+    @property
+    def name(self) -> str:
+        """The window's name, as a person reads it."""
+        ...
+
+    @property
+    def percent(self) -> float:
+        """How much of the window is used, 0..100 (more when over)."""
+        ...
+
+
+class AccountUsageView(Protocol):
+    """What ``Cell.account_usage`` answers: the account's current period at a glance."""
+
+    @property
+    def windows(self) -> Sequence[UsageWindowView]:
+        """The plan's usage windows."""
+        ...
+
+    @property
+    def period_end(self) -> float | None:
+        """When the period resets, epoch seconds (None: not said)."""
+        ...
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return the usage as JSON-ready data."""
+        ...
+
+    def text(self, now: float) -> str:
+        """Return the compact block a person reads, the reset counted from NOW (epoch s)."""
+        ...
+
+
 @runtime_checkable
 class Cell(Protocol):
     """The cell object a host loads (``nodecode_cursor.cell:cell``), as a host sees it."""
@@ -410,4 +471,14 @@ class Cell(Protocol):
 
     def sign_in_state(self) -> SignInState:
         """Return how the sign-in stands, never touching the network."""
+        ...
+
+    async def account_usage(self) -> AccountUsageView:
+        """Return the account's usage from the service's dashboard; the cell's errors if not."""
+        ...
+
+    async def doctor(
+        self, *, rounds: bool = True, report: Callable[[DoctorCheck], None] | None = None
+    ) -> list[DoctorCheck]:
+        """Return what works with the service today, check by check (ROUNDS cost tokens)."""
         ...

@@ -567,6 +567,8 @@ class _Attempt:
             self.duration,
             self.frames,
         )
+        from .cost import round_cost
+
         return RoundResult(
             message=message,
             usage=fold.usage,
@@ -575,4 +577,5 @@ class _Attempt:
             # The routed sibling slug (ModelDetails), not the base id RequestedModel
             # carries: what a person needs to see which tier the round ran on.
             wire_model=self.wire.details_id,
+            cost_usd_estimate=round_cost(self.ctx.model, fold.usage),
         )

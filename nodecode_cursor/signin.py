@@ -274,6 +274,8 @@ class SignIn:
         self._thread: threading.Thread | None = None
         # The page the latest sign-in asked the person to open (the cell's sign_in_state).
         self.page: str | None = None
+        # Whether that page was handed to the person's browser (commands.py opens it).
+        self.browser_opened = False
 
     @property
     def in_progress(self) -> bool:
@@ -296,6 +298,7 @@ class SignIn:
         url = login_url(self.web_url, challenge, login_id)
         with self._guard:
             self._cancel, self._thread, self.page = cancel, thread, url
+            self.browser_opened = False
         thread.start()
         return f"cursor: open {url} in a browser to sign in; this finishes in the background"
 

@@ -4,9 +4,10 @@
 writer table, each account's last roster and its max-mode markers, its last
 model catalog (AvailableModels), the roster and catalog fetches in flight, and
 the refresh tokens Cursor ended in this run, with the lock that guards them.
-``CursorCell.start`` makes one and ``stop`` closes and drops it, so nothing
-survives a restart of the cell; a fetch that lands after ``close`` keeps
-nothing, because a closed state takes no more rosters or catalogs.
+``CursorCell.start`` makes one and ``stop`` closes and drops it, so nothing but
+the writer table (kept on disk under the host's home when the state is made
+with one) survives a restart; a fetch that lands after ``close`` keeps nothing,
+because a closed state takes no more rosters or catalogs.
 No module of the cell keeps any of this in a global.
 
 What the pieces mean is their own modules' business (``blobs.py``,
@@ -18,10 +19,11 @@ from __future__ import annotations
 import asyncio
 import threading
 import weakref
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .blobs import Conversations
-from .writers import WriterTable
+from .writers import WriterStore, WriterTable
 
 if TYPE_CHECKING:
     from .listing import RosterModel
@@ -43,6 +45,13 @@ class RosterFetch:
         self.waiters = 0
 
 
+def _disk_writers(home: Path) -> WriterStore:
+    """Return the writer table's store under HOME (imported here: only a started cell has one)."""
+    from .writer_store import DiskWriters
+
+    return DiskWriters.in_home(home)
+
+
 class CellState:
     """Everything the cell keeps for one start-to-stop: conversations, writers, rosters.
 
@@ -62,11 +71,12 @@ class CellState:
         "writers",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, home: Path | None = None) -> None:
         self.lock = threading.Lock()
         self.closed = False
         self.conversations = Conversations()
-        self.writers = WriterTable()
+        # Kept under the host's HOME when there is one, so a restart keeps K3's writers.
+        self.writers = WriterTable(store=_disk_writers(home) if home is not None else None)
         # The last roster per (base URL, account): a round on a model only the roster
         # names asks once per account. The account is a digest, so no token is kept.
         self.rosters: dict[RosterKey, tuple[RosterModel, ...]] = {}

@@ -7,24 +7,28 @@ step in the turn), and refuses history another Cursor model wrote. The host's
 assistant messages carry no field of ours (any lane must be able to replay them
 verbatim), so this process keeps its own table: a digest of what a round
 replays (its text, its thinking, its call ids) -> the model id that wrote it,
-capped at ``limits.MAX_WRITER_ENTRIES`` (past that it starts over). A round
-this process did not write, or wrote before a restart, has no known writer: it
-replays no thinking and is let through.
+capped in memory at ``limits.MAX_WRITER_ENTRIES`` (past that it starts over).
+Given a ``WriterStore`` (the cell gives one kept under the host's home,
+``writer_store.py``), the table also writes each round there and reads it back,
+so a restarted process, or another one sharing the home, knows the rounds
+written before. A round nobody recorded has no known writer: it replays no
+thinking and is let through.
 
-Pure: no I/O, no clock. When to record a round is the lane's call; how the
-reasoning part and thinking step look is ``history.py``'s.
+Pure: no I/O, no clock (the store does the I/O). When to record a round is the
+lane's call; how the reasoning part and thinking step look is ``history.py``'s.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from . import limits
 from .errors import ConfigError
 
 __all__ = [
+    "WriterStore",
     "WriterTable",
     "check_history",
     "message_text",
@@ -73,29 +77,74 @@ def round_digest(message: Mapping[str, Any]) -> str:
     return hasher.hexdigest()
 
 
+class WriterStore(Protocol):
+    """Where a writer table keeps its rounds beyond the process (``writer_store.DiskWriters``)."""
+
+    def load(self) -> dict[str, str]:
+        """Return every kept round digest's writer, oldest first."""
+        ...
+
+    def put(self, digest: str, model: str) -> None:
+        """Keep that MODEL wrote the round DIGEST (never raises)."""
+        ...
+
+    def changed(self) -> bool:
+        """Return whether another writer changed the store since it was last read or written."""
+        ...
+
+
 class WriterTable:
-    """Round digest -> the Cursor model id that wrote it, capped (starts over past the cap)."""
+    """Round digest -> the Cursor model id that wrote it, capped (starts over past the cap).
 
-    __slots__ = ("_writers", "limit")
+    With a STORE, rounds are written through to it and read back on first use and
+    whenever a lookup misses after the store changed (another process wrote to it).
+    """
 
-    def __init__(self, limit: int = limits.MAX_WRITER_ENTRIES) -> None:
+    __slots__ = ("_loaded", "_writers", "limit", "store")
+
+    def __init__(
+        self, limit: int = limits.MAX_WRITER_ENTRIES, store: WriterStore | None = None
+    ) -> None:
         self.limit = limit
+        self.store = store
         self._writers: dict[str, str] = {}
+        self._loaded = store is None
+
+    def _load(self) -> None:
+        """Read the store into memory (its newest rounds, up to the cap)."""
+        if self.store is None:
+            return
+        kept = list(self.store.load().items())[-self.limit :]
+        self._writers = dict(kept)
+        self._loaded = True
 
     def record(self, message: Mapping[str, Any], model: str) -> None:
-        """Remember that MODEL wrote the round MESSAGE."""
+        """Remember that MODEL wrote the round MESSAGE (and keep it in the store, if any)."""
+        if not self._loaded:
+            self._load()
         if len(self._writers) >= self.limit:
             # Starting over is cheap and bounded; an LRU would keep rounds
-            # nobody replays. A forgotten round only loses its thinking replay.
+            # nobody replays. A forgotten round only loses its thinking replay
+            # (the store, when there is one, still knows it).
             self._writers.clear()
-        self._writers[round_digest(message)] = model
+        digest = round_digest(message)
+        self._writers[digest] = model
+        if self.store is not None:
+            self.store.put(digest, model)
 
     def writer_of(self, message: Mapping[str, Any]) -> str | None:
-        """Return the model that wrote the round MESSAGE, when this process knows it."""
-        return self._writers.get(round_digest(message))
+        """Return the model that wrote the round MESSAGE, when this table or its store knows it."""
+        if not self._loaded:
+            self._load()
+        digest = round_digest(message)
+        found = self._writers.get(digest)
+        if found is None and self.store is not None and self.store.changed():
+            self._load()
+            found = self._writers.get(digest)
+        return found
 
     def __len__(self) -> int:
-        """Return how many rounds the table knows."""
+        """Return how many rounds the table knows in memory."""
         return len(self._writers)
 
 

@@ -15,16 +15,20 @@ model and effort, the model table) is ``setup.py``'s, shared with ``cli.py``.
 from __future__ import annotations
 
 import argparse
+import logging
+import math
 import sys
+import time
 import traceback
 import uuid
+from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from . import __version__, contract
 from .errors import HostError
 from .host_tools import HostTools, Toolbox
-from .refhost import Conversation, ReferenceHost
+from .refhost import Conversation, ReferenceHost, TurnOutcome
 from .render import Style, TerminalView
 from .setup import (
     PROVIDER,
@@ -37,19 +41,32 @@ from .setup import (
     unknown_model_line,
 )
 
+if TYPE_CHECKING:
+    from nodecode_cursor.host import AccountUsageView
+
 __all__ = ["SLASH_COMMANDS", "ChatRepl", "run_chat"]
+
+log = logging.getLogger("nodecode_host.chat")
 
 PROMPT = "> "
 # The chat's own standing notice while there is no Cursor credential at all (the
 # host's key, apart from the cell's own "cursor" notices).
 NOT_SIGNED_IN_KEY = "chat.not-signed-in"
 NOT_SIGNED_IN_NOTICE = "cursor: not signed in: /cursor login, or set CURSOR_ACCESS_TOKEN"
+# The chat's standing notice when the plan runs low (the dashboard, after a turn).
+USAGE_KEY = "chat.usage"
+# How often, at most, the chat asks the dashboard after a turn: the plan moves slowly,
+# and every question is a request on the person's account.
+USAGE_CHECK_SECONDS = 300.0
+# The levels that warn, highest first: each warns once per period.
+USAGE_LEVELS = (95, 80)
 
 SLASH_COMMANDS = {
     "/models": "list the models your account may use",
     "/model": "NAME — switch the model",
     "/effort": "LEVEL|off — set the thinking effort",
-    "/cursor": "login | status | logout — sign in to Cursor",
+    "/cursor": "login | status | usage | logout — sign in to Cursor, see your plan",
+    "/cost": "the session's estimated cost at published rates",
     "/new": "start a new session",
     "/help": "this list",
     "/quit": "leave",
@@ -83,6 +100,8 @@ class ChatRepl:
         *,
         out: TextIO | None = None,
         verbose: bool = False,
+        usage_interval: float = USAGE_CHECK_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.host = host
         self.conversation = conversation
@@ -93,6 +112,17 @@ class ChatRepl:
         self.at_prompt = False
         # -v: a failure that is not one of ours shows its traceback on stderr.
         self.verbose = verbose
+        # The session's estimated cost: the priced turns' sum, and how many had no price.
+        self.cost_total = 0.0
+        self.cost_turns = 0
+        self.unpriced_turns = 0
+        # The plan's standing notice: when the dashboard was last asked, for which
+        # period, and the highest level already warned in it.
+        self.usage_interval = usage_interval
+        self.clock = clock
+        self.usage_asked_at: float | None = None
+        self.usage_period: float | None = None
+        self.usage_level = 0
 
     # Output -------------------------------------------------------------------------------
 
@@ -190,6 +220,7 @@ class ChatRepl:
             self.write(self.style.red(line))
             return
         view.close()
+        self.footer(outcome)
         if outcome.interrupted:
             self.write(self.style.dim("(interrupted — the text so far is kept)"))
         elif outcome.unrun:
@@ -203,6 +234,74 @@ class ChatRepl:
                     }
                 )
             self.write(self.style.dim(f"(stopped after {outcome.rounds} rounds)"))
+        self.check_usage()
+
+    def footer(self, outcome: TurnOutcome) -> None:
+        """Write the turn's tokens and estimated cost, and add the cost to the session's."""
+        if outcome.rounds == 0:
+            return
+        usage = outcome.usage
+        line = f"── tokens in {usage.input} / out {usage.output}"
+        if usage.cache_read:
+            line += f" / cache {usage.cache_read}"
+        if outcome.cost_usd_estimate is not None:
+            self.cost_total += outcome.cost_usd_estimate
+            self.cost_turns += 1
+            line += f" · est. ${outcome.cost_usd_estimate:.4f}"
+        else:
+            self.unpriced_turns += 1
+        self.write(self.style.dim(line + " ──"))
+
+    def cost(self) -> None:
+        """Write the session's estimated cost so far (/cost)."""
+        if not self.cost_turns:
+            self.write("cost: no estimate yet (no turn on a model with a published price)")
+        else:
+            turns = f"{self.cost_turns} turn{'s' if self.cost_turns != 1 else ''}"
+            self.write(
+                f"cost: about ${self.cost_total:.4f} over {turns}, at the models' published "
+                "rates (an estimate: Cursor bills by plan and credits)"
+            )
+        if self.unpriced_turns:
+            self.write(
+                f"  {self.unpriced_turns} turn(s) on models without a known price are not counted"
+            )
+
+    def check_usage(self) -> None:
+        """Warn with a standing notice once the plan passes 80 % or 95 % of a window.
+
+        Asked after a turn, at most once per ``usage_interval``; never on a slash command.
+        A new period clears the notice; a failure to ask stays quiet (``/cursor usage``
+        is where a person asks and hears why not).
+        """
+        now = self.clock()
+        if self.usage_asked_at is not None and now - self.usage_asked_at < self.usage_interval:
+            return
+        self.usage_asked_at = now
+        try:
+            usage = self.host.run_async(self.host.cell_for(PROVIDER).account_usage())
+        except (HostError, contract.CursorError, KeyboardInterrupt) as exc:
+            log.debug("plan usage not checked: %s", exc)
+            return
+        if usage.period_end != self.usage_period:
+            self.usage_period, self.usage_level = usage.period_end, 0
+            self.host.notice(None, key=USAGE_KEY)
+        self.usage_notice(usage)
+
+    def usage_notice(self, usage: AccountUsageView) -> None:
+        """Stand the notice for the highest level USAGE's fullest window passed, once per level."""
+        fullest = max(usage.windows, key=lambda w: w.percent, default=None)
+        if fullest is None:
+            return
+        level = next((lv for lv in USAGE_LEVELS if fullest.percent >= lv), 0)
+        if level <= self.usage_level:
+            return
+        self.usage_level = level
+        text = f"cursor: {fullest.percent:.0f}% of your plan's {fullest.name} usage is used"
+        if usage.period_end is not None:
+            days = max(0, math.ceil((usage.period_end - time.time()) / 86_400))
+            text += f"; it resets in {days} day{'s' if days != 1 else ''}"
+        self.host.notice(text + " (/cursor usage)", key=USAGE_KEY, level="warning")
 
     # Slash commands -----------------------------------------------------------------------
 
@@ -217,7 +316,10 @@ class ChatRepl:
                 for command, text in SLASH_COMMANDS.items():
                     self.write(f"  {command:<8} {text}")
                 self.write("  Ctrl-C stops a turn; Ctrl-C or Ctrl-D at the prompt leaves.")
+            elif name == "/cost":
+                self.cost()
             elif name == "/new":
+                self.cost_total, self.cost_turns, self.unpriced_turns = 0.0, 0, 0
                 self.conversation.messages.clear()
                 self.conversation.session_id = new_session_id()
                 self.write(f"new session {self.conversation.session_id}")

@@ -178,12 +178,31 @@ def build_parser() -> Parser:
     _globals(models, top=False)
     models.add_argument("--json", action="store_true", help="print one JSON object")
 
+    login = commands.add_parser("login", help="sign in to Cursor in the browser")
+    _globals(login, top=False)
+    login.add_argument(
+        "--no-browser", action="store_true", help="print the sign-in page, do not open it"
+    )
     for name, text in (
-        ("login", "sign in to Cursor in the browser"),
         ("status", "how the sign-in stands"),
         ("logout", "forget the kept sign-in"),
     ):
         _globals(commands.add_parser(name, help=text), top=False)
+
+    usage = commands.add_parser("usage", help="your plan's usage this period (Cursor's dashboard)")
+    _globals(usage, top=False)
+    usage.add_argument("--json", action="store_true", help="print one JSON object")
+
+    doctor = commands.add_parser(
+        "doctor",
+        help="what works with Cursor today, and what to change",
+        description="Checks the credential, reaching the service, the client version, the "
+        "roster and catalog, then one tiny round per transport and per model family "
+        "(rounds cost a few tokens; --no-rounds skips them). Exits 1 when a check failed.",
+    )
+    _globals(doctor, top=False)
+    doctor.add_argument("--json", action="store_true", help="print one JSON object")
+    doctor.add_argument("--no-rounds", action="store_true", help="skip the rounds (no tokens)")
     demo = commands.add_parser(
         "demo",
         help="a real turn against the offline simulator",
@@ -271,10 +290,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
         if outcome.interrupted:
             raise KeyboardInterrupt
         if args.json:
+            usage: dict[str, Any] = dict(outcome.usage.as_dict())
+            if outcome.cost_usd_estimate is not None:
+                # At the bundled rows' published rates; absent when a model has none.
+                usage["cost_usd_estimate"] = outcome.cost_usd_estimate
             answer = {
                 "message": outcome.message,
                 "finish_reason": outcome.finish_reason,
-                "usage": outcome.usage.as_dict(),
+                "usage": usage,
                 "model": model,
                 "wire_model": outcome.wire_model,
                 "rounds": outcome.rounds,
@@ -317,7 +340,60 @@ def cmd_models(args: argparse.Namespace) -> int:
         host.stop()
 
 
-# login, status, logout ------------------------------------------------------------------------
+# usage ----------------------------------------------------------------------------------------
+
+
+def cmd_usage(args: argparse.Namespace) -> int:
+    """Print the account's plan usage from Cursor's dashboard; return the exit code.
+
+    One question through the cell (``cell.account_usage``), never retried; a refusal
+    or an unreachable service is the usual one-line failure.
+    """
+    host = make_host(args)
+    try:
+        usage = host.run_async(host.cell_for(PROVIDER).account_usage())
+        if args.json:
+            print(json.dumps(usage.as_dict(), ensure_ascii=False))
+        else:
+            print(usage.text(time.time()))
+        return 0
+    finally:
+        host.stop()
+
+
+# doctor ---------------------------------------------------------------------------------------
+
+_MARKS = {"ok": "ok  ", "fail": "FAIL", "skip": "--  "}
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Run the cell's checks, printing each verdict as it comes; exit 1 when one failed."""
+    host = make_host(args)
+    try:
+        cell = host.cell_for(PROVIDER)
+        if not args.no_rounds:
+            print(
+                "nodecode-cursor: the round checks send one tiny prompt per transport and per "
+                "model family, which costs a few tokens (--no-rounds skips them)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+        def show(check: contract.DoctorCheck) -> None:
+            if args.json:
+                return
+            print(f"{_MARKS[check.status]}  {check.name}: {for_shell(check.verdict)}", flush=True)
+            if check.fix:
+                print(f"      fix: {for_shell(check.fix)}", flush=True)
+
+        checks = host.run_async(cell.doctor(rounds=not args.no_rounds, report=show))
+        failed = any(check.status == "fail" for check in checks)
+        if args.json:
+            data = {"ok": not failed, "checks": [check.as_dict() for check in checks]}
+            print(json.dumps(data, ensure_ascii=False))
+        return 1 if failed else 0
+    finally:
+        host.stop()
 
 
 # login, status, logout ------------------------------------------------------------------------
@@ -375,7 +451,7 @@ def cmd_login(args: argparse.Namespace) -> int:
         started = time.monotonic()
         progress = sys.stderr.isatty()
         try:
-            started_line = command.run("login")
+            started_line = command.run("login --no-browser" if args.no_browser else "login")
             url = cell.sign_in_state().login_url
             if url is None:
                 print(started_line, flush=True)  # not a page to open: the cell's own words
@@ -383,6 +459,8 @@ def cmd_login(args: argparse.Namespace) -> int:
                 # The cell's line is worded for a chat ("finishes in the background"); a
                 # shell waits here, so it gets the page and what it is waiting for.
                 print(f"cursor: open {url} in a browser to sign in", flush=True)
+                if cell.sign_in_state().browser_opened:
+                    print("cursor: the page is open in your browser", flush=True)
                 if not progress:
                     print("waiting for the browser sign-in (Ctrl-C cancels)", file=sys.stderr)
             while cell.sign_in_state().in_progress:
@@ -548,6 +626,8 @@ _HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "login": cmd_login,
     "status": cmd_status,
     "logout": cmd_logout,
+    "usage": cmd_usage,
+    "doctor": cmd_doctor,
     "demo": cmd_demo,
     "serve": cmd_serve,
 }
@@ -616,7 +696,7 @@ def _report(status: int, message: str, *, as_json: bool) -> None:
 
 
 # The commands that take --json: only their usage errors answer in JSON.
-JSON_COMMANDS = ("ask", "models")
+JSON_COMMANDS = ("ask", "models", "usage", "doctor")
 
 
 def _command_named(arguments: Sequence[str]) -> str | None:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     )
     from nodecode_cursor.host import (
         Cell,
+        DoctorCheck,
         Finish,
         Notice,
         ReasoningDelta,
@@ -54,6 +55,7 @@ __all__ = [
     "ConfigError",
     "CredentialError",
     "CursorError",
+    "DoctorCheck",
     "Finish",
     "Notice",
     "ReasoningDelta",
@@ -89,6 +91,7 @@ _HOMES = {
     ),
     **dict.fromkeys(
         (
+            "DoctorCheck",
             "Finish",
             "Notice",
             "ReasoningDelta",

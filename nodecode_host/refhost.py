@@ -190,6 +190,8 @@ class TurnOutcome:
     interrupted: bool = False
     # Tool calls of the last message the host did not run (max rounds, or tools from a file).
     unrun: list[dict[str, Any]] = field(default_factory=list)
+    # The rounds' estimated cost summed (USD at published rates); None when a round had none.
+    cost_usd_estimate: float | None = None
 
 
 class TurnObserver:
@@ -206,6 +208,14 @@ class TurnObserver:
 
     def tool_result(self, call: dict[str, Any], text: str) -> None:
         """Show the result of a tool call."""
+
+
+def _add_cost(total: float | None, rounds: int, result: RoundResult) -> float | None:
+    """Return the turn's estimate with RESULT's added: unknown once any round's is unknown."""
+    more = result.cost_usd_estimate
+    if more is None or (total is None and rounds > 1):
+        return None
+    return (total or 0.0) + more
 
 
 def _add_usage(total: Usage, more: Usage) -> None:
@@ -456,6 +466,7 @@ class ReferenceHost:
         total = contract.Usage()
         rounds = 0
         wire = ""
+        cost: float | None = None
         while True:
             text: list[str] = []
             thinking: list[str] = []
@@ -492,7 +503,9 @@ class ReferenceHost:
                     kept["reasoning_content"] = "".join(thinking)
                 if text or thinking:
                     conversation.messages.append(kept)
-                return TurnOutcome(kept, "stop", total, rounds, wire, interrupted=True)
+                return TurnOutcome(
+                    kept, "stop", total, rounds, wire, interrupted=True, cost_usd_estimate=cost
+                )
             rounds += 1
             usage = result.usage
             log.info(
@@ -511,15 +524,26 @@ class ReferenceHost:
                 time.monotonic() - started,
             )
             _add_usage(total, result.usage)
+            cost = _add_cost(cost, rounds, result)
             wire = result.wire_model or wire
             conversation.messages.append(result.message)
             view.round_done(result)
             calls: list[dict[str, Any]] = list(result.message.get("tool_calls") or [])
             if result.finish_reason != "tool_calls" or not calls:
-                return TurnOutcome(result.message, "stop", total, rounds, wire)
+                return TurnOutcome(
+                    result.message, "stop", total, rounds, wire, cost_usd_estimate=cost
+                )
             names = [str(call.get("function", {}).get("name", "")) for call in calls]
             if rounds >= max_rounds or not any(tools.runs(name) for name in names):
-                return TurnOutcome(result.message, "tool_calls", total, rounds, wire, unrun=calls)
+                return TurnOutcome(
+                    result.message,
+                    "tool_calls",
+                    total,
+                    rounds,
+                    wire,
+                    unrun=calls,
+                    cost_usd_estimate=cost,
+                )
             for index, call in enumerate(calls):
                 view.tool_call(call)
                 try:
@@ -533,7 +557,13 @@ class ReferenceHost:
                             _tool_message(skipped, "interrupted by the person; not run")
                         )
                     return TurnOutcome(
-                        result.message, "stop", total, rounds, wire, interrupted=True
+                        result.message,
+                        "stop",
+                        total,
+                        rounds,
+                        wire,
+                        interrupted=True,
+                        cost_usd_estimate=cost,
                     )
                 conversation.messages.append(_tool_message(call, output))
                 view.tool_result(call, output)

@@ -85,6 +85,14 @@ def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _no_browser(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A sign-in opens the person's browser when there is a display: never during tests,
+    # unless a test names a stand-in with BROWSER.
+    for var in ("BROWSER", "DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture(autouse=True)
 def _leak_check(request: pytest.FixtureRequest) -> Iterator[None]:
     threads_before = set(threading.enumerate())
     tasks_before = _pending_tasks()

@@ -41,6 +41,7 @@ PURE_CORE = (
     "catalog",
     "writers",
     "variants",
+    "cost",
 )
 CORE_SUPPORT = ("_proto", "errors", "limits", "host")
 IO_MODULES = ("httpx", "asyncio", "threading", "socket", "h11", "subprocess")

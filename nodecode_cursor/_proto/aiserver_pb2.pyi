@@ -452,3 +452,117 @@ class ModelParameterDefinition(_message.Message):
     name: str
     parameter_type: ModelParameterDefinition.ModelParameterType
     def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., parameter_type: _Optional[_Union[ModelParameterDefinition.ModelParameterType, _Mapping]] = ...) -> None: ...
+
+class GetCurrentPeriodUsageRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetCurrentPeriodUsageResponse(_message.Message):
+    __slots__ = ("billing_cycle_start", "billing_cycle_end", "plan_usage", "spend_limit_usage", "display_threshold", "enabled", "display_message", "auto_model_selected_display_message", "named_model_selected_display_message")
+    BILLING_CYCLE_START_FIELD_NUMBER: _ClassVar[int]
+    BILLING_CYCLE_END_FIELD_NUMBER: _ClassVar[int]
+    PLAN_USAGE_FIELD_NUMBER: _ClassVar[int]
+    SPEND_LIMIT_USAGE_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_THRESHOLD_FIELD_NUMBER: _ClassVar[int]
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    AUTO_MODEL_SELECTED_DISPLAY_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    NAMED_MODEL_SELECTED_DISPLAY_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    billing_cycle_start: int
+    billing_cycle_end: int
+    plan_usage: PlanUsage
+    spend_limit_usage: SpendLimitUsage
+    display_threshold: int
+    enabled: bool
+    display_message: str
+    auto_model_selected_display_message: str
+    named_model_selected_display_message: str
+    def __init__(self, billing_cycle_start: _Optional[int] = ..., billing_cycle_end: _Optional[int] = ..., plan_usage: _Optional[_Union[PlanUsage, _Mapping]] = ..., spend_limit_usage: _Optional[_Union[SpendLimitUsage, _Mapping]] = ..., display_threshold: _Optional[int] = ..., enabled: _Optional[bool] = ..., display_message: _Optional[str] = ..., auto_model_selected_display_message: _Optional[str] = ..., named_model_selected_display_message: _Optional[str] = ...) -> None: ...
+
+class PlanUsage(_message.Message):
+    __slots__ = ("total_spend", "included_spend", "bonus_spend", "remaining", "limit", "remaining_bonus", "bonus_tooltip", "auto_spend", "api_spend", "auto_limit", "api_limit", "auto_percent_used", "api_percent_used", "total_percent_used")
+    TOTAL_SPEND_FIELD_NUMBER: _ClassVar[int]
+    INCLUDED_SPEND_FIELD_NUMBER: _ClassVar[int]
+    BONUS_SPEND_FIELD_NUMBER: _ClassVar[int]
+    REMAINING_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    REMAINING_BONUS_FIELD_NUMBER: _ClassVar[int]
+    BONUS_TOOLTIP_FIELD_NUMBER: _ClassVar[int]
+    AUTO_SPEND_FIELD_NUMBER: _ClassVar[int]
+    API_SPEND_FIELD_NUMBER: _ClassVar[int]
+    AUTO_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    API_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    AUTO_PERCENT_USED_FIELD_NUMBER: _ClassVar[int]
+    API_PERCENT_USED_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_PERCENT_USED_FIELD_NUMBER: _ClassVar[int]
+    total_spend: int
+    included_spend: int
+    bonus_spend: int
+    remaining: int
+    limit: int
+    remaining_bonus: bool
+    bonus_tooltip: str
+    auto_spend: int
+    api_spend: int
+    auto_limit: int
+    api_limit: int
+    auto_percent_used: float
+    api_percent_used: float
+    total_percent_used: float
+    def __init__(self, total_spend: _Optional[int] = ..., included_spend: _Optional[int] = ..., bonus_spend: _Optional[int] = ..., remaining: _Optional[int] = ..., limit: _Optional[int] = ..., remaining_bonus: _Optional[bool] = ..., bonus_tooltip: _Optional[str] = ..., auto_spend: _Optional[int] = ..., api_spend: _Optional[int] = ..., auto_limit: _Optional[int] = ..., api_limit: _Optional[int] = ..., auto_percent_used: _Optional[float] = ..., api_percent_used: _Optional[float] = ..., total_percent_used: _Optional[float] = ...) -> None: ...
+
+class SpendLimitUsage(_message.Message):
+    __slots__ = ("total_spend", "pooled_limit", "pooled_used", "pooled_remaining", "individual_limit", "individual_used", "individual_remaining", "limit_type")
+    TOTAL_SPEND_FIELD_NUMBER: _ClassVar[int]
+    POOLED_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    POOLED_USED_FIELD_NUMBER: _ClassVar[int]
+    POOLED_REMAINING_FIELD_NUMBER: _ClassVar[int]
+    INDIVIDUAL_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    INDIVIDUAL_USED_FIELD_NUMBER: _ClassVar[int]
+    INDIVIDUAL_REMAINING_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    total_spend: int
+    pooled_limit: int
+    pooled_used: int
+    pooled_remaining: int
+    individual_limit: int
+    individual_used: int
+    individual_remaining: int
+    limit_type: str
+    def __init__(self, total_spend: _Optional[int] = ..., pooled_limit: _Optional[int] = ..., pooled_used: _Optional[int] = ..., pooled_remaining: _Optional[int] = ..., individual_limit: _Optional[int] = ..., individual_used: _Optional[int] = ..., individual_remaining: _Optional[int] = ..., limit_type: _Optional[str] = ...) -> None: ...
+
+class GetPlanInfoRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetPlanInfoResponse(_message.Message):
+    __slots__ = ("plan_info",)
+    PLAN_INFO_FIELD_NUMBER: _ClassVar[int]
+    plan_info: PlanInfo
+    def __init__(self, plan_info: _Optional[_Union[PlanInfo, _Mapping]] = ...) -> None: ...
+
+class PlanInfo(_message.Message):
+    __slots__ = ("plan_name", "included_amount_cents", "price", "billing_cycle_end")
+    PLAN_NAME_FIELD_NUMBER: _ClassVar[int]
+    INCLUDED_AMOUNT_CENTS_FIELD_NUMBER: _ClassVar[int]
+    PRICE_FIELD_NUMBER: _ClassVar[int]
+    BILLING_CYCLE_END_FIELD_NUMBER: _ClassVar[int]
+    plan_name: str
+    included_amount_cents: int
+    price: str
+    billing_cycle_end: int
+    def __init__(self, plan_name: _Optional[str] = ..., included_amount_cents: _Optional[int] = ..., price: _Optional[str] = ..., billing_cycle_end: _Optional[int] = ...) -> None: ...
+
+class GetHardLimitRequest(_message.Message):
+    __slots__ = ("team_id",)
+    TEAM_ID_FIELD_NUMBER: _ClassVar[int]
+    team_id: int
+    def __init__(self, team_id: _Optional[int] = ...) -> None: ...
+
+class GetHardLimitResponse(_message.Message):
+    __slots__ = ("hard_limit", "no_usage_based_allowed")
+    HARD_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    NO_USAGE_BASED_ALLOWED_FIELD_NUMBER: _ClassVar[int]
+    hard_limit: int
+    no_usage_based_allowed: bool
+    def __init__(self, hard_limit: _Optional[int] = ..., no_usage_based_allowed: _Optional[bool] = ...) -> None: ...

@@ -154,7 +154,7 @@ def test_a_second_login_cancels_the_first(sim: Simulator, home: Path) -> None:
 @pytest.mark.parametrize("argline", ["help", "signin", "LOGOUTX", "log in"])
 def test_other_verbs_answer_the_usage_line(sim: Simulator, home: Path, argline: str) -> None:
     assert command(sim, MemoryHost(home)).run(argline) == USAGE
-    assert USAGE == "usage: /cursor login | status | logout"
+    assert USAGE == "usage: /cursor login [--no-browser] | status | usage | logout"
     assert sim.requests == []
 
 
@@ -164,10 +164,11 @@ def test_verbs_are_case_insensitive(sim: Simulator, home: Path) -> None:
 
 def test_completion(sim: Simulator, home: Path) -> None:
     cmd = command(sim, MemoryHost(home))
-    assert cmd.complete("") == ["login", "logout", "status"]
+    assert cmd.complete("") == ["login", "logout", "status", "usage"]
     assert cmd.complete("log") == ["login", "logout"]
     assert cmd.complete("logi") == ["login"]
     assert cmd.complete("S") == ["status"]
+    assert cmd.complete("u") == ["usage"]
     assert cmd.complete("x") == []
 
 
