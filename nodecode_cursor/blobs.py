@@ -303,10 +303,12 @@ class Conversations:
 
     An evicted conversation rebuilds from the history, like the first request
     after a restart. A round without a session gets a fresh conversation that is
-    not kept (ephemeral rounds forget theirs).
+    not kept (ephemeral rounds forget theirs), except that one which handed off
+    tool calls is remembered by their ids (``handed_off``), so the round that
+    brings their results (``follow_up``) goes on in it rather than start anew.
     """
 
-    __slots__ = ("_items", "_new_id", "limit")
+    __slots__ = ("_by_call", "_items", "_new_id", "limit")
 
     def __init__(
         self, limit: int = limits.MAX_CONVERSATIONS, *, new_id: Callable[[], str] | None = None
@@ -314,6 +316,9 @@ class Conversations:
         self.limit = limit
         self._items: OrderedDict[str, Conversation] = OrderedDict()
         self._new_id = new_id
+        # Sessionless conversations by the ids of the calls they handed off (at most
+        # ``limit`` ids, least recently noted dropped first).
+        self._by_call: OrderedDict[str, Conversation] = OrderedDict()
 
     def get(self, session_id: str | None) -> Conversation:
         """Return the conversation of SESSION_ID (made on first use, now most recent).
@@ -333,6 +338,23 @@ class Conversations:
         while len(self._items) > self.limit:
             self._items.popitem(last=False)
         return made
+
+    def handed_off(self, conversation: Conversation, call_ids: Iterable[str]) -> None:
+        """Remember a sessionless CONVERSATION by the ids of the calls its round handed off."""
+        for call_id in call_ids:
+            if call_id:
+                self._by_call[call_id] = conversation
+                self._by_call.move_to_end(call_id)
+        while len(self._by_call) > self.limit:
+            self._by_call.popitem(last=False)
+
+    def follow_up(self, call_ids: Iterable[str]) -> Conversation | None:
+        """Return the sessionless conversation that handed off one of CALL_IDS, or None."""
+        for call_id in call_ids:
+            found = self._by_call.get(call_id)
+            if found is not None:
+                return found
+        return None
 
     def __contains__(self, session_id: object) -> bool:
         """Return whether SESSION_ID's conversation is kept."""

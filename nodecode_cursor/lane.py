@@ -124,7 +124,7 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
     messages = ctx.messages[_leading_system(ctx.messages) :]
     messages, system, tools = _valid_unicode(messages, system, ctx.tools)
     with state.lock:
-        conversation = state.conversations.get(ctx.session_id)
+        conversation = _conversation(state, ctx.session_id, messages)
         table = state.writers
     _emit(ctx, StreamStart(wire_id))
     mode: routing.WireMode = "normalized"
@@ -144,8 +144,34 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
             log.info("Cursor did not know %s; retrying with the discovery id", wire.requested_id)
             mode, wire = "discovered", retry
             continue
+        if not ctx.session_id and result.finish_reason == "tool_calls":
+            calls = result.message.get("tool_calls") or []
+            with state.lock:
+                state.conversations.handed_off(conversation, (c["id"] for c in calls))
         _emit(ctx, Finish(result.finish_reason))
         return result
+
+
+def _conversation(
+    state: CellState, session_id: str | None, messages: Sequence[Mapping[str, Any]]
+) -> Conversation:
+    """Return the round's conversation: its session's, else the one its tool results answer.
+
+    A round without a session whose history ends on the results of calls a
+    sessionless round of this process handed off goes on in that round's
+    conversation (the service has seen it); any other gets a fresh one.
+    Call with ``state.lock`` held.
+    """
+    if not session_id:
+        trailing: list[str] = []
+        for message in reversed(messages):
+            if not isinstance(message, Mapping) or message.get("role") != "tool":
+                break
+            trailing.append(str(message.get("tool_call_id") or ""))
+        found = state.conversations.follow_up(trailing)
+        if found is not None:
+            return found
+    return state.conversations.get(session_id)
 
 
 async def _roster_model(ctx: RoundContext, state: CellState) -> tuple[str, str]:

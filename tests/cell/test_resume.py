@@ -300,6 +300,30 @@ def test_an_ephemeral_round_on_a_tool_result_starts_too(sim: Simulator, state: C
     assert sim.agent.violations() == []
 
 
+def test_a_sessionless_round_bringing_its_handed_off_results_resumes_that_conversation(
+    sim: Simulator, state: CellState
+) -> None:
+    ctx = context(sim, "please list the files in src", session_id=None)
+    first = lane.stream_round_sync(ctx, state)
+    [call] = first.message["tool_calls"]
+    history = [
+        *ctx.messages,
+        first.message,
+        {"role": "tool", "tool_call_id": call["id"], "content": "main.py"},
+    ]
+    second = lane.stream_round_sync(context(sim, messages=history, session_id=None), state)
+    assert action_bytes(sim, -1) == b"\x12\x00"
+    one, two = (r.run_request.conversation_id for r in sim.agent.runs)  # type: ignore[union-attr]
+    assert one == two
+    assert "main.py" in second.message["content"]
+    # Results of calls this process never handed off: a new conversation, started.
+    other = [*history[:-1], {"role": "tool", "tool_call_id": "call_elsewhere", "content": "x"}]
+    other[1] = {**first.message, "tool_calls": [{**call, "id": "call_elsewhere"}]}
+    lane.stream_round_sync(context(sim, messages=other, session_id=None), state)
+    assert sim.agent.run(-1).prompt() == "please list the files in src"
+    assert sim.agent.violations() == []
+
+
 # --- rotation ------------------------------------------------------------------------
 
 
