@@ -318,6 +318,11 @@ class RunRecord:
     route: str | None = None
     # Appends the service lost because they came before RunSSE registered the run.
     lost_appends: int = 0
+    # The run x-original-request-id names (a resume of a broken run), the text the
+    # checkpoint it resumes from had already said, and the text this run streamed.
+    original: RunRecord | None = None
+    resumed_text: str | None = None
+    text: str = ""
     inbox: queue.Queue[agent_pb2.AgentClientMessage] = field(default_factory=queue.Queue)
     lock: threading.Lock = field(default_factory=threading.Lock)
     next_id: int = 1
@@ -374,7 +379,7 @@ class AgentService:
         # Refuse a catalog variant's sibling slug sent with no parameters, as Cursor does.
         self.refuse_bare_siblings = True
         # Refuse a resume action on a conversation no run has started here.
-        self.refuse_unknown_resume = False
+        self.refuse_unknown_resume = True
         # Answer RunSSE with this (status, code, message) instead of streaming.
         self.sse_refusal: tuple[int, str, str] | None = None
         # Compress the stream's frames (gzip) when the client offers gzip.
@@ -383,6 +388,8 @@ class AgentService:
         self.catalog: CatalogState | None = None
         # Conversation ids a run has started (user message) or resumed here.
         self.conversations: set[str] = set()
+        # Per conversation id, every checkpoint sent: (its bytes, the text said up to it).
+        self.checkpoints: dict[str, list[tuple[bytes, str]]] = {}
 
     def script(self, steps: Script) -> None:
         """Queue STEPS (a list of steps or a function of the run) for the next run."""
@@ -644,6 +651,8 @@ class _Player:
             self.run.violations.append(f"x-original-request-id names no earlier run: {original}")
         conversation = request.conversation_id
         resuming = request.action.HasField("resume_action")
+        if original is not None and resuming:
+            self._resumed(service, conversation, original, request)
         with service.lock:
             known = conversation in service.conversations
             if not resuming or known or not service.refuse_unknown_resume:
@@ -656,6 +665,23 @@ class _Player:
         if bare and catalog is not None and catalog.variant(requested.model_id) is not None:
             return dict(BARE_REFUSAL)
         return None
+
+    def _resumed(
+        self,
+        service: AgentService,
+        conversation: str,
+        original: str,
+        request: agent_pb2.AgentRunRequest,
+    ) -> None:
+        """Note what a resumed run resumes: its first run, and the checkpoint's text."""
+        state = request.conversation_state.SerializeToString()
+        with service.lock:
+            self.run.original = service.by_id.get(original)
+            sent = list(service.checkpoints.get(conversation, ()))
+        said = next((text for raw, text in reversed(sent) if raw == state), None)
+        if said is None:
+            self.run.violations.append("a resumed run's state is not a checkpoint sent here")
+        self.run.resumed_text = said
 
     # --- waiting for the client ---------------------------------------------------
 
@@ -751,6 +777,7 @@ class _Player:
 
         pb = agent_pb2
         if isinstance(step, Text):
+            self.run.text += step.text
             yield self._update(text_delta=pb.TextDeltaUpdate(text=step.text))
         elif isinstance(step, Thinking):
             yield self._update(thinking_delta=pb.ThinkingDeltaUpdate(text=step.text))
@@ -779,7 +806,15 @@ class _Player:
                     self._sleep(step.interval)
                 yield self._update(heartbeat=pb.HeartbeatUpdate())
         elif isinstance(step, Checkpoint):
-            yield self._frame(conversation_checkpoint_update=self._checkpoint(step))
+            state = self._checkpoint(step)
+            if self.run.run_request is not None:
+                said = (self.run.resumed_text or "") + self.run.text
+                with self.service.lock:
+                    sent = self.service.checkpoints.setdefault(
+                        self.run.run_request.conversation_id, []
+                    )
+                    sent.append((state.SerializeToString(), said))
+            yield self._frame(conversation_checkpoint_update=state)
         elif isinstance(step, ToolCall):
             yield from self._tool_call(step)
         elif isinstance(step, AskRequestContext):
@@ -1109,12 +1144,20 @@ def _estimate(text: str) -> int:
     return max(1, len(text) // 4)
 
 
+def _unsaid(reply: str, said: str) -> str:
+    """Return what of REPLY is left to say after SAID (all of it when SAID is not its start)."""
+    return reply[len(said) :] if reply.startswith(said) else reply
+
+
 def scripted_model(run: RunRecord) -> Iterator[Step]:
     """Play the demo "model": ask for context, read the history, answer or call a tool."""
     yield AskRequestContext()
     yield KvRead()
     history = run.root_messages()
-    prompt = run.prompt()
+    # A run resuming a broken one answers its first run's prompt, from where the
+    # checkpoint it resumes from had got to (the text said before it is not said again).
+    prompt = run.prompt() or (run.original.prompt() if run.original is not None else "")
+    said = run.resumed_text or ""
     reading = json.dumps(history) + prompt
     yield StepStarted()
     result = _tool_result(history) if not prompt else None
@@ -1122,9 +1165,10 @@ def scripted_model(run: RunRecord) -> Iterator[Step]:
     if result is not None:
         name, text = result
         reply = f"{name} returned: {text}"
-        yield Thinking(f"The result of {name} is in the history; reporting it.")
-        yield ThinkingDone()
-        yield Text(reply)
+        if not said:
+            yield Thinking(f"The result of {name} is in the history; reporting it.")
+            yield ThinkingDone()
+        yield Text(_unsaid(reply, said))
     elif tool is not None:
         schema = next((_tool_schema(t) for t in run.tools if (t.tool_name or t.name) == tool), {})
         yield Thinking(f"The request needs the tool {tool}; calling it.")
@@ -1133,7 +1177,7 @@ def scripted_model(run: RunRecord) -> Iterator[Step]:
         reply = ""
     else:
         reply = f"Simulated Cursor here. You said: {prompt}" if prompt else "Nothing to add."
-        yield Text(reply)
+        yield Text(_unsaid(reply, said))
     yield StepCompleted()
     yield TurnEnded(input=_estimate(reading), output=_estimate(reply) + 8)
     yield Checkpoint()

@@ -4,8 +4,9 @@ Cursor's run request names the history by blob id (the raw 32-byte SHA-256 of a
 blob's bytes); the service asks for each blob it lacks over the KV channel and
 may hand us blobs to keep. This module holds those blobs per conversation, the
 last checkpoint the service sent (with the system-prompt blob ids it was taken
-under), the conversation's wire id and its rotation after a poisoned run, and
-an LRU of conversations keyed by the host's session id.
+under), the conversation's wire id, whether the service has seen that id, its
+rotation after a poisoned run (at most ``limits.MAX_ROTATIONS`` times), and an
+LRU of conversations keyed by the host's session id.
 
 Pure state: no sockets, no clock, no threads. Building the blobs from a chat
 history is ``history.py``'s job; answering the KV channel is ``answers.py``'s;
@@ -218,7 +219,11 @@ class Conversation:
     ``poison()`` models a bare resource_exhausted (no output): the conversation
     gets a new wire id and forgets its checkpoint, so the next request rebuilds
     it from the history; it rotates once per failure streak, and
-    ``turn_completed()`` ends the streak so a later failure may rotate again.
+    ``turn_completed()`` ends the streak so a later failure may rotate again,
+    at most ``limits.MAX_ROTATIONS`` times in all (``rotations_spent``).
+    ``seen`` says whether the service has run this wire id for us (a run on it
+    was accepted and completed or sent a checkpoint): only then may a request
+    resume it; a new id (a fresh conversation, a rotation) is unseen.
     """
 
     __slots__ = (
@@ -230,6 +235,7 @@ class Conversation:
         "checkpoint_system_ids",
         "conversation_id",
         "rotations",
+        "seen",
     )
 
     def __init__(self, conversation_id: str, *, new_id: Callable[[], str] | None = None) -> None:
@@ -240,6 +246,7 @@ class Conversation:
         # The system-prompt blob ids of the request the checkpoint answered.
         self.checkpoint_system_ids: tuple[bytes, ...] = ()
         self.rotations = 0
+        self.seen = False
         self._in_streak = False
         self._new_id = new_id or (lambda: str(uuid.uuid4()))
 
@@ -269,13 +276,19 @@ class Conversation:
             return None
         return self.checkpoint
 
+    @property
+    def rotations_spent(self) -> bool:
+        """Return whether the conversation has rotated as often as it may."""
+        return self.rotations >= limits.MAX_ROTATIONS
+
     def poison(self) -> bool:
         """Rotate the wire id and drop the checkpoint, once per streak; return whether it did."""
-        if self._in_streak:
+        if self._in_streak or self.rotations_spent:
             return False
         self._in_streak = True
         self.rotations += 1
         self.conversation_id = self._new_id()
+        self.seen = False
         self.checkpoint = None
         self.checkpoint_system_ids = ()
         return True
@@ -290,10 +303,12 @@ class Conversations:
 
     An evicted conversation rebuilds from the history, like the first request
     after a restart. A round without a session gets a fresh conversation that is
-    not kept (ephemeral rounds forget theirs).
+    not kept (ephemeral rounds forget theirs), except that one which handed off
+    tool calls is remembered by their ids (``handed_off``), so the round that
+    brings their results (``follow_up``) goes on in it rather than start anew.
     """
 
-    __slots__ = ("_items", "_new_id", "limit")
+    __slots__ = ("_by_call", "_items", "_new_id", "limit")
 
     def __init__(
         self, limit: int = limits.MAX_CONVERSATIONS, *, new_id: Callable[[], str] | None = None
@@ -301,6 +316,9 @@ class Conversations:
         self.limit = limit
         self._items: OrderedDict[str, Conversation] = OrderedDict()
         self._new_id = new_id
+        # Sessionless conversations by the ids of the calls they handed off (at most
+        # ``limit`` ids, least recently noted dropped first).
+        self._by_call: OrderedDict[str, Conversation] = OrderedDict()
 
     def get(self, session_id: str | None) -> Conversation:
         """Return the conversation of SESSION_ID (made on first use, now most recent).
@@ -320,6 +338,23 @@ class Conversations:
         while len(self._items) > self.limit:
             self._items.popitem(last=False)
         return made
+
+    def handed_off(self, conversation: Conversation, call_ids: Iterable[str]) -> None:
+        """Remember a sessionless CONVERSATION by the ids of the calls its round handed off."""
+        for call_id in call_ids:
+            if call_id:
+                self._by_call[call_id] = conversation
+                self._by_call.move_to_end(call_id)
+        while len(self._by_call) > self.limit:
+            self._by_call.popitem(last=False)
+
+    def follow_up(self, call_ids: Iterable[str]) -> Conversation | None:
+        """Return the sessionless conversation that handed off one of CALL_IDS, or None."""
+        for call_id in call_ids:
+            found = self._by_call.get(call_id)
+            if found is not None:
+                return found
+        return None
 
     def __contains__(self, session_id: object) -> bool:
         """Return whether SESSION_ID's conversation is kept."""

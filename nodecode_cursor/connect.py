@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 import struct
 import zlib
 from collections.abc import Iterator
@@ -28,6 +29,7 @@ __all__ = [
     "ERROR_DETAILS_STATUS",
     "FLAG_COMPRESSED",
     "FLAG_END_STREAM",
+    "RESOURCE_EXHAUSTED_TEXT",
     "Frame",
     "FrameDecoder",
     "classify_connect_error",
@@ -80,6 +82,9 @@ _CONNECT_CODE_CLASS: dict[str, type[ProviderError]] = {
     "not_found": ModelNotFound,
     "resource_exhausted": ResourceExhausted,
 }
+# The bare refusal, recognised in an error's text as oh-my-pi does (case-insensitive,
+# any one character or none between the words); ErrorDetails are not searched.
+RESOURCE_EXHAUSTED_TEXT = re.compile(r"resource.?exhausted", re.IGNORECASE)
 # Messages that say nothing: the details then follow them on the line (oh-my-pi's
 # list, connect-error-detail.ts, plus "request failed").
 _GENERIC_MESSAGES = frozenset(
@@ -237,6 +242,9 @@ def classify_connect_error(
         if summary:
             text = f"{text} ({summary})"
     kind = _CONNECT_CODE_CLASS.get(code, ProviderError)
+    if kind is ProviderError and RESOURCE_EXHAUSTED_TEXT.search(text):
+        # A bare refusal some paths word in the message rather than the code.
+        kind, status, retryable = ResourceExhausted, 429, True
     return kind(text, status=status, retryable=retryable, code=code)
 
 

@@ -9,6 +9,12 @@ usage, whether the turn is complete, the latest checkpoint and the routed model.
 ``file_mcp_call`` files a call the service asked for over the exec channel
 (``answers.py`` calls it).
 
+One Fold folds every run of a round: when the lane resumes a broken run from
+the newest checkpoint, ``resume()`` readies the fold for the new stream, which
+may say again what was already delivered after that checkpoint: text and
+thinking that repeat it are skipped, and a call already filed is not filed
+twice (one still open picks up its arguments where they stood).
+
 Pure: no sockets, no clock, no threads. Answering the service's asks is
 ``answers.py``'s job; reading frames and deciding what to raise when the stream
 ends is the lane's (it reads ``complete`` and ``end_error_ignored`` here).
@@ -113,6 +119,8 @@ class _Call:
     settled: dict[str, Any] | None = None
     # Whether the host was handed the whole arguments in one ToolCallArgsDelta.
     shown: bool = False
+    # Picked up again by a resumed stream: a snapshot shorter than what we hold is old news.
+    resumed: bool = False
 
 
 @dataclass(slots=True)
@@ -130,6 +138,21 @@ class _Spans:
     text: list[str] = field(default_factory=list)
     thinking: list[str] = field(default_factory=list)
     thinking_seen: bool = False
+
+
+@dataclass(slots=True)
+class _Mark:
+    """Where the newest checkpoint left the text and thinking, to skip what a resume repeats.
+
+    ``text`` and ``thinking`` count the parts delivered before it; the
+    ``*_unrepeated`` strings are what a resumed stream had still to repeat when
+    it came (a checkpoint taken while skipping is behind what was delivered).
+    """
+
+    text: int = 0
+    thinking: int = 0
+    text_unrepeated: str = ""
+    thinking_unrepeated: str = ""
 
 
 def decode_mcp_arg(raw: bytes) -> Any:
@@ -229,6 +252,10 @@ class Fold:
         self._last_kind: _Kind = None
         self._step_latest = False
         self._checkpoint_after_turn = False
+        self._mark = _Mark()
+        # What a resumed stream may repeat and is skipped (empty when not resuming).
+        self._repeat_text = ""
+        self._repeat_thinking = ""
 
     # --- results -------------------------------------------------------------------
 
@@ -294,6 +321,8 @@ class Fold:
                 chunk = update.text_delta.text
                 self._step_latest = False
                 self._last_kind = "text"
+                if chunk and self._repeat_text:
+                    chunk, self._repeat_text = _unrepeated(chunk, self._repeat_text)
                 if chunk:
                     self.saw_output = True
                     self._text_parts.append(chunk)
@@ -312,6 +341,23 @@ class Fold:
         self._step_latest = False
         if member == "exec_server_message":
             self._exec(server_msg.exec_server_message)
+
+    def resume(self) -> None:
+        """Ready the fold for a stream that resumes from the newest checkpoint.
+
+        What was delivered after that checkpoint may come again: it is skipped
+        while the new stream repeats it (from the first difference on, the new
+        stream is delivered). Calls the broken stream left open are dropped from
+        tracking until the new stream starts them again.
+        """
+        mark = self._mark
+        self._repeat_text = mark.text_unrepeated + "".join(self._spans.text[mark.text :])
+        self._repeat_thinking = mark.thinking_unrepeated + "".join(
+            self._spans.thinking[mark.thinking :]
+        )
+        self._open.clear()
+        self._current = None
+        self._step_latest = False
 
     def file_mcp_call(self, call_id: str, name: str, args: dict[str, Any]) -> None:
         """File an MCP call the exec channel asked for; one the stream filed takes its arguments.
@@ -334,6 +380,8 @@ class Fold:
     def _thinking(self, text: str) -> None:
         self._last_kind = "thinking"
         self._spans.thinking_seen = True
+        if text and self._repeat_thinking:
+            text, self._repeat_thinking = _unrepeated(text, self._repeat_thinking)
         if text:
             self.saw_output = True
             self._spans.thinking.append(text)
@@ -369,7 +417,12 @@ class Fold:
         if variant == MCP_VARIANT:
             args = tool_call.mcp_tool_call.args
             call_id = args.tool_call_id or str(uuid.uuid4())
-            if call_id in self._by_id:
+            known = self._by_id.get(call_id)
+            if known is not None:
+                if known.settled is None:
+                    # Started again by a resumed stream: its arguments carry on.
+                    known.resumed = True
+                    self._retain(started.call_id, known)
                 return
             self.saw_output = True
             call = self._open_call(call_id, mcp_call_name(args))
@@ -391,6 +444,8 @@ class Fold:
         call = entry.call
         snapshot = partial.args_text_delta
         current = call.streamed
+        if call.resumed and current.startswith(snapshot):
+            return  # a resumed stream repeating arguments already streamed
         # The delta is cumulative: only the new suffix is news. A snapshot that does not
         # extend what we hold was rewritten; keep it after the old one so the
         # completion can tell (see rewritten_snapshot).
@@ -460,6 +515,10 @@ class Fold:
         kept = agent_pb2.ConversationStateStructure()
         kept.CopyFrom(state)
         self.checkpoint = kept
+        spans = self._spans
+        self._mark = _Mark(
+            len(spans.text), len(spans.thinking), self._repeat_text, self._repeat_thinking
+        )
         self._checkpoint_after_turn = self.turn_ended
         if state.HasField("token_details") and state.token_details.used_tokens:
             self.usage.context_tokens = state.token_details.used_tokens
@@ -519,6 +578,21 @@ class Fold:
             self._open.pop(entry.envelope_id, None)
         if self._current is entry:
             self._current = None
+
+
+def _unrepeated(chunk: str, repeat: str) -> tuple[str, str]:
+    """Return (the part of CHUNK not repeating REPEAT, what REPEAT still has to repeat).
+
+    A chunk that is all repetition is dropped; at the first difference the rest
+    of the chunk is news and nothing more is skipped.
+    """
+    same = 0
+    limit = min(len(chunk), len(repeat))
+    while same < limit and chunk[same] == repeat[same]:
+        same += 1
+    if same == len(chunk):
+        return "", repeat[same:]
+    return chunk[same:], ""
 
 
 def _variant(tool_call: agent_pb2.ToolCall) -> str | None:

@@ -5,9 +5,11 @@ effort (``routing``), the token (the context's, else the cell's credential
 ladder, refreshing a due sign-in), builds the run request from the history
 (``request``), opens the run (``transport``), feeds every server message to the
 fold and the answerer and sends the answers back, then settles the end: the
-completeness rule, the end-of-stream error, one retry with the discovery id
-when the model was not found before any output, and a conversation rotation
-for a bare ``resource_exhausted``. What it keeps between rounds (conversations,
+completeness rule, the end-of-stream error, a run that broke after a
+checkpoint resumed from it (at most ``limits.MAX_RESUMES`` times), one retry
+with the discovery id when the model was not found before any output, and a
+conversation rotation for a bare ``resource_exhausted`` (at most
+``limits.MAX_ROTATIONS`` times). What it keeps between rounds (conversations,
 the Kimi K3 writer table, rosters) lives in the cell's ``CellState``, which the
 cell passes to every round.
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import threading
@@ -43,14 +46,18 @@ if TYPE_CHECKING:
     from .request import RunRequestBuild
     from .routing import WireModel
     from .state import CellState
-    from .transport import RunTransport
+    from .transport import RunSettings, RunTransport
     from .writers import WriterTable
 
-__all__ = ["TURN_END_GRACE_SECONDS", "stream_round", "stream_round_sync"]
+__all__ = ["TURN_END_GRACE_SECONDS", "USAGE_PRICING_CODES", "stream_round", "stream_round_sync"]
 
 log = logging.getLogger("nodecode_cursor.lane")
 
 TURN_END_GRACE_SECONDS = limits.TURN_END_GRACE_SECONDS
+
+# ErrorDetails codes (as connect.classify_connect_error names them) saying the account
+# must turn on usage-based pricing for the model: a new conversation id would not help.
+USAGE_PRICING_CODES = frozenset({"USAGE_PRICING_REQUIRED", "USAGE_PRICING_REQUIRED_CHANGEABLE"})
 
 
 def stream_round_sync(ctx: RoundContext, state: CellState | None = None) -> RoundResult:
@@ -117,7 +124,7 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
     messages = ctx.messages[_leading_system(ctx.messages) :]
     messages, system, tools = _valid_unicode(messages, system, ctx.tools)
     with state.lock:
-        conversation = state.conversations.get(ctx.session_id)
+        conversation = _conversation(state, ctx.session_id, messages)
         table = state.writers
     _emit(ctx, StreamStart(wire_id))
     mode: routing.WireMode = "normalized"
@@ -156,16 +163,41 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
                     log.info("Cursor refused %s bare; retrying on its variant", wire.details_id)
                     wire = routed
                     continue
-                attempt.rotate()
-                raise
+                raise attempt.rotate(exc) from None
             retry = _discovery_retry(exc, attempt, mode, model, wire_id, wire, state)
             if retry is None:
                 raise
             log.info("Cursor did not know %s; retrying with the discovery id", wire.requested_id)
             mode, wire = "discovered", retry
             continue
+        if not ctx.session_id and result.finish_reason == "tool_calls":
+            calls = result.message.get("tool_calls") or []
+            with state.lock:
+                state.conversations.handed_off(conversation, (c["id"] for c in calls))
         _emit(ctx, Finish(result.finish_reason))
         return result
+
+
+def _conversation(
+    state: CellState, session_id: str | None, messages: Sequence[Mapping[str, Any]]
+) -> Conversation:
+    """Return the round's conversation: its session's, else the one its tool results answer.
+
+    A round without a session whose history ends on the results of calls a
+    sessionless round of this process handed off goes on in that round's
+    conversation (the service has seen it); any other gets a fresh one.
+    Call with ``state.lock`` held.
+    """
+    if not session_id:
+        trailing: list[str] = []
+        for message in reversed(messages):
+            if not isinstance(message, Mapping) or message.get("role") != "tool":
+                break
+            trailing.append(str(message.get("tool_call_id") or ""))
+        found = state.conversations.follow_up(trailing)
+        if found is not None:
+            return found
+    return state.conversations.get(session_id)
 
 
 async def _roster_model(ctx: RoundContext, state: CellState) -> tuple[str, str]:
@@ -361,6 +393,21 @@ def _renewed_if_kept_sign_in(
     return checked_token(renewed.access_token, f"{store.path} (oauth_tokens.cursor)")
 
 
+def _exec_answer(reply: Any) -> bool:
+    """Return whether REPLY answers an exec ask with a result of work (not the request context).
+
+    The request context is asked again by every run and changes nothing; any
+    other exec answer (a refusal, a handoff, a throw) is a result the service
+    acted on, which a resume from an older checkpoint would ask for again.
+    """
+    member = reply.WhichOneof("message")
+    if member == "exec_client_control_message":
+        return True
+    if member != "exec_client_message":
+        return False
+    return bool(reply.exec_client_message.WhichOneof("message") != "request_context_result")
+
+
 def _heartbeat(message: Any) -> bool:
     """Return whether MESSAGE is only a server heartbeat (an interaction update saying nothing)."""
     return bool(
@@ -400,14 +447,28 @@ class _Attempt:
         # and whether that rotates the conversation at once or is the round's call.
         self.refused_bare = False
         self.rotate_on_refusal = True
+        # Runs of this attempt after the first, each resuming a broken one.
+        self.resumes = 0
+        self.first_request_id: str | None = None
+        # The last break was a stream ending without turn_ended that the completeness
+        # rule alone would call whole (kept when it cannot be resumed).
+        self.ended_whole = False
+        # Whether an exec answer went out after the fold's newest checkpoint: then a
+        # resume from it would replay work the service already had an answer for.
+        self.answered_since_checkpoint = False
 
     async def run(self) -> RoundResult:
-        """Return the round's result from one run; raise the run's error."""
+        """Return the round's result from its runs; raise the error that ended them.
+
+        The first run carries the built request; a run that breaks after the
+        service sent a replay-safe checkpoint is followed by one resuming from it
+        (``_resumable``), all folded into one message.
+        """
         from . import catalog, routing
         from .answers import Answerer
         from .fold import Fold
-        from .request import build_run_request
-        from .transport import RunSettings, open_run
+        from .request import build_run_request, resume_request
+        from .transport import RunSettings
 
         ctx = self.ctx
         model = ctx.model
@@ -439,37 +500,104 @@ class _Attempt:
             append_base_timeout=ctx.append_timeout or limits.APPEND_BASE_TIMEOUT_SECONDS,
             transport=ctx.transport or limits.DEFAULT_RUN_TRANSPORT,
         )
-        # While the run is open the service may ask for any blob this request names
+        # While the runs are open the service may ask for any blob this request names
         # or that it set itself: a build for another round of the conversation must
         # not prune them under it.
         blobs = self.conversation.blobs
         pin = blobs.pin(build.history.blob_ids)
         started = time.monotonic()
+        data = build.data
         try:
-            async with open_run(settings) as run:
-                self._log_start(build, run.request_id)
-                run.send(build.data)
+            while True:
+                broke = await self._one_run(settings, data, fold, answerer)
+                if fold.checkpoint is not None:
+                    # A run on this wire id was accepted and checkpointed: the service
+                    # knows it (before _failed, whose rotation makes a new id unseen).
+                    self.conversation.seen = True
+                if broke is None:
+                    break
+                checkpoint = fold.checkpoint
+                if not self._resumable(broke, fold) or checkpoint is None:
+                    if self.ended_whole:
+                        break  # the completeness rule alone calls it whole: keep it
+                    raise self._failed(broke, fold)
+                self.resumes += 1
+                log.info(
+                    "Cursor's stream broke after a checkpoint (%s); resuming (%d of %d)",
+                    broke.detail,
+                    self.resumes,
+                    limits.MAX_RESUMES,
+                )
+                await asyncio.sleep(limits.RESUME_WAIT_SECONDS)
+                fold.resume()
+                data = resume_request(build, checkpoint)
+                if settings.original_request_id is None:
+                    settings = dataclasses.replace(
+                        settings, original_request_id=self.first_request_id
+                    )
+        finally:
+            blobs.unpin(pin)
+            self.saw_output = fold.saw_output
+        self.duration = time.monotonic() - started
+        return self._finish(build, fold)
+
+    async def _one_run(
+        self, settings: RunSettings, data: bytes, fold: Fold, answerer: Answerer
+    ) -> ProviderError | None:
+        """Return None when one run said the whole turn, else the error that broke it.
+
+        DATA is the run request. The break is the run's error, its end-stream
+        error (unless moot), or StreamIncomplete for a stream that ended before
+        the turn did; a stream that ends without turn_ended after a checkpoint of
+        this round is a break even when the completeness rule would call it whole.
+        """
+        from .transport import open_run
+
+        started = time.monotonic()
+        self.ended_whole = False
+        run = open_run(settings)
+        try:
+            async with run:
+                self._log_start(data, run.request_id, settings.original_request_id)
+                run.send(data)
                 await self._pump(run, fold, answerer)
         except ProviderError as exc:
-            self.saw_output = fold.saw_output
             log.debug(
-                "round failed after %.3f s, frames=%d: %s",
+                "run failed after %.3f s, frames=%d: %s",
                 time.monotonic() - started,
                 self.frames,
                 exc.detail,
             )
-            raise self._failed(exc, fold) from None
+            return exc
         finally:
-            blobs.unpin(pin)
-        self.duration = time.monotonic() - started
-        self.saw_output = fold.saw_output
+            if settings.original_request_id is None:
+                # The id the service knows the first run by (a move to RunPoll renews it).
+                self.first_request_id = run.request_id
         end_error = run.end_error
         if end_error is not None and not fold.end_error_ignored:
-            raise self._failed(end_error, fold)
-        if not fold.complete:
-            why = run.cut or "the stream ended before the turn did"
-            raise StreamIncomplete(f"Cursor's answer is incomplete: {why} (try again)")
-        return self._finish(build, fold)
+            return end_error
+        if fold.turn_ended:
+            return None
+        if fold.checkpoint is None and fold.complete:
+            return None
+        self.ended_whole = fold.complete
+        why = run.cut or "the stream ended before the turn did"
+        return StreamIncomplete(f"Cursor's answer is incomplete: {why} (try again)")
+
+    def _resumable(self, broke: ProviderError, fold: Fold) -> bool:
+        """Return whether the round goes on with a run resuming from the newest checkpoint.
+
+        Only a break a retry may mend (retryable, not a quota's 429) before the
+        turn ended, with a checkpoint no exec answer came after, while tries remain.
+        """
+        if fold.checkpoint is None or fold.turn_ended or self.resumes >= limits.MAX_RESUMES:
+            return False
+        if not broke.retryable or broke.status == 429:
+            return False
+        if self.answered_since_checkpoint:
+            log.info("not resuming: an exec answer went out after Cursor's last checkpoint")
+            return False
+        return True
 
     async def _pump(self, run: RunTransport, fold: Fold, answerer: Answerer) -> None:
         """Feed every server message to the fold and send its answers, until the stream ends.
@@ -482,6 +610,7 @@ class _Attempt:
         """
         loop = asyncio.get_running_loop()
         idle = run.settings.request_timeout
+        checkpoint = fold.checkpoint
         wait = min(TURN_END_GRACE_SECONDS, idle)
         deadline: asyncio.Timeout | None = None
         beats = 0  # heartbeats since the last message that said something
@@ -495,7 +624,12 @@ class _Attempt:
                 async for message in messages:
                     self.frames += 1
                     fold.feed(message)
+                    if fold.checkpoint is not checkpoint:
+                        checkpoint = fold.checkpoint
+                        self.answered_since_checkpoint = False
                     for reply in answerer.answer(message):
+                        if checkpoint is not None and _exec_answer(reply):
+                            self.answered_since_checkpoint = True
                         run.send(reply.SerializeToString())
                     if _heartbeat(message):
                         beats += 1
@@ -512,12 +646,14 @@ class _Attempt:
                 ) from None
             log.debug("the stream stayed open after the turn ended; treating it as over")
 
-    def _log_start(self, build: RunRequestBuild, request_id: str) -> None:
-        """Log the round's routing and request at DEBUG: never a token or a body."""
+    def _log_start(self, data: bytes, request_id: str, original: str | None) -> None:
+        """Log the run's routing and request at DEBUG: never a token or a body."""
         ctx, wire = self.ctx, self.wire
         log.debug(
-            "round start model=%s effort=%s slug=%s requested=%s parameters=%s max_mode=%s "
-            "session=%s conversation=%s request_id=%s messages=%d bytes=%d",
+            "round %s model=%s effort=%s slug=%s requested=%s parameters=%s max_mode=%s "
+            "session=%s conversation=%s request_id=%s original_request_id=%s messages=%d "
+            "bytes=%d",
+            "start" if original is None else "resume",
             ctx.model,
             ctx.effort,
             wire.details_id,
@@ -525,31 +661,71 @@ class _Attempt:
             ",".join(f"{key}={value}" for key, value in wire.parameters) or "-",
             wire.max_mode,
             ctx.session_id,
-            build.conversation_id,
+            self.conversation.conversation_id,
             request_id,
+            original or "-",
             len(self.messages),
-            len(build.data),
+            len(data),
         )
 
     def _failed(self, exc: ProviderError, fold: Fold) -> ProviderError:
-        """Return EXC after its side effects: a bare resource_exhausted rotates the conversation."""
+        """Return the error that ends the round for EXC, after its side effects.
+
+        A bare resource_exhausted rotates the conversation (``Conversation.poison``)
+        and, once it has rotated ``limits.MAX_ROTATIONS`` times, becomes the error
+        saying Cursor keeps refusing it; a usage-pricing refusal becomes one line
+        naming the model, and never rotates.
+        """
+        if exc.code in USAGE_PRICING_CODES:
+            from . import catalog
+
+            model = self.ctx.model
+            row = catalog.find_model(model)
+            shown = row.name if row is not None else self.display
+            name = model if shown == model else f"{shown} ({model})"
+            service = " ".join(exc.detail.split())
+            return ProviderError(
+                f"Cursor refused {name}: the account needs usage-based pricing for this model;"
+                f" turn it on for the account or choose another model ({service})",
+                status=exc.status,
+                retryable=False,
+                code=exc.code,
+            )
         # ErrorDetails say why a quota ran out; only a bare Connect resource_exhausted
         # (ResourceExhausted) means Cursor refused the conversation itself.
-        bare = isinstance(exc, ResourceExhausted) and not fold.saw_token_delta
-        self.refused_bare = bare
-        if bare and self.rotate_on_refusal:
-            self.rotate()
+        if not isinstance(exc, ResourceExhausted) or fold.saw_token_delta:
+            return exc
+        self.refused_bare = True
+        if not self.rotate_on_refusal:
+            return exc  # the round decides: a retry on the variant is not a rotation
+        return self.rotate(exc)
         return exc
 
-    def rotate(self) -> None:
-        """Give the conversation a new wire id after Cursor refused it (returns nothing)."""
-        if self.conversation.poison():
+    def rotate(self, exc: ProviderError) -> ProviderError:
+        """Return the error Cursor's refusal EXC ends the round with, after rotating.
+
+        The conversation gets a new wire id (``Conversation.poison``); once it has
+        rotated ``limits.MAX_ROTATIONS`` times the error says Cursor keeps refusing it.
+        """
+        conversation = self.conversation
+        if conversation.rotations_spent:
+            return ProviderError(
+                "Cursor keeps refusing this conversation (resource_exhausted after"
+                f" {limits.MAX_ROTATIONS} new conversation ids); start a new session",
+                status=exc.status,
+                retryable=False,
+                code="conversation_refused",
+                hint="start a new session",
+            )
+        if conversation.poison():
             log.info("Cursor refused the conversation (resource_exhausted); rotating its id")
+        return exc
 
     def _finish(self, build: RunRequestBuild, fold: Fold) -> RoundResult:
         """Return the result of a complete run, keeping its checkpoint and its writer."""
         conversation = self.conversation
         conversation.turn_completed()
+        conversation.seen = True
         if fold.checkpoint is not None:
             conversation.keep_checkpoint(fold.checkpoint, build.history.system_ids)
         message = fold.message()

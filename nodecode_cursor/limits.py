@@ -74,6 +74,22 @@ EXPIRY_MARGIN_SECONDS = 300
 REFRESH_WHEN_DUE_WITHIN_SECONDS = 60
 FALLBACK_TOKEN_LIFETIME_SECONDS = 3600
 
+# A run that breaks after the service sent a checkpoint is resumed from it (a new
+# run whose action is resume_action), as oh-my-pi 18.4.5 does, after this short
+# wait (oh-my-pi waits 500 ms): long enough for a blip to pass, short enough that
+# a person watching the stream barely notices.
+RESUME_WAIT_SECONDS = 0.5
+# Resumed runs after the first run of a round, at most: a stream that keeps
+# breaking is failing, not blipping, and the host should hear of it (oh-my-pi's
+# own cap is not public; five keeps the worst case to a few seconds of waiting).
+MAX_RESUMES = 5
+
+# A conversation Cursor refuses with a bare resource_exhausted gets a new wire id
+# at most this many times in the process: a conversation refused again and again
+# is not going to be accepted, and rotating forever would hide that from the
+# person (oh-my-pi has no numeric cap; its fork code-yeongyu/senpi caps it at 3).
+MAX_ROTATIONS = 3
+
 # Conversations (blob stores, checkpoints) kept in memory; evicted ones rebuild from history.
 MAX_CONVERSATIONS = 128
 

@@ -13,7 +13,15 @@
   states, summaries, ...) unchanged, while the system prompt's blob ids are the
   ones it was taken under; otherwise the state starts empty;
 * the action is the trailing user message (text, images inline), else resume;
+  but a conversation the service has never seen (``Conversation.seen``) cannot
+  be resumed, so a history that ends after its last user message (on tool
+  results) starts it instead: that user message is the action and only what
+  came before it is the history (oh-my-pi 18.0.4; docs/protocol.md §7);
 * ModelDetails / RequestedModel come from routing's ``WireModel``.
+
+``resume_request`` is the request of a run that resumes a broken run of the
+same round from the checkpoint the service sent: the checkpoint as it came,
+``resume_action{}``, the same model fields and conversation id.
 
 Tools are not part of the request (they go through the request context);
 newer optional fields (inline-image support, run id, session id) stay unset,
@@ -36,7 +44,14 @@ if TYPE_CHECKING:
     from .routing import WireModel
     from .writers import WriterTable
 
-__all__ = ["RunRequestBuild", "build_run_request", "model_details", "requested_model"]
+__all__ = [
+    "RunRequestBuild",
+    "build_run_request",
+    "model_details",
+    "requested_model",
+    "resume_request",
+    "started_history",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +131,44 @@ def _history_end(messages: Sequence[Mapping[str, Any]]) -> int:
     return len(messages)
 
 
+def started_history(
+    messages: Sequence[Mapping[str, Any]], conversation: Conversation
+) -> Sequence[Mapping[str, Any]]:
+    """Return the messages a request sends: up to the last user message when it must start.
+
+    A history that does not end on a user message would be resumed; the service
+    can resume only a conversation it has seen, so for an unseen one the tool
+    calls and results after the last user message are left out and that message
+    becomes the action (the model redoes that work). Otherwise MESSAGES as given.
+    """
+    if conversation.seen or _history_end(messages) < len(messages):
+        return messages
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, Mapping) and message.get("role") in ("user", "developer", "system"):
+            return messages[: index + 1]
+    return messages  # no user message at all: nothing to start from
+
+
+def resume_request(
+    first: RunRequestBuild, checkpoint: agent_pb2.ConversationStateStructure
+) -> bytes:
+    """Return the bytes of the run request that resumes FIRST's round from CHECKPOINT.
+
+    ``AgentRunRequest{1 the checkpoint as the service sent it (unknown fields
+    too), 2 resume_action{}, 3 and 9 FIRST's model fields, 5 FIRST's conversation id}``.
+    """
+    source = first.message.run_request
+    run = agent_pb2.AgentRunRequest(
+        action=agent_pb2.ConversationAction(resume_action=agent_pb2.ResumeAction()),
+        model_details=source.model_details,
+        requested_model=source.requested_model,
+        conversation_id=source.conversation_id,
+    )
+    run.conversation_state.CopyFrom(checkpoint)
+    return agent_pb2.AgentClientMessage(run_request=run).SerializeToString()
+
+
 def build_run_request(
     messages: Sequence[Mapping[str, Any]],
     system: str | None,
@@ -140,6 +193,7 @@ def build_run_request(
     known Cursor model wrote; with neither, no thinking replays. NEW_ID makes
     the action's message and image ids (a random UUID by default).
     """
+    messages = started_history(messages, conversation)
     policy = replay_thinking
     if writers is not None:
         from .writers import check_history, replay_policy

@@ -113,6 +113,9 @@ class RunSettings:
     connect_timeout: float = CONNECT_TIMEOUT_SECONDS
     # Which route streams the run: "auto" (RunSSE, else RunPoll), "sse" or "poll".
     transport: str = limits.DEFAULT_RUN_TRANSPORT
+    # A run that resumes a broken one names the round's first run (its request id)
+    # in x-original-request-id, on the stream's POST and every append.
+    original_request_id: str | None = None
 
     def __repr__(self) -> str:
         # The token never appears in a repr, a log line or an error.
@@ -171,12 +174,15 @@ def open_run(settings: RunSettings) -> RunTransport:
     )
 
 
-def run_headers(token: str, client_version: str, request_id: str) -> dict[str, str]:
+def run_headers(
+    token: str, client_version: str, request_id: str, original_request_id: str | None = None
+) -> dict[str, str]:
     """Return the headers every Cursor RPC carries (RunSSE adds its streaming ones).
 
-    The roster (``listing.py``) sends the same ones with its own request id.
+    The roster (``listing.py``) sends the same ones with its own request id. A
+    resumed run adds ``x-original-request-id``: the round's first run.
     """
-    return {
+    headers = {
         "authorization": f"Bearer {token}",
         "x-cursor-client-type": "cli",
         "x-cursor-client-version": client_version,
@@ -184,6 +190,9 @@ def run_headers(token: str, client_version: str, request_id: str) -> dict[str, s
         "connect-protocol-version": "1",
         "x-request-id": request_id,
     }
+    if original_request_id:
+        headers["x-original-request-id"] = original_request_id
+    return headers
 
 
 def append_timeout(size: int, settings: RunSettings) -> float:
@@ -334,7 +343,9 @@ class _BidiRun:
         self.run_url = base + RUN_SSE_PATH
         self.poll_url = base + RUN_POLL_PATH
         self.append_url = base + APPEND_PATH
-        self._headers = run_headers(settings.token, settings.client_version, self.request_id)
+        self._headers = run_headers(
+            settings.token, settings.client_version, self.request_id, settings.original_request_id
+        )
 
     def __repr__(self) -> str:
         url = self.run_url if self.route == "sse" else self.poll_url
@@ -514,8 +525,12 @@ class _BidiRun:
             self._outbox = collections.deque([*sent, *waiting])
             self._queued.set()
             self.request_id = str(uuid.uuid4())
+            settings = self.settings
             self._headers = run_headers(
-                self.settings.token, self.settings.client_version, self.request_id
+                settings.token,
+                settings.client_version,
+                self.request_id,
+                settings.original_request_id,
             )
             self.appended = 0
             self._first_accepted.clear()

@@ -84,6 +84,21 @@ def test_rotation_happens_once_per_failure_streak() -> None:
     assert conversation.base_id == "base"
 
 
+def test_rotation_stops_at_the_cap_and_a_new_id_is_unseen() -> None:
+    ids = iter(f"r{n}" for n in range(10))
+    conversation = Conversation("base", new_id=lambda: next(ids))
+    assert not conversation.seen  # no run on it yet
+    for n in range(limits.MAX_ROTATIONS):
+        conversation.seen = True
+        assert not conversation.rotations_spent
+        assert conversation.poison() is True
+        assert not conversation.seen and conversation.conversation_id == f"r{n}"
+        conversation.turn_completed()
+    assert conversation.rotations_spent
+    assert conversation.poison() is False
+    assert conversation.conversation_id == f"r{limits.MAX_ROTATIONS - 1}"
+
+
 def test_checkpoint_is_offered_only_under_the_same_system_ids() -> None:
     conversation = Conversation("c")
     checkpoint = agent_pb2.ConversationStateStructure(root_prompt_messages_json=[b"S" * 32, b"U"])

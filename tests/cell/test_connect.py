@@ -27,7 +27,7 @@ from nodecode_cursor.connect import (
     parse_end_stream,
     read_unary_body,
 )
-from nodecode_cursor.errors import ProtocolError, ProviderError
+from nodecode_cursor.errors import ProtocolError, ProviderError, ResourceExhausted
 from nodecode_cursor.limits import MAX_FRAME_BYTES
 
 # -- hand-built protobuf pieces ---------------------------------------------------
@@ -680,3 +680,24 @@ def test_the_details_are_bounded_to_one_line_and_scrubbed() -> None:
     assert secret[:12] not in text and "[redacted]" in text
     summary = text.removeprefix("Connect error internal: Error (").removesuffix(")")
     assert len(summary) == 400 and summary.endswith("…")
+
+
+@pytest.mark.parametrize(
+    "message", ["Resource exhausted", "RESOURCE_EXHAUSTED upstream", "resourceexhausted"]
+)
+def test_resource_exhausted_in_the_message_is_the_bare_refusal(message: str) -> None:
+    error = parse_end_stream(_trailer({"code": "unknown", "message": message}))
+    assert isinstance(error, ResourceExhausted)
+    assert error.status == 429 and error.retryable and error.code == "unknown"
+
+
+def test_resource_exhausted_text_in_error_details_is_not_the_bare_refusal() -> None:
+    # ErrorDetails RESOURCE_EXHAUSTED (41) says why a quota ran out: not a refused conversation.
+    error = parse_end_stream(_details_trailer(41, "Resource exhausted"))
+    assert error is not None and not isinstance(error, ResourceExhausted)
+    pricing = parse_end_stream(_details_trailer(44, "resource exhausted"))
+    assert pricing is not None and not isinstance(pricing, ResourceExhausted)
+    assert pricing.code == "USAGE_PRICING_REQUIRED" and pricing.status == 429
+    assert parse_end_stream(_trailer({"code": "unknown", "message": "resources ok"})).__class__ is (
+        ProviderError
+    )

@@ -571,3 +571,54 @@ def test_an_exec_ask_settles_a_streamed_call_with_its_own_map() -> None:
     fold, _ = fold_all(started("e1", mcp_call("c1", "t")), partial("e1", '{"q": "x'))
     fold.file_mcp_call("c1", "t", {"q": "xyz"})
     assert arguments(fold) == '{"q":"xyz"}'
+
+
+# --- a resumed stream ------------------------------------------------------------------------
+
+
+def feed(fold: Fold, *frames: bytes) -> None:
+    for frame in frames:
+        fold.feed(agent_pb2.AgentServerMessage.FromString(frame))
+
+
+def test_a_resumed_stream_skips_what_it_repeats_after_the_checkpoint() -> None:
+    fold, parts = fold_all(thinking("hm"), text("one "), checkpoint(), thinking("ok"), text("two"))
+    fold.resume()
+    # The resumed stream says again what came after the checkpoint, then goes on.
+    feed(fold, thinking("o"), thinking("k, so"), text("tw"), text("o three"), turn_ended(3, 2))
+    assert fold.message() == {
+        "role": "assistant",
+        "content": "one two three",
+        "reasoning_content": "hmok, so",
+    }
+    assert [p.text for p in parts if isinstance(p, TextDelta)] == ["one ", "two", " three"]
+    assert [p.text for p in parts if isinstance(p, ReasoningDelta)] == ["hm", "ok", ", so"]
+
+
+def test_a_resumed_stream_that_says_something_else_is_delivered_from_the_difference() -> None:
+    fold, _ = fold_all(text("a"), checkpoint(), text("bc"))
+    fold.resume()
+    feed(fold, text("bX"), text("bc"))
+    # "b" repeats; from "X" on the stream is news, and nothing more is skipped.
+    assert fold.message()["content"] == "abcXbc"
+
+
+def test_a_checkpoint_taken_while_repeating_keeps_what_is_still_to_repeat() -> None:
+    fold, _ = fold_all(checkpoint(), text("abcdef"))
+    fold.resume()
+    feed(fold, text("ab"), checkpoint())  # the service is behind: "cdef" still to repeat
+    fold.resume()
+    feed(fold, text("cdefg"))
+    assert fold.message()["content"] == "abcdefg"
+
+
+def test_a_resumed_stream_picks_up_an_open_call_without_filing_it_twice() -> None:
+    call = mcp_call("call_1", "ls")
+    fold, parts = fold_all(started("e1", call), partial("e1", '{"pa'), checkpoint())
+    fold.resume()
+    done = mcp_call("call_1", "ls", path=v_str("src"))
+    feed(fold, started("e2", call), partial("e2", '{"pa'), partial("e2", '{"path":"src"}'))
+    feed(fold, completed("e2", done))
+    assert arguments(fold) == '{"path":"src"}'
+    assert [p for p in parts if isinstance(p, ToolCallStart)] == [ToolCallStart(0, "call_1", "ls")]
+    assert [p.delta for p in parts if isinstance(p, ToolCallArgsDelta)] == ['{"pa', 'th":"src"}']

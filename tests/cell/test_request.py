@@ -8,13 +8,14 @@ of the literal pieces); nothing here uses the package's encoders.
 from __future__ import annotations
 
 import hashlib
+import json
 
 import pytest
 
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.blobs import Conversation, Conversations
 from nodecode_cursor.errors import ConfigError
-from nodecode_cursor.request import build_run_request
+from nodecode_cursor.request import build_run_request, resume_request
 from nodecode_cursor.routing import WireModel
 from nodecode_cursor.writers import WriterTable
 
@@ -102,12 +103,95 @@ def test_history_without_a_trailing_user_message_resumes() -> None:
         },
         {"role": "tool", "tool_call_id": "c1", "content": "a b"},
     ]
-    build = build_run_request(messages, "", GPT, "gpt-5", "GPT-5", Conversation("c"))
+    conversation = Conversation("c")
+    conversation.seen = True  # a run on it was accepted before: the service knows it
+    build = build_run_request(messages, "", GPT, "gpt-5", "GPT-5", conversation)
     # ConversationAction{2 resume_action{}}
     assert build.message.run_request.action.SerializeToString() == b"\x12\x00"
     # the trailing tool result is history: system, user, assistant, tool
     assert len(build.history.root_ids) == 4
     assert len(build.history.turn_ids) == 1
+
+
+TOOL_TAIL = [
+    {"role": "user", "content": "first"},
+    {"role": "assistant", "content": "ok"},
+    {"role": "user", "content": "go"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+        ],
+    },
+    {"role": "tool", "tool_call_id": "c1", "content": "a b"},
+]
+
+
+def test_a_conversation_the_service_never_saw_starts_from_the_last_user_message() -> None:
+    conversation = Conversation("c")
+    assert not conversation.seen
+    build = build_run_request(
+        TOOL_TAIL,
+        "",
+        GPT,
+        "gpt-5",
+        "GPT-5",
+        conversation,
+        new_id=fixed_ids(),  # type: ignore[arg-type]
+    )
+    # ConversationAction{1 user_message_action{1 UserMessage{1 "go", 2 "m-1"}}}
+    user = b"\x0a\x02go" + b"\x12\x03m-1"
+    assert build.message.run_request.action.SerializeToString() == (
+        b"\x0a\x0b" + b"\x0a\x09" + user
+    )
+    # The history before "go" only: system, "first", "ok" (no call, no result).
+    root = build.message.run_request.conversation_state.root_prompt_messages_json
+    first = json.dumps(
+        {"role": "user", "content": [{"type": "text", "text": "first"}]}, separators=(",", ":")
+    ).encode()
+    assert len(root) == 3
+    assert bytes(root[1]) == hashlib.sha256(first).digest()
+    assert len(build.history.turn_ids) == 1
+    assert all(b"tool" not in conversation.blobs.get(bytes(i)) for i in root)  # type: ignore[operator]
+
+
+def test_a_rotated_conversation_is_unseen_and_starts_again() -> None:
+    conversation = Conversation("c", new_id=lambda: "rot-1")
+    conversation.seen = True
+    assert conversation.poison()
+    assert not conversation.seen
+    build = build_run_request(TOOL_TAIL, "", GPT, "gpt-5", "GPT-5", conversation)
+    assert build.message.run_request.action.WhichOneof("action") == "user_message_action"
+
+
+def test_the_resume_request_carries_the_checkpoint_as_it_came_and_resume_action() -> None:
+    conversation = Conversation(CONVERSATION_ID)
+    first = build_run_request(
+        [{"role": "user", "content": "hi"}], None, GPT, "gpt-5", "GPT-5", conversation
+    )
+    # A checkpoint with a root id, a turn id and an unknown field 99 (varint 7).
+    raw = b"\x0a\x02r1" + b"\x42\x02t1" + b"\x98\x06\x07"
+    checkpoint = agent_pb2.ConversationStateStructure.FromString(raw)
+    data = resume_request(first, checkpoint)
+    # The first run's model fields: ModelDetails{1 "gpt-5-high", 3 "gpt-5", 4 "GPT-5"},
+    # RequestedModel{1 "gpt-5", 3 {1 "reasoning", 2 "high"}}.
+    details = b"\x0a\x0agpt-5-high" + b"\x1a\x05gpt-5" + b"\x22\x05GPT-5"
+    requested = b"\x0a\x05gpt-5" + b"\x1a\x11" + b"\x0a\x09reasoning" + b"\x12\x04high"
+    conversation_id = CONVERSATION_ID.encode()
+    # AgentClientMessage{1 AgentRunRequest{1 state, 2 {2 resume_action{}}, 3, 5, 9}}
+    body = (
+        bytes([0x0A, len(raw)])
+        + raw
+        + b"\x12\x02\x12\x00"
+        + bytes([0x1A, len(details)])
+        + details
+        + bytes([0x2A, len(conversation_id)])
+        + conversation_id
+        + bytes([0x4A, len(requested)])
+        + requested
+    )
+    assert data == bytes([0x0A, len(body)]) + body
 
 
 def test_images_of_the_trailing_user_message_ride_inline() -> None:

@@ -87,9 +87,11 @@ def test_ask_default_tools_refuse_a_path_outside_the_folder(
     assert "not for the model" not in content
 
 
-def test_ask_history_that_ends_on_a_tool_result_resumes(
+def test_ask_history_that_ends_on_a_tool_result_starts_from_its_last_user_message(
     sim: Simulator, home: Path, tmp_path: Path
 ) -> None:
+    # A new process has never run this conversation, so Cursor could not resume it:
+    # the round starts it from the last user message, without the call and result after.
     history = [
         {"role": "user", "content": "what is in the box?"},
         {
@@ -109,7 +111,12 @@ def test_ask_history_that_ends_on_a_tool_result_resumes(
     path.write_text(json.dumps(history))
     answer = ask_json(sim, home, "--tools", "none", "--history", str(path), cwd=tmp_path)
     assert answer["finish_reason"] == "stop"
-    assert "a brass key" in answer["message"]["content"]
+    assert answer["message"]["content"] == "Simulated Cursor here. You said: what is in the box?"
+    run = sim.agent.run(-1)
+    assert run.prompt() == "what is in the box?"
+    assert all(m.get("role") != "tool" for m in run.root_messages())
+    assert "a brass key" not in json.dumps(run.root_messages())
+    assert sim.agent.violations() == []
 
 
 def test_ask_tools_from_a_file_are_returned_not_run(
