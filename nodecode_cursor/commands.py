@@ -19,7 +19,7 @@ from .signin import NOTICE_KEY, PollPacing, SignIn, session_ended
 from .store import PROVIDER, AuthStore
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
+    from collections.abc import Callable, Collection
 
     from .host import Host
 
@@ -45,10 +45,13 @@ class CursorCommand:
         *,
         proxy: str | None = None,
         ended: Collection[str] = frozenset(),
+        agent_status: Callable[[], str | None] | None = None,
     ) -> None:
         self.host = host
         # Digests of the refresh tokens Cursor ended (the cell's CellState.ended_sessions).
         self.ended = ended
+        # What the cell says of its cursor-agent lane (None: nothing, e.g. not installed).
+        self.agent_status = agent_status
         self.store = AuthStore(host.home)
         # PROXY is the cursor.proxy setting: the sign-in goes the way the cell's rounds go.
         self.signin = SignIn(host, self.store, base_url, web_url, pacing, proxy=proxy)
@@ -82,7 +85,16 @@ class CursorCommand:
         return self.signin.start()
 
     def status(self) -> str:
-        """Return where the credential comes from, in a line; never refreshes, never dials."""
+        """Return where the credential comes from, in a line; never refreshes, never dials.
+
+        The cell adds whether ``cursor-agent`` is on the PATH, and its version.
+        """
+        line = self._sign_in_status()
+        agent = self.agent_status() if self.agent_status is not None else None
+        return f"{line}; {agent}" if agent else line
+
+    def _sign_in_status(self) -> str:
+        """Return the sign-in's half of the status line."""
         try:
             entry = self.store.entry()
             key = self.store.api_key()

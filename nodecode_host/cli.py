@@ -271,13 +271,18 @@ def cmd_ask(args: argparse.Namespace) -> int:
         if outcome.interrupted:
             raise KeyboardInterrupt
         if args.json:
+            usage: dict[str, Any] = dict(outcome.usage.as_dict())
+            if outcome.cost_usd_estimate is not None:
+                usage["cost_usd_estimate"] = outcome.cost_usd_estimate
             answer = {
                 "message": outcome.message,
                 "finish_reason": outcome.finish_reason,
-                "usage": outcome.usage.as_dict(),
+                "usage": usage,
                 "model": model,
                 "wire_model": outcome.wire_model,
                 "rounds": outcome.rounds,
+                # The calls the provider ran itself (cursor-agent's tools), call and result.
+                "resolved": outcome.resolved,
             }
             print(json.dumps(answer, ensure_ascii=False))
         elif view is not None:

@@ -190,6 +190,10 @@ class TurnOutcome:
     interrupted: bool = False
     # Tool calls of the last message the host did not run (max rounds, or tools from a file).
     unrun: list[dict[str, Any]] = field(default_factory=list)
+    # Calls the provider ran itself (cursor-agent's tools), as RoundResult.resolved gives them.
+    resolved: list[dict[str, Any]] = field(default_factory=list)
+    # The turn's estimated cost in USD; None when any round's model has no known price.
+    cost_usd_estimate: float | None = None
 
 
 class TurnObserver:
@@ -456,6 +460,8 @@ class ReferenceHost:
         total = contract.Usage()
         rounds = 0
         wire = ""
+        resolved: list[dict[str, Any]] = []
+        costs: list[float | None] = []
         while True:
             text: list[str] = []
             thinking: list[str] = []
@@ -511,15 +517,36 @@ class ReferenceHost:
                 time.monotonic() - started,
             )
             _add_usage(total, result.usage)
+            # Read with getattr: a cell from an older folder may not set them.
+            resolved.extend(getattr(result, "resolved", None) or [])
+            costs.append(getattr(result, "cost_usd_estimate", None))
             wire = result.wire_model or wire
             conversation.messages.append(result.message)
             view.round_done(result)
             calls: list[dict[str, Any]] = list(result.message.get("tool_calls") or [])
+            cost = None if None in costs else round(sum(c for c in costs if c is not None), 6)
             if result.finish_reason != "tool_calls" or not calls:
-                return TurnOutcome(result.message, "stop", total, rounds, wire)
+                return TurnOutcome(
+                    result.message,
+                    "stop",
+                    total,
+                    rounds,
+                    wire,
+                    resolved=resolved,
+                    cost_usd_estimate=cost,
+                )
             names = [str(call.get("function", {}).get("name", "")) for call in calls]
             if rounds >= max_rounds or not any(tools.runs(name) for name in names):
-                return TurnOutcome(result.message, "tool_calls", total, rounds, wire, unrun=calls)
+                return TurnOutcome(
+                    result.message,
+                    "tool_calls",
+                    total,
+                    rounds,
+                    wire,
+                    unrun=calls,
+                    resolved=resolved,
+                    cost_usd_estimate=cost,
+                )
             for index, call in enumerate(calls):
                 view.tool_call(call)
                 try:

@@ -41,6 +41,9 @@ PURE_CORE = (
     "catalog",
     "writers",
     "variants",
+    "agent_stream",
+    "agent_prompt",
+    "cost",
 )
 CORE_SUPPORT = ("_proto", "errors", "limits", "host")
 IO_MODULES = ("httpx", "asyncio", "threading", "socket", "h11", "subprocess")
