@@ -372,7 +372,7 @@ class AgentService:
         # is registered by its first append, as its client sends append 0 first).
         self.drop_early_appends = True
         # Refuse a catalog variant's sibling slug sent with no parameters, as Cursor does.
-        self.refuse_bare_siblings = False
+        self.refuse_bare_siblings = True
         # Refuse a resume action on a conversation no run has started here.
         self.refuse_unknown_resume = False
         # Answer RunSSE with this (status, code, message) instead of streaming.

@@ -145,6 +145,7 @@ class CursorCell:
             web_url=settings.web_url,
             proxy=settings.proxy,
             ended=self.state.ended_sessions,
+            on_logout=self.state.forget_accounts,
             agent_status=self._agent_status,
         )
         return True

@@ -45,9 +45,13 @@ class CursorCommand:
         *,
         proxy: str | None = None,
         ended: Collection[str] = frozenset(),
+        on_logout: Callable[[], None] | None = None,
         agent_status: Callable[[], str | None] | None = None,
     ) -> None:
         self.host = host
+        # What the cell forgets of the account when it signs out (its kept rosters
+        # and catalogs: the next account must not route on this one's).
+        self.on_logout = on_logout
         # Digests of the refresh tokens Cursor ended (the cell's CellState.ended_sessions).
         self.ended = ended
         # What the cell says of its cursor-agent lane (None: nothing, e.g. not installed).
@@ -149,6 +153,8 @@ class CursorCommand:
         except StoreError as exc:
             return f"{PROVIDER}: {exc.detail}"
         self.host.notice(None, key=NOTICE_KEY)
+        if self.on_logout is not None:
+            self.on_logout()
         if forgot:
             return f"{PROVIDER}: signed out"
         if cancelled:

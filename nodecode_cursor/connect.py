@@ -20,8 +20,8 @@ import zlib
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from .errors import ModelNotFound, ProtocolError, ProviderError, ResourceExhausted
-from .limits import MAX_FRAME_BYTES
+from .errors import ModelNotFound, ProtocolError, ProviderError, ResourceExhausted, scrub
+from .limits import ERROR_DETAIL_CHARS, MAX_FRAME_BYTES
 
 __all__ = [
     "CONNECT_CODE_STATUS",
@@ -80,7 +80,11 @@ _CONNECT_CODE_CLASS: dict[str, type[ProviderError]] = {
     "not_found": ModelNotFound,
     "resource_exhausted": ResourceExhausted,
 }
-_GENERIC_MESSAGES = frozenset({"", "error", "internal error", "unknown error", "request failed"})
+# Messages that say nothing: the details then follow them on the line (oh-my-pi's
+# list, connect-error-detail.ts, plus "request failed").
+_GENERIC_MESSAGES = frozenset(
+    {"", "error", "unknown", "unknown error", "internal", "internal error", "request failed"}
+)
 
 
 class Frame(NamedTuple):
@@ -214,16 +218,21 @@ def classify_connect_error(
     message = str(error.get("message") or "")
     details = error.get("details")
     entries = details if isinstance(details, list) else []
+    generic = message.strip().lower() in _GENERIC_MESSAGES
     for entry in entries:
         found = _from_error_details(entry)
         if found is not None:
+            if generic:
+                # The ErrorDetails line already names the error; what else came
+                # (plain debug text, an ErrorInfo) follows it.
+                found = _followed_by(found, _summarise_details(entries, named=True))
             return found
     status = CONNECT_CODE_STATUS.get(code, http_status or 500)
     retryable = status in _RETRYABLE_STATUSES
     if any(_debug_retryable(entry) for entry in entries):
         status, retryable = 503, True
     text = f"Connect error {code}: {message}" if message else f"Connect error {code}"
-    if message.strip().lower() in _GENERIC_MESSAGES:
+    if generic:
         summary = _summarise_details(entries)
         if summary:
             text = f"{text} ({summary})"
@@ -276,6 +285,8 @@ def _from_error_details(entry: object) -> ProviderError | None:
         name = f"UNKNOWN_{code}"
     title = details.details.title
     detail = details.details.detail
+    if code == 0 and not title and not detail:
+        return None  # names nothing (an empty value): the Connect code and message stand
     retryable = bool(details.details.is_retryable)
     status = 503 if retryable else ERROR_DETAILS_STATUS.get(code, 400)
     retryable = retryable or status in _RETRYABLE_STATUSES
@@ -297,19 +308,110 @@ def _debug_retryable(entry: object) -> bool:
     return isinstance(inner, dict) and inner.get("isRetryable") is True
 
 
-def _summarise_details(entries: list[Any]) -> str:
-    """Return a one-line summary of the first debug entry's title/detail or error, or ""."""
+def _followed_by(error: ProviderError, summary: str) -> ProviderError:
+    """Return ERROR with SUMMARY in parentheses after its text (ERROR itself when there is none)."""
+    if not summary:
+        return error
+    return type(error)(
+        f"{error} ({summary})", status=error.status, retryable=error.retryable, code=error.code
+    )
+
+
+def _summarise_details(entries: list[Any], *, named: bool = False) -> str:
+    """Return what the detail entries say, on one line of at most ERROR_DETAIL_CHARS, or "".
+
+    Per entry: a debug object's error name and title/detail (left out when NAMED:
+    the decoded ErrorDetails already said them), a debug that is plain text, and a
+    ``google.rpc.ErrorInfo``'s reason and domain. Joined by "; ", scrubbed of
+    anything shaped like a credential before it is cut, so a cut never leaves half
+    a token behind.
+    """
+    pieces: list[str] = []
     for entry in entries:
-        if isinstance(entry, dict) and isinstance(entry.get("debug"), dict):
-            debug = entry["debug"]
+        if not isinstance(entry, dict):
+            continue
+        debug = entry.get("debug")
+        if isinstance(debug, str):
+            pieces.append(debug)
+        elif isinstance(debug, dict) and not named:
             inner = debug.get("details")
+            words = [str(debug["error"])] if debug.get("error") else []
             if isinstance(inner, dict):
-                words = [str(inner.get(k)) for k in ("title", "detail") if inner.get(k)]
-                if words:
-                    return ": ".join(words)
-            if debug.get("error"):
-                return str(debug["error"])
-    return ""
+                words += [str(inner[key]) for key in ("title", "detail") if inner.get(key)]
+            pieces.append(": ".join(words))
+        value = entry.get("value")
+        if str(entry.get("type") or "").endswith("ErrorInfo") and isinstance(value, str):
+            pieces.append(_error_info_words(value))
+    said: list[str] = []
+    for piece in pieces:
+        line = " ".join(piece.split())
+        if line and line not in said:
+            said.append(line)
+    text = scrub("; ".join(said))
+    if len(text) > ERROR_DETAIL_CHARS:
+        text = text[: ERROR_DETAIL_CHARS - 1].rstrip() + "…"
+    return text
+
+
+def _error_info_words(value: str) -> str:
+    """Return a base64 ``google.rpc.ErrorInfo``'s reason and domain as words ("" if it has none).
+
+    ErrorInfo{1 reason, 2 domain, 3 metadata map} is read by hand: only the two
+    strings are wanted, and our schema need not carry Google's.
+    """
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4))
+    except (binascii.Error, ValueError):
+        return ""
+    strings = _string_fields(raw)
+    reason, domain = strings.get(1, ""), strings.get(2, "")
+    if reason and domain:
+        return f"{reason} from {domain}"
+    return reason or domain
+
+
+def _string_fields(raw: bytes) -> dict[int, str]:
+    """Return the length-delimited fields of protobuf bytes RAW as text, by field number.
+
+    Other wire types are stepped over; bytes that stop making sense end the read
+    with what was read so far. The last occurrence of a field wins, as in protobuf.
+    """
+    fields: dict[int, str] = {}
+    position = 0
+    while position < len(raw):
+        tag, position = _varint(raw, position)
+        if tag is None:
+            break
+        number, wire_type = tag >> 3, tag & 7
+        if wire_type == 0:
+            _, position = _varint(raw, position)
+        elif wire_type == 1:
+            position += 8
+        elif wire_type == 5:
+            position += 4
+        elif wire_type == 2:
+            length, position = _varint(raw, position)
+            if length is None or position + length > len(raw):
+                break
+            fields[number] = raw[position : position + length].decode("utf-8", "replace")
+            position += length
+        else:
+            break
+    return fields
+
+
+def _varint(raw: bytes, position: int) -> tuple[int | None, int]:
+    """Return (the varint at POSITION of RAW, None when cut or too long; the next position)."""
+    value = 0
+    for shift in range(0, 70, 7):
+        if position >= len(raw):
+            return None, position
+        byte = raw[position]
+        position += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, position
+    return None, position
 
 
 def read_unary_body(body: bytes) -> bytes:

@@ -3,9 +3,11 @@
 ``Fold.feed`` takes every ``AgentServerMessage`` of the stream in order and
 keeps: the text and the thinking (streamed to ``on_part`` as they arrive), the
 host's tool calls (MCP calls, variant 15 of ``ToolCall``) with their arguments
-merged as docs/protocol.md §8 says, the usage, whether the turn is complete, the
-latest checkpoint and the routed model. ``file_mcp_call`` files a call the
-service asked for over the exec channel (``answers.py`` calls it).
+(carried whole by ``tool_call_started``, streamed as cumulative snapshots, laid
+over by the completion or the exec ask) merged as docs/protocol.md §8 says, the
+usage, whether the turn is complete, the latest checkpoint and the routed model.
+``file_mcp_call`` files a call the service asked for over the exec channel
+(``answers.py`` calls it).
 
 Pure: no sockets, no clock, no threads. Answering the service's asks is
 ``answers.py``'s job; reading frames and deciding what to raise when the stream
@@ -15,7 +17,6 @@ ends is the lane's (it reads ``complete`` and ``end_error_ignored`` here).
 from __future__ import annotations
 
 import json
-import math
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from typing import Any, Literal
 from ._proto import agent_pb2
 from .errors import ProtocolError
 from .host import ReasoningDelta, StreamPart, TextDelta, ToolCallArgsDelta, ToolCallStart, Usage
-from .values import decode_value
+from .values import decode_value, finite
 
 __all__ = [
     "EXEC_CALL_BLOCKS",
@@ -104,10 +105,14 @@ class _Call:
     index: int
     id: str
     name: str
+    # The arguments tool_call_started carried whole (McpArgs.args), when it carried any.
+    started: dict[str, Any] | None = None
     # The argument text streamed so far (the cumulative snapshot as we rebuilt it).
     streamed: str = ""
     # Set once the arguments settled to a JSON object (a completion or an exec ask).
     settled: dict[str, Any] | None = None
+    # Whether the host was handed the whole arguments in one ToolCallArgsDelta.
+    shown: bool = False
 
 
 @dataclass(slots=True)
@@ -309,8 +314,16 @@ class Fold:
             self._exec(server_msg.exec_server_message)
 
     def file_mcp_call(self, call_id: str, name: str, args: dict[str, Any]) -> None:
-        """File an MCP call the exec channel asked for, unless the stream already filed it."""
-        if call_id in self._by_id:
+        """File an MCP call the exec channel asked for; one the stream filed takes its arguments.
+
+        The exec ask's arguments are the ones the service runs the call with, so they
+        settle a streamed call's arguments too (over what streamed, even when that was
+        cut short); a call is never filed twice.
+        """
+        filed = self._by_id.get(call_id) if call_id else None
+        if filed is not None:
+            if args:
+                self._settle(filed, dict(args), authoritative=True)
             return
         call = self._open_call(call_id or str(uuid.uuid4()), name)
         call.settled = dict(args)
@@ -359,7 +372,14 @@ class Fold:
             if call_id in self._by_id:
                 return
             self.saw_output = True
-            self._retain(started.call_id, self._open_call(call_id, mcp_call_name(args)))
+            call = self._open_call(call_id, mcp_call_name(args))
+            # Cursor may send the whole argument map here and no deltas after it
+            # (oh-my-pi #9479): those are the call's arguments until more arrives.
+            whole = decode_mcp_args(args.args)
+            if whole:
+                call.started = whole
+                self._emit_args(call, _arguments(call))
+            self._retain(started.call_id, call)
         elif variant in SERVICE_RESOLVED_VARIANTS:
             self._retain(started.call_id, None)
         # Exec-owned variants and the rest: the exec channel or nobody; nothing filed.
@@ -378,7 +398,9 @@ class Fold:
         if chunk:
             self.saw_output = True
             call.streamed = current + chunk
-            if self.on_part is not None:
+            # After the started frame's whole arguments were shown, more text would
+            # corrupt the host's copy; the message still gets what the deltas add.
+            if self.on_part is not None and not call.shown:
                 self.on_part(ToolCallArgsDelta(call.index, chunk))
 
     def _completed(self, completed: agent_pb2.ToolCallCompletedUpdate) -> None:
@@ -394,19 +416,27 @@ class Fold:
             self._settle(call, completion)
         self._release(entry)
 
-    def _settle(self, call: _Call, completion: dict[str, Any] | None) -> None:
+    def _settle(
+        self, call: _Call, completion: dict[str, Any] | None, *, authoritative: bool = False
+    ) -> None:
+        """Settle CALL's arguments: started, streamed, settled before, COMPLETION, in that order.
+
+        Each layer goes over the one before by ``merge_arguments``. AUTHORITATIVE
+        (the exec ask's map) also settles over a streamed buffer that does not parse.
+        """
         buffer = call.streamed
-        if not buffer:
-            call.settled = merge_arguments(None, completion)
-            self._emit_args(call, _arguments(call))
+        streamed = _parse_object(buffer) if buffer else None
+        if (
+            buffer
+            and streamed is None
+            and not (completion and (authoritative or rewritten_snapshot(buffer)))
+        ):
+            # A buffer cut short stays as it came: the host refuses it rather than run
+            # a call that may lack what was cut.
             return
-        streamed = _parse_object(buffer)
-        if streamed is not None:
-            call.settled = merge_arguments(streamed, completion)
-        elif completion and rewritten_snapshot(buffer):
-            call.settled = completion
-        # Else a buffer cut short stays as it came: the host refuses it rather than run
-        # a call that may lack what was cut.
+        merged = merge_arguments(merge_arguments(call.started, streamed), call.settled)
+        call.settled = merge_arguments(merged, completion)
+        self._emit_args(call, _arguments(call))
 
     def _turn_usage(self, ended: agent_pb2.TurnEndedUpdate) -> None:
         # The turn's own counters replace the streamed estimate; a zero leaves it be.
@@ -458,8 +488,12 @@ class Fold:
         return call
 
     def _emit_args(self, call: _Call, text: str) -> None:
-        # Only when nothing streamed: a host cannot take back deltas it already shows.
-        if not call.streamed and self.on_part is not None:
+        # Only when nothing streamed and nothing was shown whole: a host cannot take
+        # back deltas it already shows.
+        if call.streamed or call.shown:
+            return
+        call.shown = True
+        if self.on_part is not None:
             self.on_part(ToolCallArgsDelta(call.index, text))
 
     def _retain(self, envelope_id: str, call: _Call | None) -> None:
@@ -494,24 +528,27 @@ def _variant(tool_call: agent_pb2.ToolCall) -> str | None:
 
 
 def _arguments(call: _Call) -> str:
-    """Return a call's arguments as the chat message's JSON string."""
+    """Return a call's arguments as the chat message's JSON string.
+
+    Settled arguments first; else the streamed text (over the started map when
+    both are objects); else the started map; else ``{}``.
+    """
     if call.settled is not None:
-        try:
-            return json.dumps(
-                call.settled, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-            )
-        except ValueError:
-            # A Value may hold NaN or an infinity, which JSON cannot spell: null them.
-            return json.dumps(_finite(call.settled), separators=(",", ":"), ensure_ascii=False)
-    return call.streamed or "{}"
+        return _json_text(call.settled)
+    if call.streamed:
+        streamed = _parse_object(call.streamed) if call.started else None
+        if streamed is not None:
+            return _json_text(merge_arguments(call.started, streamed))
+        return call.streamed
+    if call.started:
+        return _json_text(call.started)
+    return "{}"
 
 
-def _finite(value: Any) -> Any:
-    """Return ``value`` with every non-finite number replaced by None."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_finite(item) for item in value]
-    return value
+def _json_text(arguments: dict[str, Any]) -> str:
+    """Return ARGUMENTS as compact JSON text; a NaN or an infinity is written as null."""
+    try:
+        return json.dumps(arguments, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        # A Value may hold NaN or an infinity, which JSON cannot spell: null them.
+        return json.dumps(finite(arguments), separators=(",", ":"), ensure_ascii=False)

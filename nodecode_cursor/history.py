@@ -35,7 +35,7 @@ from typing import Any
 
 from ._proto import agent_pb2
 from .blobs import BlobStore
-from .values import encode_value
+from .values import encode_value, finite
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
@@ -44,6 +44,7 @@ __all__ = [
     "HistoryBlobs",
     "ThinkingReplay",
     "build_history",
+    "failed_result",
     "json_bytes",
     "normalize_call_id",
     "parse_data_url",
@@ -64,7 +65,8 @@ _CALL_ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _CALL_ID_MAX = 64
 
 # One encoder for every blob: json.dumps with options builds a new one per call.
-_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+# allow_nan=False: a blob is JSON, and JSON has no NaN or Infinity (see json_bytes).
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 _DATA_URL = re.compile(r"^data:([^;,]+);base64,(.*)$", re.DOTALL)
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -109,9 +111,13 @@ def json_bytes(obj: Any) -> bytes:
     """Return OBJ as compact, deterministic UTF-8 JSON (insertion order, no ASCII escaping).
 
     Matches JavaScript's JSON.stringify, which omp uses: non-ASCII stays as
-    itself, and a lone surrogate is written as a ``\\uXXXX`` escape.
+    itself, a lone surrogate is written as a ``\\uXXXX`` escape, and a NaN or an
+    infinity is written as ``null`` (Python would write ``NaN``, which is not JSON).
     """
-    text = _JSON.encode(obj)
+    try:
+        text = _JSON.encode(obj)
+    except ValueError:  # a non-finite number somewhere: rare, so only then the copy
+        text = _JSON.encode(finite(obj))
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
@@ -328,16 +334,21 @@ def _calls(message: Mapping[str, Any]) -> list[_Call]:
 
 
 def _arguments_object(arguments: Any) -> dict[str, Any]:
-    """Return a call's arguments as a JSON object; an empty one when they do not parse as one."""
+    """Return a call's arguments as a JSON object; an empty one when they do not parse as one.
+
+    A NaN or an infinity in them (a host's dict, or the ``NaN`` / ``Infinity`` that
+    Python's JSON reader takes) becomes None: the root blob and the step's Values
+    both go out as JSON, which has no such numbers.
+    """
     if isinstance(arguments, dict):
-        return arguments
+        return finite(arguments)  # type: ignore[no-any-return]
     if isinstance(arguments, str):
         try:
             parsed = json.loads(arguments)
         except (ValueError, RecursionError):
             return {}
         if isinstance(parsed, dict):
-            return parsed
+            return finite(parsed)  # type: ignore[no-any-return]
     return {}
 
 
@@ -402,9 +413,11 @@ def _add_result_items(success: agent_pb2.McpSuccess, items: Items) -> None:
             image.mime_type = item[1]
 
 
-def _tool_call_step(call: _Call, result: Items | None) -> bytes:
+def _tool_call_step(call: _Call, result: Items | None, failed: bool = False) -> bytes:
     """Return the ConversationStep bytes of one MCP call, with its result when held.
 
+    A FAILED result goes as ``McpToolResult.error`` (McpToolError{1 error: its
+    text}), as oh-my-pi replays one; any other as ``success`` with its content.
     Built in place: a submessage handed to a constructor or ``extend`` is copied,
     and a tool result may be hundreds of KiB.
     """
@@ -422,15 +435,25 @@ def _tool_call_step(call: _Call, result: Items | None) -> bytes:
     args.tool_call_id = call.call_id
     args.provider_identifier = PROVIDER_IDENTIFIER
     args.tool_name = call.name
-    if result is not None and (isinstance(result, str) or result):
+    if result is not None and failed:
+        error = mcp.result.error
+        error.SetInParent()  # an empty error text is still an error
+        error.error = _items_text(result, images=True)
+    elif result is not None and (isinstance(result, str) or result):
         _add_result_items(mcp.result.success, result)
     return _serialize(step)
 
 
-def _orphan_text(items: Items) -> str:
-    """Return a tool result with no call as assistant text."""
+def failed_result(message: Mapping[str, Any]) -> bool:
+    """Return whether a tool message says its call failed (``"is_error": true``; nothing else)."""
+    return message.get("is_error") is True
+
+
+def _orphan_text(items: Items, failed: bool = False) -> str:
+    """Return a tool result with no call as assistant text (``[Tool Error]`` when it failed)."""
     text = _items_text(items, images=True)
-    return f"[Tool Result]\n{text if text else '(empty result)'}"
+    head = "[Tool Error]" if failed else "[Tool Result]"
+    return f"{head}\n{text if text else '(empty result)'}"
 
 
 @dataclass(slots=True)
@@ -507,23 +530,21 @@ def _tool_result_blob(
     """Store a tool result's root JSON blob and return its id."""
     raw = message.get("tool_call_id")
     call_id = normalize_call_id(raw if isinstance(raw, str) else "")
-    return store.cached(
-        ("root-tool", call_id, name, items),
-        lambda: json_bytes(
-            {
-                "role": "tool",
-                "id": call_id,
-                "content": [
-                    {
-                        "type": "tool-result",
-                        "toolName": name,
-                        "toolCallId": call_id,
-                        "result": _items_text(items, images=True),
-                    }
-                ],
-            }
-        ),
-    )
+    failed = failed_result(message)
+
+    def build() -> bytes:
+        """Return the tool result's JSON blob (``isError`` only when it failed, as omp has it)."""
+        part: dict[str, Any] = {
+            "type": "tool-result",
+            "toolName": name,
+            "toolCallId": call_id,
+            "result": _items_text(items, images=True),
+        }
+        if failed:
+            part["isError"] = True
+        return json_bytes({"role": "tool", "id": call_id, "content": [part]})
+
+    return store.cached(("root-tool", call_id, name, items, failed), build)
 
 
 def _assistant_blob(
@@ -576,10 +597,10 @@ def _assistant_blob(
     return store.cached(key, build)
 
 
-def _orphan_json(items: Items) -> bytes:
+def _orphan_json(items: Items, failed: bool = False) -> bytes:
     """Return the root JSON blob of a tool result with no call: assistant text."""
     return json_bytes(
-        {"role": "assistant", "content": [{"type": "text", "text": _orphan_text(items)}]}
+        {"role": "assistant", "content": [{"type": "text", "text": _orphan_text(items, failed)}]}
     )
 
 
@@ -615,7 +636,12 @@ def _root_ids(store: BlobStore, end: int, pairing: _Pairing, replay: ThinkingRep
                 continue
             items = pairing.items(index)
             if index in pairing.orphans:
-                ids.append(store.cached(("root-orphan", items), partial(_orphan_json, items)))
+                failed = failed_result(rows[index])
+                ids.append(
+                    store.cached(
+                        ("root-orphan", items, failed), partial(_orphan_json, items, failed)
+                    )
+                )
             else:
                 # a second result for a call already answered: its call is in
                 # the history, so it stands where the host put it
@@ -681,8 +707,16 @@ def _assistant_steps(
     for call_index, call in enumerate(pairing.calls[index]):
         result_index = pairing.result_of.get((index, call_index))
         result = None if result_index is None else pairing.items(result_index)
-        key = ("step-call", call.call_id, call.name, _arguments_key(call.arguments), result)
-        steps.append(store.cached(key, partial(_tool_call_step, call, result)))
+        failed = result_index is not None and failed_result(pairing.rows[result_index])
+        key = (
+            "step-call",
+            call.call_id,
+            call.name,
+            _arguments_key(call.arguments),
+            result,
+            failed,
+        )
+        steps.append(store.cached(key, partial(_tool_call_step, call, result, failed)))
     return steps
 
 
@@ -720,8 +754,11 @@ def _turn_ids(
                 steps.extend(_assistant_steps(store, index, pairing, replay))
             elif role == "tool" and index in pairing.orphans:
                 orphan = pairing.items(index)
-                text = _orphan_text(orphan)
-                steps.append(store.cached(("step-orphan", orphan), partial(_text_step, text)))
+                failed = failed_result(pairing.rows[index])
+                text = _orphan_text(orphan, failed)
+                steps.append(
+                    store.cached(("step-orphan", orphan, failed), partial(_text_step, text))
+                )
             index += 1
         step_ids = tuple(steps)
         named.append(user_id)

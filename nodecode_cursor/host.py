@@ -208,6 +208,11 @@ class RoundContext:
     sign-in is renewed and the round sends the renewed token; any other credential
     is sent as it is. ``session_id`` keys the conversation; None makes the round
     ephemeral.
+
+    A ``role: "tool"`` message may say its call failed with ``"is_error": true``
+    (that exact boolean; any other value, or none, is a success): it replays to
+    the model as a failed result rather than as the call's output. A host that
+    never sets it sends every result as a success.
     """
 
     model: str
@@ -355,6 +360,26 @@ class ModelEntry(Protocol):
     @property
     def max_mode(self) -> bool | None:
         """Whether the model runs in max mode (None: not said)."""
+        ...
+
+    @property
+    def max_context_window(self) -> int | None:
+        """The model's context window in max mode, in tokens (None: not said)."""
+        ...
+
+    @property
+    def images(self) -> bool | None:
+        """Whether the model takes images (None: not said)."""
+        ...
+
+    @property
+    def thinking(self) -> bool | None:
+        """Whether the model thinks (None: not said)."""
+        ...
+
+    @property
+    def parameters(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Each parameter the model takes and its values (empty: not said)."""
         ...
 
 

@@ -93,7 +93,7 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
     stream ended before the turn did; a retry may work). Cancelling the task
     stops the run at once.
     """
-    from . import listing, routing
+    from . import listing, routing, variants
     from .state import CellState
 
     if state is None:
@@ -126,11 +126,38 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
     base_url = ctx.base_url or limits.DEFAULT_BASE_URL
     marker = listing.round_marker(state, model, wire_id, token, base_url)
     wire = routing.resolve_wire_model(model, wire_id, mode, marker)
+    # A sibling slug the account's catalog names as a variant goes as the variant's
+    # base id and parameters (a bare sibling slug is refused; docs/protocol.md §10a).
+    catalog = await listing.round_catalog(
+        state, token, base_url, client_version=ctx.client_version, proxy=ctx.proxy
+    )
+    wire = variants.on_variant(wire, catalog)
+    # Without the catalog a sibling slug goes bare; if Cursor refuses that shape, the
+    # catalog is asked again and the round retried once on the variant it names.
+    variant_retry = _may_retry_on_variant(model, wire)
     while True:
         attempt = _Attempt(ctx, messages, token, system, tools, wire, conversation, table, display)
+        attempt.rotate_on_refusal = not variant_retry
         try:
             result = await attempt.run()
         except ProviderError as exc:
+            if variant_retry and attempt.refused_bare:
+                variant_retry = False
+                fresh = await listing.round_catalog(
+                    state,
+                    token,
+                    base_url,
+                    client_version=ctx.client_version,
+                    proxy=ctx.proxy,
+                    refresh=True,
+                )
+                routed = variants.on_variant(wire, fresh)
+                if routed != wire:
+                    log.info("Cursor refused %s bare; retrying on its variant", wire.details_id)
+                    wire = routed
+                    continue
+                attempt.rotate()
+                raise
             retry = _discovery_retry(exc, attempt, mode, model, wire_id, wire, state)
             if retry is None:
                 raise
@@ -171,6 +198,19 @@ async def _roster_model(ctx: RoundContext, state: CellState) -> tuple[str, str]:
         raise routing.unknown_model(model, [row.id for row in roster])
     log.debug("%s is not bundled; the account's roster lists it", model)
     return token, entry.name
+
+
+def _may_retry_on_variant(model: str, wire: WireModel) -> bool:
+    """Return whether a bare refusal of WIRE may be a missing variant shape worth one retry.
+
+    Only a slug sent bare (no parameters, the base id itself) of a bundled model
+    that has effort siblings can be a variant the catalog did not name in time.
+    """
+    from . import routing
+
+    if wire.parameters or wire.requested_id != wire.details_id or not routing.is_bundled(model):
+        return False
+    return bool(routing.model_row(model).routing)
 
 
 def _discovery_retry(
@@ -356,6 +396,10 @@ class _Attempt:
         self.saw_output = False
         self.frames = 0  # server messages received, heartbeats included
         self.duration = 0.0
+        # Whether Cursor refused the run itself (a bare resource_exhausted, no output),
+        # and whether that rotates the conversation at once or is the round's call.
+        self.refused_bare = False
+        self.rotate_on_refusal = True
 
     async def run(self) -> RoundResult:
         """Return the round's result from one run; raise the run's error."""
@@ -472,12 +516,13 @@ class _Attempt:
         """Log the round's routing and request at DEBUG: never a token or a body."""
         ctx, wire = self.ctx, self.wire
         log.debug(
-            "round start model=%s effort=%s slug=%s requested=%s max_mode=%s session=%s "
-            "conversation=%s request_id=%s messages=%d bytes=%d",
+            "round start model=%s effort=%s slug=%s requested=%s parameters=%s max_mode=%s "
+            "session=%s conversation=%s request_id=%s messages=%d bytes=%d",
             ctx.model,
-            dict(wire.parameters).get("reasoning", ctx.effort),
+            ctx.effort,
             wire.details_id,
             wire.requested_id,
+            ",".join(f"{key}={value}" for key, value in wire.parameters) or "-",
             wire.max_mode,
             ctx.session_id,
             build.conversation_id,
@@ -491,9 +536,15 @@ class _Attempt:
         # ErrorDetails say why a quota ran out; only a bare Connect resource_exhausted
         # (ResourceExhausted) means Cursor refused the conversation itself.
         bare = isinstance(exc, ResourceExhausted) and not fold.saw_token_delta
-        if bare and self.conversation.poison():
-            log.info("Cursor refused the conversation (resource_exhausted); rotating its id")
+        self.refused_bare = bare
+        if bare and self.rotate_on_refusal:
+            self.rotate()
         return exc
+
+    def rotate(self) -> None:
+        """Give the conversation a new wire id after Cursor refused it (returns nothing)."""
+        if self.conversation.poison():
+            log.info("Cursor refused the conversation (resource_exhausted); rotating its id")
 
     def _finish(self, build: RunRequestBuild, fold: Fold) -> RoundResult:
         """Return the result of a complete run, keeping its checkpoint and its writer."""

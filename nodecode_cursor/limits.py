@@ -80,6 +80,10 @@ MAX_CONVERSATIONS = 128
 # The writer table forgets everything past this many rounds rather than grow forever.
 MAX_WRITER_ENTRIES = 4096
 
+# How much of a Connect error's details (debug text, ErrorInfo, ErrorDetails words) a
+# generic message is followed by: enough to say what failed, one line, as oh-my-pi bounds it.
+ERROR_DETAIL_CHARS = 400
+
 # Cursor's OAuth client id for the CLI.
 OAUTH_CLIENT_ID = "KbZUR41cY7W6zRSdpSUJ7I7mLYBKOCmB"
 
@@ -100,6 +104,15 @@ def client_version(configured: str | None = None) -> str:
 # bounds the process (the history's own blobs are bounded by the history itself).
 MAX_SERVICE_BLOB_BYTES = 8 * 1024 * 1024
 
+# The model catalog (AvailableModels) says which parameters each sibling slug stands for.
+# A round waits this long for it (the first round of an account, or one after it aged):
+# the catalog is small and oh-my-pi gives the call 2 s; past the wait the round goes
+# with what it has (the aged catalog, else the bundled shape) and the fetch lands later.
+CATALOG_TIMEOUT_SECONDS = 5.0
+CATALOG_WAIT_SECONDS = 3.0
+# Cursor adds models and variants over days, not minutes: a catalog this old is
+# asked again by the next round, which keeps the old one if the new one cannot be had.
+CATALOG_MAX_AGE_SECONDS = 30 * 60.0
 
 # The cursor-agent lane (agent_lane.py) ------------------------------------------------------
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import time
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -32,6 +33,7 @@ from .state import RosterFetch
 
 if TYPE_CHECKING:
     from .state import CellState, RosterKey
+    from .variants import ModelCatalog
 
 __all__ = [
     "GET_USABLE_MODELS_PATH",
@@ -39,10 +41,12 @@ __all__ = [
     "Roster",
     "RosterModel",
     "check_key",
+    "fetch_catalog",
     "fetch_roster",
     "list_models",
     "parse_roster",
     "roster_marker",
+    "round_catalog",
     "round_marker",
     "round_roster",
 ]
@@ -63,6 +67,12 @@ class RosterModel:
     name: str
     context_window: int
     max_mode: bool | None = None
+    # What the account's model catalog adds (None or empty when it had no entry):
+    max_context_window: int | None = None
+    images: bool | None = None
+    thinking: bool | None = None
+    # Each parameter the model takes (reasoning, thinking, context, fast, ...) and its values.
+    parameters: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +176,37 @@ async def fetch_roster(
     the way rounds go. A token no header can carry, or a proxy httpx cannot use,
     is a ConfigError naming the problem, never the token or the proxy's URL.
     """
+    body = await _unary(
+        token,
+        base_url,
+        GET_USABLE_MODELS_PATH,
+        b"",
+        client_version=client_version,
+        timeout=timeout,
+        proxy=proxy,
+    )
+    assert token is not None  # _unary refuses a missing one
+    models = parse_roster(body)
+    if state is not None:
+        _keep(state, _key(token, base_url), models)
+    return models
+
+
+async def _unary(
+    token: str | None,
+    base_url: str,
+    path: str,
+    body: bytes,
+    *,
+    client_version: str | None,
+    timeout: float,
+    proxy: str | None,
+) -> bytes:
+    """Return the body of a 200 answer to a unary ``application/proto`` call to PATH.
+
+    Raises NotSignedIn without a token, ConfigError for a token no header can carry
+    or an unusable proxy, ProviderError (``HTTP <status> <code>``) for a refusal.
+    """
     import httpx
 
     from .credentials import checked_token
@@ -174,19 +215,111 @@ async def fetch_roster(
     if not token:
         raise NotSignedIn()
     token = checked_token(token, "the key given")
-    url = base_url.rstrip("/") + GET_USABLE_MODELS_PATH
+    url = base_url.rstrip("/") + path
     headers = run_headers(token, limits.client_version(client_version), str(uuid.uuid4()))
     headers["content-type"] = "application/proto"
     client = proxied_client(httpx.AsyncClient, proxy=proxy, timeout=timeout)
     with reaching(url):
         async with client:
-            response = await client.post(url, content=b"", headers=headers)
+            response = await client.post(url, content=body, headers=headers)
     if response.status_code != 200:
         raise _refusal(response.status_code, response.content)
-    models = parse_roster(response.content)
+    return response.content
+
+
+async def fetch_catalog(
+    token: str | None,
+    base_url: str,
+    *,
+    state: CellState | None = None,
+    client_version: str | None = None,
+    timeout: float = limits.CATALOG_TIMEOUT_SECONDS,
+    proxy: str | None = None,
+) -> ModelCatalog:
+    """Return the account's model catalog (AvailableModels); raise as ``fetch_roster`` does.
+
+    The catalog is kept in STATE (None: nowhere) with the time it came, unless the
+    state was closed meanwhile (a stopped cell keeps nothing).
+    """
+    from .connect import read_unary_body
+    from .variants import AVAILABLE_MODELS_PATH, catalog_request, parse_catalog
+
+    body = await _unary(
+        token,
+        base_url,
+        AVAILABLE_MODELS_PATH,
+        catalog_request(),
+        client_version=client_version,
+        timeout=timeout,
+        proxy=proxy,
+    )
+    assert token is not None  # _unary refuses a missing one
+    catalog = parse_catalog(read_unary_body(body))
     if state is not None:
-        _keep(state, _key(token, base_url), models)
-    return models
+        with state.lock:
+            if not state.closed:
+                state.catalogs[_key(token, base_url)] = (time.monotonic(), catalog)
+    return catalog
+
+
+async def round_catalog(
+    state: CellState,
+    token: str,
+    base_url: str,
+    *,
+    client_version: str | None = None,
+    proxy: str | None = None,
+    refresh: bool = False,
+    wait: float = limits.CATALOG_WAIT_SECONDS,
+) -> ModelCatalog | None:
+    """Return the catalog a round routes by: the kept one while young, else a fresh one.
+
+    A missing or aged catalog (or REFRESH) is fetched — one fetch per account and
+    loop however many rounds ask — and waited for at most WAIT seconds; past that,
+    or when the fetch fails, the round gets the kept catalog (aged or not), else
+    None, and never an error: the round then goes in the bundled shape.
+    """
+    key = _key(token, base_url)
+    loop = asyncio.get_running_loop()
+    with state.lock:
+        kept = state.catalogs.get(key)
+        if kept is not None and not refresh:
+            at, catalog = kept
+            if time.monotonic() - at < limits.CATALOG_MAX_AGE_SECONDS:
+                return catalog
+        flights = state.catalog_fetches.setdefault(loop, {})
+        task = flights.get(key)
+        if task is None:
+            fetch = fetch_catalog(
+                token, base_url, state=state, client_version=client_version, proxy=proxy
+            )
+            task = loop.create_task(fetch, name="cursor-catalog")
+            flights[key] = task
+            task.add_done_callback(lambda done: _catalog_landed(state, loop, key, done))
+    stale = kept[1] if kept is not None else None
+    try:
+        # Shielded: a round that stops waiting leaves the fetch to land for the next one.
+        return await asyncio.wait_for(asyncio.shield(task), wait)
+    except TimeoutError:
+        log.debug("the model catalog did not come within %g s; routing without it", wait)
+    except CursorError as exc:
+        log.debug("the model catalog is unavailable: %s", exc.detail)
+    return stale
+
+
+def _catalog_landed(
+    state: CellState,
+    loop: asyncio.AbstractEventLoop,
+    key: RosterKey,
+    task: asyncio.Task[ModelCatalog],
+) -> None:
+    """Drop the finished catalog fetch from the flights (returns nothing)."""
+    with state.lock:
+        flights = state.catalog_fetches.get(loop)
+        if flights is not None and flights.get(key) is task:
+            del flights[key]
+    if not task.cancelled():
+        task.exception()  # retrieved: a failure nobody awaits is not logged as lost
 
 
 async def round_roster(
@@ -301,14 +434,56 @@ async def list_models(
 
     A live roster is kept in STATE (None: nowhere), so rounds route on its markers.
     """
-    try:
-        models = await fetch_roster(
-            token, base_url, state=state, client_version=client_version, proxy=proxy
+    roster, answer = await asyncio.gather(
+        fetch_roster(token, base_url, state=state, client_version=client_version, proxy=proxy),
+        fetch_catalog(token, base_url, state=state, client_version=client_version, proxy=proxy),
+        return_exceptions=True,
+    )
+    catalog: ModelCatalog | None = None
+    if isinstance(answer, BaseException):
+        if not isinstance(answer, CursorError):
+            raise answer
+        log.debug("model catalog unavailable: %s", answer.detail)
+    else:
+        catalog = answer
+    if isinstance(roster, BaseException):
+        if not isinstance(roster, CursorError):
+            raise roster
+        log.debug("roster unavailable: %s", roster.detail)
+        return Roster(joined(_bundled(), catalog), live=False, reason=roster.detail)
+    return Roster(joined(roster, catalog), live=True)
+
+
+def joined(
+    models: tuple[RosterModel, ...], catalog: ModelCatalog | None
+) -> tuple[RosterModel, ...]:
+    """Return MODELS with what CATALOG says of each: windows, images, thinking, parameters.
+
+    A model meets its catalog entry by base id or through a variant's slug; the
+    roster's own name stays (it names the slug, e.g. "GPT-5.4 High"), and a
+    catalog window, when it gives one, replaces the guessed one.
+    """
+    if catalog is None:
+        return models
+    out: list[RosterModel] = []
+    for model in models:
+        entry = catalog.entry_for(model.id)
+        if entry is None:
+            out.append(model)
+            continue
+        out.append(
+            RosterModel(
+                model.id,
+                model.name,
+                entry.context_window or model.context_window,
+                model.max_mode,
+                max_context_window=entry.max_context_window or None,
+                images=entry.images,
+                thinking=entry.thinking,
+                parameters=entry.axes,
+            )
         )
-    except CursorError as exc:
-        log.debug("roster unavailable: %s", exc.detail)
-        return Roster(_bundled(), live=False, reason=exc.detail)
-    return Roster(models, live=True)
+    return tuple(out)
 
 
 def _bundled() -> tuple[RosterModel, ...]:

@@ -1,11 +1,12 @@
 """What the cell keeps between rounds, held in one object for one start-to-stop of the cell.
 
 ``CellState`` holds the conversations (blob stores, checkpoints), the Kimi K3
-writer table, each account's last roster and its max-mode markers, the roster
-fetches in flight, and the refresh tokens Cursor ended in this run, with the
-lock that guards them. ``CursorCell.start`` makes one and ``stop`` closes and
-drops it, so nothing survives a restart of the cell; a roster fetch that lands
-after ``close`` keeps nothing, because a closed state takes no more rosters.
+writer table, each account's last roster and its max-mode markers, its last
+model catalog (AvailableModels), the roster and catalog fetches in flight, and
+the refresh tokens Cursor ended in this run, with the lock that guards them.
+``CursorCell.start`` makes one and ``stop`` closes and drops it, so nothing
+survives a restart of the cell; a fetch that lands after ``close`` keeps
+nothing, because a closed state takes no more rosters or catalogs.
 No module of the cell keeps any of this in a global.
 
 What the pieces mean is their own modules' business (``blobs.py``,
@@ -24,6 +25,7 @@ from .writers import WriterTable
 
 if TYPE_CHECKING:
     from .listing import RosterModel
+    from .variants import ModelCatalog
 
 __all__ = ["CellState", "RosterFetch", "RosterKey"]
 
@@ -48,6 +50,8 @@ class CellState:
     """
 
     __slots__ = (
+        "catalog_fetches",
+        "catalogs",
         "closed",
         "conversations",
         "ended_sessions",
@@ -74,6 +78,13 @@ class CellState:
         self.roster_fetches: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, dict[RosterKey, RosterFetch]
         ] = weakref.WeakKeyDictionary()
+        # The last AvailableModels catalog per (base URL, account), with when it came
+        # (time.monotonic()): rounds route sibling slugs onto its variants until it ages.
+        self.catalogs: dict[RosterKey, tuple[float, ModelCatalog]] = {}
+        # The catalog fetch in flight per running loop and key (one per account at a time).
+        self.catalog_fetches: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[RosterKey, asyncio.Task[ModelCatalog]]
+        ] = weakref.WeakKeyDictionary()
         # Digests of refresh tokens Cursor answered with shouldLogout: the kept sign-in
         # stays as it was, yet status must not call it live. A new sign-in brings a new
         # refresh token, so it is never in here.
@@ -88,4 +99,16 @@ class CellState:
             self.rosters.clear()
             self.markers.clear()
             self.roster_fetches.clear()
+            self.catalogs.clear()
+            self.catalog_fetches.clear()
             self.ended_sessions.clear()
+
+    def forget_accounts(self) -> None:
+        """Forget every account's roster, markers and catalog (a logout; returns nothing).
+
+        Conversations stay: they belong to the host's sessions, not to a token.
+        """
+        with self.lock:
+            self.rosters.clear()
+            self.markers.clear()
+            self.catalogs.clear()

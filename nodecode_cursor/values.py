@@ -5,8 +5,10 @@ A Value holds numbers as doubles, so an integral double reads back as an int:
 string, list, object) round-trips exactly. An int too large for a double
 (about 309 digits or more; JSON allows it, a Value cannot hold it) is sent as its
 decimal string, so a schema or argument carrying one still encodes instead of
-failing the round; it reads back as that string. Pure code; what the values mean is
-the caller's business.
+failing the round; it reads back as that string. NaN and the infinities encode
+as doubles here; ``finite`` turns them into null first for a caller whose values
+must be JSON (the tool arguments history replays). Pure code; what the values
+mean is the caller's business.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from google.protobuf.message import DecodeError
 
 from .errors import ProtocolError
 
-__all__ = ["decode_value", "encode_value", "from_value", "to_value"]
+__all__ = ["decode_value", "encode_value", "finite", "from_value", "to_value"]
 
 # Doubles hold integers exactly only up to 2**53; past that an int stays a float.
 _EXACT_INT_LIMIT = 2**53
@@ -88,6 +90,27 @@ def from_value(value: struct_pb2.Value) -> Any:
     if kind == "list_value":
         return [from_value(item) for item in value.list_value.values]
     return None
+
+
+def finite(obj: Any) -> Any:
+    """Return OBJ with every NaN or infinity (at any depth) replaced by None.
+
+    JSON cannot spell a non-finite number, and Cursor reads tool arguments as
+    JSON (root prompt blobs, and ``google.protobuf.Value``s whose JSON form has
+    no NaN either), so such a number goes out as null, as oh-my-pi sends it.
+    Dicts and lists are copied only where something changed; OBJ is never modified.
+    """
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        out = {key: finite(item) for key, item in obj.items()}
+        return obj if all(out[key] is obj[key] for key in obj) else out
+    if isinstance(obj, list | tuple):
+        items = [finite(item) for item in obj]
+        if all(new is old for new, old in zip(items, obj, strict=True)):
+            return obj
+        return items if isinstance(obj, list) else tuple(items)
+    return obj
 
 
 def encode_value(obj: Any) -> bytes:

@@ -34,6 +34,7 @@ __all__ = [
     "NATIVE_TOOL_NAMES",
     "FileTools",
     "HostTools",
+    "ToolFailure",
     "Toolbox",
     "bound_output",
     "load_tool_file",
@@ -169,11 +170,11 @@ class HostTools(Toolbox):
         try:
             args = json.loads(arguments or "{}")
         except json.JSONDecodeError as exc:
-            return f"error: the arguments are not JSON ({exc.msg} at {exc.pos})"
+            return ToolFailure(f"error: the arguments are not JSON ({exc.msg} at {exc.pos})")
         except (ValueError, RecursionError) as exc:  # past the digit limit, or too deep
-            return f"error: the arguments cannot be read ({type(exc).__name__})"
+            return ToolFailure(f"error: the arguments cannot be read ({type(exc).__name__})")
         if not isinstance(args, dict):
-            return "error: the arguments are not a JSON object"
+            return ToolFailure("error: the arguments are not a JSON object")
         try:
             if name == "read_file":
                 text = self.read_file(args)
@@ -184,11 +185,12 @@ class HostTools(Toolbox):
             elif name == "run_command":
                 text = self.run_command(args)
             else:
-                return f"error: unknown tool {name!r}"
+                return ToolFailure(f"error: unknown tool {name!r}")
         except ToolRefused as exc:
-            return f"error: {exc}"
+            return ToolFailure(f"error: {exc}")
         except OSError as exc:
-            return f"error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
+            where = f": {exc.filename}" if exc.filename else ""
+            return ToolFailure(f"error: {exc.strerror or exc}{where}")
         return bound_output(text)
 
     # Paths -------------------------------------------------------------------------------
@@ -294,6 +296,16 @@ class HostTools(Toolbox):
 
 class ToolRefused(Exception):
     """A call the tool will not carry out; its text is the tool's result."""
+
+
+class ToolFailure(str):
+    """A tool's result text that says the call failed (refused, or an error while running).
+
+    A ``str``, so it reads as any result; the turn loop marks its tool message
+    ``"is_error": true`` (the host contract's failed result).
+    """
+
+    __slots__ = ()
 
 
 def _walk(base: Path, root: Path | None = None) -> Iterator[Path]:

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from . import contract
 from . import limits as host_limits
 from .errors import HostConfigError
-from .host_tools import Toolbox
+from .host_tools import Toolbox, ToolFailure
 
 if TYPE_CHECKING:
     from nodecode_cursor.host import (
@@ -588,8 +588,15 @@ async def _awaited(awaitable: Awaitable[T]) -> T:
 
 
 def _tool_message(call: dict[str, Any], content: str) -> dict[str, Any]:
-    """Return the chat message carrying CONTENT as the result of CALL."""
-    return {"role": "tool", "tool_call_id": str(call.get("id", "")), "content": content}
+    """Return the tool message carrying CONTENT as CALL's result (``is_error`` if it failed)."""
+    message: dict[str, Any] = {
+        "role": "tool",
+        "tool_call_id": str(call.get("id", "")),
+        "content": content,
+    }
+    if isinstance(content, ToolFailure):
+        message["is_error"] = True  # the contract's failed result: the model sees an error
+    return message
 
 
 def _read(cell: Any, name: str) -> Mapping[str, Any]:

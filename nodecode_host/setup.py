@@ -204,6 +204,10 @@ def fetch_models(host: ReferenceHost) -> tuple[bool, str | None, list[dict[str, 
                 "name": m.name,
                 "context_window": m.context_window,
                 "max_mode": m.max_mode,
+                "max_context_window": m.max_context_window,
+                "images": m.images,
+                "thinking": m.thinking,
+                "parameters": {key: list(values) for key, values in m.parameters},
             }
             for m in listing.models
         ]
@@ -228,8 +232,10 @@ def format_models(live: bool, reason: str | None, rows: list[dict[str, Any]]) ->
         head = f"Cursor's bundled models ({len(rows)}); the live list is missing: {reason}"
     cells = []
     for row in rows:
-        context = row.get("context_window")
-        window = f"{int(context) // 1000}k" if isinstance(context, int) else ""
+        window = _window(row.get("context_window"))
+        larger = row.get("max_context_window")
+        if isinstance(larger, int) and larger > (row.get("context_window") or 0):
+            window += f"/{_window(larger)}"
         efforts = ",".join(row.get("efforts") or []) or "-"
         cells.append((str(row.get("id")), window, efforts, str(row.get("name") or "")))
     # Each column as wide as its widest cell: a long effort list must not push the name out.
@@ -239,6 +245,15 @@ def format_models(live: bool, reason: str | None, rows: list[dict[str, Any]]) ->
         line = f"  {ident:<{widths[0]}}  {window:>{widths[1]}}  {efforts:<{widths[2]}}  {name}"
         lines.append(line.rstrip())
     return "\n".join(lines)
+
+
+def _window(tokens: Any) -> str:
+    """Return a context window as a person reads it: 200k, 1M ('' when unknown)."""
+    if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens <= 0:
+        return ""
+    if tokens >= 1_000_000 and tokens % 1_000_000 == 0:
+        return f"{tokens // 1_000_000}M"
+    return f"{tokens // 1000}k"
 
 
 def for_shell(message: str) -> str:

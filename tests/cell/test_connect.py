@@ -566,3 +566,117 @@ def test_the_64_mib_cap_holds_after_decompression() -> None:
     raw = b"\x01" + len(packed).to_bytes(4, "big") + packed
     with pytest.raises(ProtocolError, match="expands past"):
         FrameDecoder().feed(raw)
+
+
+# -- a generic message shows the details --------------------------------------------------
+
+# google.rpc.ErrorInfo{1 reason "RATE_LIMITED", 2 domain "cursor.sh", 3 metadata entry
+# {1 key "k", 2 value "v"}}, written byte by byte.
+ERROR_INFO = (
+    b"\x0a\x0cRATE_LIMITED" + b"\x12\x09cursor.sh" + b"\x1a\x06" + b"\x0a\x01k" + b"\x12\x01v"
+)
+
+
+def _info_entry(raw: bytes = ERROR_INFO) -> dict[str, str]:
+    # Connect writes detail values as unpadded base64.
+    return {"type": "google.rpc.ErrorInfo", "value": base64.b64encode(raw).decode().rstrip("=")}
+
+
+@pytest.mark.parametrize("message", ["Error", "", "unknown", "Internal", " internal error "])
+def test_a_generic_message_is_followed_by_a_plain_debug_text(message: str) -> None:
+    error = classify_connect_error(
+        {
+            "code": "internal",
+            "message": message,
+            "details": [{"type": "aiserver.v1.ErrorDetails", "debug": "model backend\n timed out"}],
+        }
+    )
+    head = f"Connect error internal: {message}" if message else "Connect error internal"
+    assert str(error) == f"{head} (model backend timed out)"
+    assert error.status == 500 and error.code == "internal"
+
+
+def test_an_error_info_shows_its_reason_and_domain() -> None:
+    error = classify_connect_error(
+        {"code": "unavailable", "message": "Error", "details": [_info_entry()]}
+    )
+    assert str(error) == "Connect error unavailable: Error (RATE_LIMITED from cursor.sh)"
+    assert error.status == 503 and error.retryable
+
+
+def test_an_error_info_with_a_reason_only_and_one_that_does_not_decode() -> None:
+    reason_only = _info_entry(b"\x0a\x04GONE")
+    broken = {"type": "google.rpc.ErrorInfo", "value": "!!!"}
+    error = classify_connect_error(
+        {"code": "unknown", "message": "", "details": [broken, reason_only]}
+    )
+    assert str(error) == "Connect error unknown (GONE)"
+
+
+def test_error_details_name_title_and_the_rest_after_a_generic_message() -> None:
+    value = _error_details(13, "Unable to reach the model provider", "try again")
+    error = parse_end_stream(
+        _trailer(
+            {
+                "code": "unavailable",
+                "message": "Error",
+                "details": [
+                    {"type": "aiserver.v1.ErrorDetails", "value": value, "debug": "upstream 502"},
+                    _info_entry(),
+                ],
+            }
+        )
+    )
+    assert error is not None
+    assert str(error) == (
+        "Cursor OPENAI: Unable to reach the model provider: try again "
+        "(upstream 502; RATE_LIMITED from cursor.sh)"
+    )
+    assert error.status == 503 and error.code == "OPENAI"
+
+
+def test_a_debug_object_gives_its_error_name_and_title() -> None:
+    error = classify_connect_error(
+        {
+            "code": "unknown",
+            "message": "unknown",
+            "details": [
+                {"debug": {"error": "ERROR_OPENAI", "details": {"title": "Provider down"}}}
+            ],
+        }
+    )
+    assert str(error) == "Connect error unknown: unknown (ERROR_OPENAI: Provider down)"
+
+
+def test_a_message_that_says_something_keeps_the_details_out() -> None:
+    error = classify_connect_error(
+        {"code": "internal", "message": "disk full", "details": [_info_entry()]}
+    )
+    assert str(error) == "Connect error internal: disk full"
+
+
+def test_an_empty_error_details_value_names_nothing() -> None:
+    # The value decodes to ErrorDetails{} (code 0, no words): the Connect code stands.
+    error = classify_connect_error(
+        {
+            "code": "resource_exhausted",
+            "message": "",
+            "details": [{"type": "aiserver.v1.ErrorDetails", "value": "", "debug": "quota"}],
+        }
+    )
+    assert str(error) == "Connect error resource_exhausted (quota)"
+    assert error.status == 429 and error.code == "resource_exhausted"
+
+
+def test_the_details_are_bounded_to_one_line_and_scrubbed() -> None:
+    secret = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl"
+    # The secret sits across the cut: scrubbing first leaves no half of it behind.
+    debug = "x" * 380 + " Bearer " + secret + "\r\n" + "y" * 600
+    error = classify_connect_error(
+        {"code": "internal", "message": "Error", "details": [{"debug": debug}]}
+    )
+    text = str(error)
+    assert "\n" not in text and "\r" not in text
+    assert secret[:12] not in text and "[redacted]" in text
+    summary = text.removeprefix("Connect error internal: Error (").removesuffix(")")
+    assert len(summary) == 400 and summary.endswith("…")

@@ -504,3 +504,70 @@ def test_any_prefix_of_streamed_arguments_settles_to_valid_chat_json(
     frames.append(completed("e1", mcp_call("c1", "t")))
     fold, _ = fold_all(*frames)
     assert json.loads(arguments(fold)) == args
+
+
+# --- arguments carried whole by tool_call_started ------------------------------------------
+
+
+def test_arguments_carried_whole_by_the_started_frame_are_the_call_s_arguments() -> None:
+    # No deltas and no completion after it: the started map is all there is (omp #9479).
+    frame = started("e1", mcp_call("c1", "list_files", path=v_str("src"), n=v_num(2)))
+    fold, parts = fold_all(frame)
+    assert arguments(fold) == '{"n":2,"path":"src"}'
+    assert parts == [
+        ToolCallStart(0, "c1", "list_files"),
+        ToolCallArgsDelta(0, '{"n":2,"path":"src"}'),
+    ]
+    assert fold.finish_reason == "tool_calls"
+
+
+def test_started_arguments_survive_the_exec_ask_that_hands_the_call_off() -> None:
+    fold, parts = fold_all(started("e1", mcp_call("c1", "t", q=v_str("x"))))
+    fold.file_mcp_call("c1", "t", {})  # an exec ask with no map of its own
+    assert arguments(fold) == '{"q":"x"}'
+    assert len(fold.message()["tool_calls"]) == 1
+    assert parts[-1] == ToolCallArgsDelta(0, '{"q":"x"}')  # shown once, not twice
+
+
+def test_deltas_after_started_arguments_extend_them() -> None:
+    fold, parts = fold_all(
+        started("e1", mcp_call("c1", "t", path=v_str("src"))),
+        partial("e1", '{"depth": 2'),
+        partial("e1", '{"depth": 2}'),
+    )
+    assert json.loads(arguments(fold)) == {"path": "src", "depth": 2}
+    # The host had the whole map at once; text after it would corrupt its copy.
+    assert parts == [ToolCallStart(0, "c1", "t"), ToolCallArgsDelta(0, '{"path":"src"}')]
+    fold.feed(
+        agent_pb2.AgentServerMessage.FromString(
+            completed("e1", mcp_call("c1", "t", depth=v_num(3)))
+        )
+    )
+    # The completion is laid over both and wins.
+    assert json.loads(arguments(fold)) == {"path": "src", "depth": 3}
+
+
+def test_a_completion_is_laid_over_started_arguments() -> None:
+    fold, parts = fold_all(
+        started("e1", mcp_call("c1", "t", a=v_str("1"), b=v_obj(c=V_TRUE))),
+        completed("e1", mcp_call("c1", "t", a=v_str("2"), b=v_str('{"c"'))),
+    )
+    # a is replaced; b, an object, is never downgraded to a string.
+    assert json.loads(arguments(fold)) == {"a": "2", "b": {"c": True}}
+    assert parts[1:] == [ToolCallArgsDelta(0, '{"a":"1","b":{"c":true}}')]
+
+
+def test_a_non_finite_started_argument_is_null() -> None:
+    fold, _ = fold_all(started("e1", mcp_call("c1", "t", x=v_num(float("nan")))))
+    assert arguments(fold) == '{"x":null}'
+
+
+def test_an_exec_ask_settles_a_streamed_call_with_its_own_map() -> None:
+    # The stream filed the call with no arguments; the exec ask says what runs.
+    fold, _ = fold_all(started("e1", mcp_call("c1", "t")))
+    fold.file_mcp_call("c1", "t", {"q": "x"})
+    assert arguments(fold) == '{"q":"x"}'
+    # Over a buffer cut short, too: the exec map is what the service runs.
+    fold, _ = fold_all(started("e1", mcp_call("c1", "t")), partial("e1", '{"q": "x'))
+    fold.file_mcp_call("c1", "t", {"q": "xyz"})
+    assert arguments(fold) == '{"q":"xyz"}'

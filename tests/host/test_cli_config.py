@@ -19,6 +19,7 @@ from cli_run import RUN_TIMEOUT, ask_json, cli_env, copy_cell_folder, run_cli, r
 
 from cursor_simulator import Simulator
 from cursor_simulator.agent import RUN_PATH
+from cursor_simulator.models import RosterEntry
 
 
 def test_version_still_answers(home: Path) -> None:
@@ -35,6 +36,23 @@ def test_models_json_lists_the_accounts_roster(sim: Simulator, home: Path) -> No
     served = sorted(entry.model_id for entry in sim.models.roster)
     assert [row["id"] for row in answer["models"]] == served
     assert all(row["context_window"] > 0 for row in answer["models"])
+
+
+def test_models_show_what_the_catalog_says_of_each(sim: Simulator, home: Path) -> None:
+    sim.models.roster = [
+        RosterEntry("claude-sonnet-5-max", "Claude Sonnet 5 Max", max_mode=True),
+        RosterEntry("composer-2.5", "Composer 2.5"),
+    ]
+    done = run_main("--base-url", sim.url, "models", "--json", env=cli_env(home))
+    assert done.returncode == 0, done.stderr
+    rows = {row["id"]: row for row in json.loads(done.stdout)["models"]}
+    sonnet = rows["claude-sonnet-5-max"]
+    assert sonnet["max_context_window"] == 1_000_000 and sonnet["thinking"] is True
+    assert sonnet["parameters"]["effort"] == ["low", "medium", "high", "xhigh"]
+    assert rows["composer-2.5"]["parameters"] == {}
+    table = run_main("--base-url", sim.url, "models", env=cli_env(home))
+    line = next(x for x in table.stdout.splitlines() if "claude-sonnet-5-max" in x)
+    assert " 200k/1M " in line
 
 
 def test_models_without_a_token_lists_the_bundled_rows_and_why(home: Path) -> None:

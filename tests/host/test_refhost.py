@@ -302,3 +302,46 @@ def test_a_call_to_a_tool_the_host_lacks_gets_an_error_result(
         m["tool_call_id"]: m["content"] for m in conversation.messages if m["role"] == "tool"
     }
     assert results["call_2"] == "error: unknown tool 'fly'"
+
+
+def test_a_tool_that_refuses_or_fails_gets_a_result_marked_is_error(
+    toy_home: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "here.txt").write_text("hello\n")
+    host = started(toy_home)
+    try:
+        cell = host.cells[0].cell
+        calls = tool_call("read_file", {"path": "here.txt"})
+        calls["tool_calls"] += [
+            {
+                "id": "call_2",
+                "type": "function",
+                "function": {"name": "read_file", "arguments": "{}"},
+            },
+            {"id": "call_3", "type": "function", "function": {"name": "fly", "arguments": "{}"}},
+            {
+                "id": "call_4",
+                "type": "function",
+                "function": {"name": "read_file", "arguments": '{"path": "missing.txt"}'},
+            },
+        ]
+        cell.script = [calls, {"role": "assistant", "content": "done"}]
+        conversation = Conversation(model="m", messages=[{"role": "user", "content": "go"}])
+        conversation.provider = "toy"
+        host.run_turn(conversation, HostTools(tmp_path))
+    finally:
+        host.stop()
+    results = [m for m in conversation.messages if m["role"] == "tool"]
+    # The result that worked carries no flag at all: exactly what a host sent before.
+    assert set(results[0]) == {"role", "tool_call_id", "content"}
+    # Refused (no path), unknown tool, and an error while running: each marked failed.
+    assert [m.get("is_error") for m in results] == [None, True, True, True]
+    assert results[1]["content"] == "error: path must be a non-empty string"
+    # The next round was asked with the flag in its history.
+    assert [m.get("is_error") for m in cell.seen[1] if m["role"] == "tool"] == [
+        None,
+        True,
+        True,
+        True,
+    ]
+    json.dumps(conversation.messages)  # still plain JSON
