@@ -1,6 +1,7 @@
 """The cell object a host loads: ``nodecode_cursor.cell:cell``.
 
-It declares what the cell contributes — the ``cursor`` lane, the catalog row,
+It declares what the cell contributes — the ``cursor`` lane (and ``cursor-agent``,
+the same models through Cursor's own CLI: ``agent_lane.py``), the catalog row,
 the credential resolver, the model listing, the ``/cursor`` command — and
 installs or removes them when the host starts or stops it. A config section
 ``"cursor": {"enabled": false}`` vetoes the cell: then nothing is installed.
@@ -29,6 +30,9 @@ __all__ = ["PROVIDER", "CursorCell", "Settings", "cell"]
 
 PROVIDER = "cursor"
 NOTICE_KEY = "cursor"
+# The second lane: Cursor's own CLI, one subprocess per turn (agent_lane.py).
+AGENT_LANE = "cursor-agent"
+LANES = (PROVIDER, AGENT_LANE)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -41,6 +45,10 @@ class Settings:
     enabled: bool = True
     proxy: str | None = None
     transport: str = limits.DEFAULT_RUN_TRANSPORT
+    # Which lane the ``cursor`` lane's rounds take: "cursor" (the protocol) or "cursor-agent".
+    lane: str = PROVIDER
+    # Run cursor-agent with an empty managed HOME (the person's Claude Code hooks stay out).
+    agent_isolate_home: bool = False
 
     @classmethod
     def from_section(cls, section: Mapping[str, Any]) -> Settings:
@@ -72,7 +80,23 @@ class Settings:
                 code="bad_config",
             )
 
+        lane = (text("lane", PROVIDER) or "").lower()
+        if lane not in LANES:
+            names = ", ".join(f'"{name}"' for name in LANES)
+            raise ConfigError(
+                f'"lane" in the "cursor" config section must be one of {names}',
+                code="bad_config",
+            )
+        isolate = section.get("agent_isolate_home", False)
+        if not isinstance(isolate, bool):
+            raise ConfigError(
+                '"agent_isolate_home" in the "cursor" config section must be true or false',
+                code="bad_config",
+            )
+
         return cls(
+            lane=lane,
+            agent_isolate_home=isolate,
             base_url=(text("base_url", limits.DEFAULT_BASE_URL) or "").rstrip("/"),
             web_url=(text("web_url", limits.DEFAULT_WEB_URL) or "").rstrip("/"),
             client_version=text("client_version", None),
@@ -124,6 +148,7 @@ class CursorCell:
             ended=self.state.ended_sessions,
             on_logout=self.state.forget_accounts,
             usage=self.usage_text,
+            agent_status=self._agent_status,
         )
         return True
 
@@ -144,7 +169,7 @@ class CursorCell:
     @property
     def lanes(self) -> dict[str, Lane]:
         """Return the provider lanes the cell installs (none when not started)."""
-        return {PROVIDER: self.stream_round} if self.started else {}
+        return {PROVIDER: self.stream_round, AGENT_LANE: self.agent_round} if self.started else {}
 
     @property
     def commands(self) -> dict[str, CursorCommand]:
@@ -205,6 +230,9 @@ class CursorCell:
         """
         from .routing import route
 
+        agent = self._agent_route(model, effort)
+        if agent is not None:
+            return agent
         return route(model, effort, roster=roster, unchecked=unchecked)
 
     def sign_in_state(self) -> SignInState:
@@ -297,6 +325,8 @@ class CursorCell:
         """Return one round on Cursor, with the cell's settings filling what ``ctx`` leaves open."""
         from . import lane
 
+        if self._takes_agent_lane(ctx.model):
+            return await self.agent_round(ctx)
         filled = dataclasses.replace(
             ctx,
             host=ctx.host or self.host,
@@ -306,6 +336,47 @@ class CursorCell:
             transport=ctx.transport or self.settings.transport,
         )
         return await lane.stream_round(filled, self.state)
+
+    # The cursor-agent lane ------------------------------------------------------------------
+
+    def _takes_agent_lane(self, model: str) -> bool:
+        """Return whether a round on MODEL goes to cursor-agent (its prefix, or the setting)."""
+        from .agent_lane import AGENT_PREFIX
+
+        return model.strip().startswith(AGENT_PREFIX) or self.settings.lane == AGENT_LANE
+
+    def _agent_route(self, model: str, effort: str | None) -> Route | None:
+        """Return the route of a cursor-agent round on MODEL (None: the model is not one).
+
+        The CLI names its own models (``auto``, ``gpt-5.4``, ``sonnet-4.5-thinking``…) and
+        checks them itself, so any name goes; its effort is part of the name, so the
+        round asks none (a misspelt level is still refused).
+        """
+        if not self._takes_agent_lane(model):
+            return None
+        from .agent_lane import agent_model
+        from .catalog import find_model
+        from .host import Route
+        from .routing import checked_effort
+
+        requested = checked_effort((effort or "").strip().lower() or None)
+        name = agent_model(model)
+        # The prefix stays on the model a host keeps, so each round finds this lane again.
+        kept = model.strip() if model.strip().startswith(f"{AGENT_LANE}/") else name
+        return Route(kept, requested, None, name, (), find_model(name) is not None)
+
+    def _agent_status(self) -> str | None:
+        """Return what /cursor status says of cursor-agent (None: nothing to say)."""
+        from .agent_lane import agent_status_line
+
+        return agent_status_line(required=self.settings.lane == AGENT_LANE)
+
+    async def agent_round(self, ctx: RoundContext) -> RoundResult:
+        """Return one round run by Cursor's own CLI, ``cursor-agent`` (see agent_lane.py)."""
+        from .agent_lane import stream_agent_round
+
+        filled = dataclasses.replace(ctx, host=ctx.host or self.host)
+        return await stream_agent_round(filled, isolate_home=self.settings.agent_isolate_home)
 
 
 cell = CursorCell()

@@ -50,6 +50,7 @@ class CursorCommand:
         ended: Collection[str] = frozenset(),
         on_logout: Callable[[], None] | None = None,
         usage: Callable[[], str] | None = None,
+        agent_status: Callable[[], str | None] | None = None,
     ) -> None:
         self.host = host
         # What the cell forgets of the account when it signs out (its kept rosters
@@ -59,6 +60,8 @@ class CursorCommand:
         self.ended = ended
         # The cell's dashboard question (``cell.usage_text``); None: not offered.
         self.usage = usage
+        # What the cell says of its cursor-agent lane (None: nothing, e.g. not installed).
+        self.agent_status = agent_status
         self.store = AuthStore(host.home)
         # PROXY is the cursor.proxy setting: the sign-in goes the way the cell's rounds go.
         self.signin = SignIn(host, self.store, base_url, web_url, pacing, proxy=proxy)
@@ -104,7 +107,16 @@ class CursorCommand:
         return line
 
     def status(self) -> str:
-        """Return where the credential comes from, in a line; never refreshes, never dials."""
+        """Return where the credential comes from, in a line; never refreshes, never dials.
+
+        The cell adds whether ``cursor-agent`` is on the PATH, and its version.
+        """
+        line = self._sign_in_status()
+        agent = self.agent_status() if self.agent_status is not None else None
+        return f"{line}; {agent}" if agent else line
+
+    def _sign_in_status(self) -> str:
+        """Return the sign-in's half of the status line."""
         try:
             entry = self.store.entry()
             key = self.store.api_key()

@@ -27,6 +27,8 @@ __all__ = [
     "Notice",
     "NoticeLevel",
     "ReasoningDelta",
+    "ResolvedCallResult",
+    "ResolvedCallStart",
     "RoundContext",
     "RoundResult",
     "Route",
@@ -128,7 +130,39 @@ class Finish:
     reason: FinishReason
 
 
-StreamPart = StreamStart | TextDelta | ReasoningDelta | ToolCallStart | ToolCallArgsDelta | Finish
+@dataclass(slots=True)
+class ResolvedCallStart:
+    """A tool call the provider runs itself began (shown live; never for the host to run).
+
+    ``arguments`` is JSON text. The round's ``RoundResult.resolved`` records the call
+    with its result once it is done.
+    """
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(slots=True)
+class ResolvedCallResult:
+    """A tool call the provider ran itself ended; ``content`` is its result as text."""
+
+    id: str
+    name: str
+    content: str
+    is_error: bool = False
+
+
+StreamPart = (
+    StreamStart
+    | TextDelta
+    | ReasoningDelta
+    | ToolCallStart
+    | ToolCallArgsDelta
+    | ResolvedCallStart
+    | ResolvedCallResult
+    | Finish
+)
 
 
 @dataclass(slots=True)
@@ -210,6 +244,16 @@ class RoundResult:
     ``request`` is the run request's bytes as sent. ``wire_model`` is the slug the
     round was routed to (ModelDetails' model id, e.g. ``gpt-5.4-high`` for gpt-5.4 at
     high), even where RequestedModel carries the base id and an effort parameter.
+
+    ``resolved`` holds the tool calls the provider already ran during the round (the
+    ``cursor-agent`` lane's own tools), in order, as OpenAI chat messages that come
+    before ``message``: for each call an assistant message
+    ``{"role": "assistant", "content": None, "tool_calls": [{"id", "type": "function",
+    "function": {"name", "arguments"}, "resolved": True}], "resolved": True}`` and then
+    its result ``{"role": "tool", "tool_call_id", "content", "resolved": True}``. A host
+    never runs them; one that ignores the flag still holds a valid chat history.
+    ``cost_usd_estimate`` is the usage priced at the model's published rates from the
+    bundled rows, an estimate (Cursor bills by plan); None when no price is known.
     """
 
     message: dict[str, Any]
@@ -217,6 +261,7 @@ class RoundResult:
     finish_reason: FinishReason
     request: bytes = b""
     wire_model: str = ""
+    resolved: list[dict[str, Any]] = field(default_factory=list)
     # USD at the bundled rows' published rates: an estimate (Cursor bills by plan and
     # credits); None when the model has no known price.
     cost_usd_estimate: float | None = None

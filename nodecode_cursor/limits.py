@@ -129,3 +129,23 @@ CATALOG_WAIT_SECONDS = 3.0
 # Cursor adds models and variants over days, not minutes: a catalog this old is
 # asked again by the next round, which keeps the old one if the new one cannot be had.
 CATALOG_MAX_AGE_SECONDS = 30 * 60.0
+
+# The cursor-agent lane (agent_lane.py) ------------------------------------------------------
+
+# A cursor-agent turn that prints nothing for this long is stopped: the CLI runs tools
+# itself (a build, a test run), so it may be silent far longer than a Cursor run is.
+AGENT_IDLE_TIMEOUT_SECONDS = 600.0
+# After the CLI's process exits, how long its process group gets to end after SIGTERM
+# before SIGKILL: a tool it started must not outlive the round.
+AGENT_KILL_GRACE_SECONDS = 2.0
+# `cursor-agent --version` for /cursor status answers in well under this.
+AGENT_VERSION_TIMEOUT_SECONDS = 5.0
+# One stream-json line longer than this is dropped (a tool result can be a whole file,
+# but not an unbounded one).
+AGENT_MAX_LINE_BYTES = 32 * 1024 * 1024
+# What the lane keeps of the CLI's stderr for an error line: its end says why it failed.
+AGENT_STDERR_TAIL_BYTES = 8192
+# Host sessions the on-disk table remembers (agent_sessions.py); the oldest go first.
+MAX_AGENT_SESSIONS = 1024
+# How long a turn waits for another process's hold on that table.
+AGENT_SESSIONS_LOCK_SECONDS = 10.0

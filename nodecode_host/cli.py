@@ -301,6 +301,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
                 "model": model,
                 "wire_model": outcome.wire_model,
                 "rounds": outcome.rounds,
+                # The calls the provider ran itself (cursor-agent's tools), call and result.
+                "resolved": outcome.resolved,
             }
             print(json.dumps(answer, ensure_ascii=False))
         elif view is not None:

@@ -190,6 +190,8 @@ class TurnOutcome:
     interrupted: bool = False
     # Tool calls of the last message the host did not run (max rounds, or tools from a file).
     unrun: list[dict[str, Any]] = field(default_factory=list)
+    # Calls the provider ran itself (cursor-agent's tools), as RoundResult.resolved gives them.
+    resolved: list[dict[str, Any]] = field(default_factory=list)
     # The rounds' estimated cost summed (USD at published rates); None when a round had none.
     cost_usd_estimate: float | None = None
 
@@ -467,6 +469,7 @@ class ReferenceHost:
         rounds = 0
         wire = ""
         cost: float | None = None
+        resolved: list[dict[str, Any]] = []
         while True:
             text: list[str] = []
             thinking: list[str] = []
@@ -525,13 +528,21 @@ class ReferenceHost:
             )
             _add_usage(total, result.usage)
             cost = _add_cost(cost, rounds, result)
+            # Read with getattr: a cell from an older folder may not set it.
+            resolved.extend(getattr(result, "resolved", None) or [])
             wire = result.wire_model or wire
             conversation.messages.append(result.message)
             view.round_done(result)
             calls: list[dict[str, Any]] = list(result.message.get("tool_calls") or [])
             if result.finish_reason != "tool_calls" or not calls:
                 return TurnOutcome(
-                    result.message, "stop", total, rounds, wire, cost_usd_estimate=cost
+                    result.message,
+                    "stop",
+                    total,
+                    rounds,
+                    wire,
+                    resolved=resolved,
+                    cost_usd_estimate=cost,
                 )
             names = [str(call.get("function", {}).get("name", "")) for call in calls]
             if rounds >= max_rounds or not any(tools.runs(name) for name in names):
@@ -542,6 +553,7 @@ class ReferenceHost:
                     rounds,
                     wire,
                     unrun=calls,
+                    resolved=resolved,
                     cost_usd_estimate=cost,
                 )
             for index, call in enumerate(calls):

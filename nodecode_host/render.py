@@ -148,6 +148,15 @@ class TerminalView(TurnObserver):
             self.out.flush()
         elif isinstance(part, contract.ToolCallStart):
             self._end_line()
+        elif isinstance(part, contract.ResolvedCallStart):
+            # A call the provider runs itself (cursor-agent's tools): shown, never run here.
+            self._end_line()
+            call = {"function": {"name": part.name, "arguments": part.arguments}}
+            self.tools.write(self.style.cyan("⚙ " + call_summary(call)) + "\n")
+            self.tools.flush()
+        elif isinstance(part, contract.ResolvedCallResult):
+            self._end_line()
+            self.tool_result({}, part.content or ("failed" if part.is_error else "done"))
 
     def round_done(self, result: RoundResult) -> None:
         """Close the round's open line."""

@@ -41,6 +41,8 @@ PURE_CORE = (
     "catalog",
     "writers",
     "variants",
+    "agent_stream",
+    "agent_prompt",
     "cost",
 )
 CORE_SUPPORT = ("_proto", "errors", "limits", "host")

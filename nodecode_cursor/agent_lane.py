@@ -1,0 +1,455 @@
+"""The ``cursor-agent`` lane: one round is one run of Cursor's own CLI, a subprocess per turn.
+
+For hosts that have only a Cursor API key, or want the exact behaviour of
+Cursor's official agent (its own tools, rules and sandbox), the round runs
+``cursor-agent -p --output-format stream-json --stream-partial-output --force
+--trust [--model M] [--resume ID]`` in the round's working folder:
+
+* the prompt (``agent_prompt.py``) goes on stdin, written whole and then closed:
+  never on the command line, where a multi-line prompt is cut, and an open stdin
+  makes the CLI wait for input;
+* the API key goes in the child's environment as ``CURSOR_API_KEY``, never in its
+  arguments: ``CURSOR_API_KEY`` from the environment, else the key a host's
+  ``/connect`` saved. A browser sign-in's token is not a key the CLI's headless
+  mode accepts;
+* the CLI's session id is kept per host session on disk (``agent_sessions.py``)
+  and passed back as ``--resume``; an empty id never replaces a kept one;
+* stdout is read line by line (``agent_stream.py``) into stream parts; the CLI's
+  own tool calls come back as resolved calls (``RoundResult.resolved``), never as
+  calls for the host to run;
+* a CLI that exits cleanly having printed no stream-json is answered with its
+  plain output (salvage); a turn that delivered answer text is a success even
+  when its result says ``is_error`` (the cause goes to the log);
+* the child runs in a process group of its own, and the whole group is ended when
+  the round ends, fails or is cancelled: no child outlives its round;
+* the usage is priced at the bundled rows' rates (``cost.py``), an estimate.
+
+``HOME`` isolation (the ``agent_isolate_home`` setting) runs the CLI with an empty
+managed home under the host's, keeping the git identity through
+``GIT_CONFIG_GLOBAL``, so the person's Claude Code hooks (which the CLI imports
+from ``~/.claude``) cannot block its tools.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import shutil
+import signal
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import limits
+from .agent_prompt import build_prompt
+from .agent_sessions import AgentSessions
+from .agent_stream import AgentStream
+from .cost import round_cost
+from .errors import ConfigError, CredentialError, ProviderError, StoreError, StreamIncomplete, scrub
+from .host import (
+    Finish,
+    RoundContext,
+    RoundResult,
+    StreamPart,
+    StreamStart,
+    TextDelta,
+    Usage,
+    default_home,
+)
+
+if TYPE_CHECKING:
+    from asyncio.subprocess import Process
+
+__all__ = [
+    "AGENT_BINARY",
+    "AGENT_PREFIX",
+    "ENV_API_KEY",
+    "INSTALL_HINT",
+    "LANE",
+    "agent_argv",
+    "agent_model",
+    "agent_status_line",
+    "agent_version",
+    "find_agent",
+    "stream_agent_round",
+]
+
+log = logging.getLogger("nodecode_cursor.agent_lane")
+
+LANE = "cursor-agent"
+AGENT_BINARY = "cursor-agent"
+AGENT_PREFIX = f"{LANE}/"
+ENV_API_KEY = "CURSOR_API_KEY"
+INSTALL_HINT = "install it with: curl https://cursor.com/install -fsS | bash"
+# The CLI's own words when it stops at the headless workspace-trust gate.
+_TRUST_WORDS = ("workspace trust", "trust required")
+_AUTH_WORDS = ("api key", "not logged in", "unauthorized", "unauthenticated", "authentication")
+# Variables the child never needs: the cell's own bearer is not the CLI's business.
+_DROPPED_ENV = ("CURSOR_ACCESS_TOKEN",)
+_READ_SIZE = 65536
+
+
+def agent_model(model: str) -> str:
+    """Return MODEL as the CLI names it: without a ``cursor-agent/`` or ``cursor/`` prefix."""
+    name = model.strip()
+    for prefix in (AGENT_PREFIX, "cursor/"):
+        name = name.removeprefix(prefix)
+    return name
+
+
+def find_agent() -> str | None:
+    """Return the path of ``cursor-agent`` on the PATH, or None."""
+    return shutil.which(AGENT_BINARY)
+
+
+def agent_version(path: str) -> str | None:
+    """Return what ``PATH --version`` prints (its first line), or None when it does not answer."""
+    try:
+        done = subprocess.run(
+            [path, "--version"],
+            capture_output=True,
+            text=True,
+            timeout=limits.AGENT_VERSION_TIMEOUT_SECONDS,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = [line.strip() for line in done.stdout.splitlines() if line.strip()]
+    return lines[0] if done.returncode == 0 and lines else None
+
+
+def agent_status_line(*, required: bool) -> str | None:
+    """Return the status words for the CLI (None when it is absent and not the chosen lane)."""
+    path = find_agent()
+    if path is None:
+        return f"{AGENT_BINARY} is not on the PATH ({INSTALL_HINT})" if required else None
+    version = agent_version(path)
+    return f"{AGENT_BINARY} {version} is on the PATH" if version else f"{path} is on the PATH"
+
+
+def agent_argv(binary: str, model: str | None, resume: str | None) -> list[str]:
+    """Return the command line of one turn (never the prompt, never the key)."""
+    argv = [binary, "-p", "--output-format", "stream-json", "--stream-partial-output"]
+    argv += ["--force", "--trust"]
+    if model:
+        argv += ["--model", model]
+    if resume:
+        argv += ["--resume", resume]
+    return argv
+
+
+def _api_key(home: Path) -> str:
+    """Return the API key the CLI gets; ConfigError saying how to set one when there is none."""
+    from .store import AuthStore
+
+    key = os.environ.get(ENV_API_KEY, "").strip()
+    if key:
+        return key
+    store = AuthStore(home)
+    saved = store.api_key()
+    if saved:
+        return saved
+    howto = (
+        "set CURSOR_API_KEY to a key from cursor.com/dashboard (Integrations → API keys), "
+        "or save one with /connect"
+    )
+    if store.entry() is not None:
+        raise ConfigError(
+            f"the cursor-agent lane needs a Cursor API key; the browser sign-in is not "
+            f"accepted by cursor-agent's headless mode: {howto}",
+            code="no_api_key",
+        )
+    raise ConfigError(f"the cursor-agent lane needs a Cursor API key: {howto}", code="no_api_key")
+
+
+def _child_env(key: str, isolated_home: Path | None) -> dict[str, str]:
+    """Return the child's environment: ours, with the key set and the cell's bearer left out."""
+    env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
+    env[ENV_API_KEY] = key
+    if isolated_home is not None:
+        git_config = _git_config()
+        isolated_home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        env["HOME"] = str(isolated_home)
+        if git_config is not None:
+            env["GIT_CONFIG_GLOBAL"] = str(git_config)
+    return env
+
+
+def _git_config() -> Path | None:
+    """Return the person's global git config file (their commit identity), or None."""
+    given = os.environ.get("GIT_CONFIG_GLOBAL")
+    if given:
+        return Path(given)
+    xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    for candidate in (Path.home() / ".gitconfig", Path(xdg) / "git" / "config"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+class _Tail:
+    """The last bytes of a stream, for an error line."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.data = bytearray()
+
+    def add(self, chunk: bytes) -> None:
+        """Keep CHUNK, dropping what falls out of the tail (returns nothing)."""
+        self.data += chunk
+        if len(self.data) > self.size:
+            del self.data[: len(self.data) - self.size]
+
+    def lines(self, secret: str, count: int = 3) -> str:
+        """Return the last COUNT non-empty lines as one line, SECRET and credentials redacted."""
+        text = self.data.decode("utf-8", errors="replace")
+        kept = [line.strip() for line in text.splitlines() if line.strip()][-count:]
+        line = " | ".join(kept)
+        if secret:
+            line = line.replace(secret, "[redacted]")
+        return scrub(line[:400])
+
+
+async def stream_agent_round(ctx: RoundContext, *, isolate_home: bool = False) -> RoundResult:
+    """Return one round run by ``cursor-agent``: its answer, resolved calls, usage and cost.
+
+    Stream parts go to ``ctx.on_part`` as the CLI prints (StreamStart first, Finish
+    last). Raises ConfigError (the CLI is missing, no API key, nothing to send),
+    CredentialError (the CLI refused the key), ProviderError (the CLI failed without
+    an answer) or StreamIncomplete (it went silent). Cancelling the task ends the
+    CLI's whole process group; the text streamed so far is the host's to keep.
+    """
+    model = agent_model(ctx.model)
+    home = ctx.host.home if ctx.host is not None else default_home()
+    binary = find_agent()
+    if binary is None:
+        raise ConfigError(
+            f"{AGENT_BINARY} is not installed (or not on the PATH): {INSTALL_HINT}",
+            code="agent_missing",
+        )
+    key = _api_key(home)
+    sessions = AgentSessions(home) if ctx.session_id else None
+    prior = await _kept_session(sessions, ctx.session_id)
+    prompt = build_prompt(ctx.messages, ctx.system, resumed=prior is not None)
+    if not prompt:
+        raise ConfigError("nothing to send to cursor-agent: the history ends without a new message")
+    argv = agent_argv(binary, model, prior)
+    env = _child_env(key, home / "cursor-agent" / "home" if isolate_home else None)
+    cwd = ctx.cwd or os.getcwd()
+    emit: Callable[[StreamPart], None] = ctx.on_part or (lambda part: None)
+    idle = ctx.request_timeout or limits.AGENT_IDLE_TIMEOUT_SECONDS
+    log.debug("cursor-agent turn: model %s, resume %s, cwd %s", model or "-", prior or "-", cwd)
+    stream = AgentStream()
+    stderr = _Tail(limits.AGENT_STDERR_TAIL_BYTES)
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,  # its own process group: ended whole with the round
+        )
+    except OSError as exc:
+        raise ProviderError(f"could not start {AGENT_BINARY}: {exc.strerror or exc}") from None
+    drain = asyncio.create_task(_drain(process, stderr))
+    try:
+        emit(StreamStart(model))
+        await _send(process, prompt)
+        await _read(process, stream, emit, idle)
+        returncode = await process.wait()
+        await drain
+    finally:
+        await _end_group(process)
+        drain.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await drain
+        _keep_session(sessions, ctx.session_id, stream)
+    _settle(stream, returncode, stderr, key, emit, cwd)
+    usage = stream.end.usage if stream.end is not None else None
+    emit(Finish("stop"))
+    return RoundResult(
+        message=stream.message(),
+        usage=usage or Usage(),
+        finish_reason="stop",
+        wire_model=model,
+        resolved=stream.resolved_messages(),
+        cost_usd_estimate=round_cost(model, usage) if usage is not None else None,
+    )
+
+
+async def _kept_session(sessions: AgentSessions | None, host_session: str | None) -> str | None:
+    """Return the CLI session kept for HOST_SESSION (None: none, or the table is unreadable)."""
+    if sessions is None or host_session is None:
+        return None
+    try:
+        return await asyncio.to_thread(sessions.get, host_session)
+    except (OSError, StoreError) as exc:
+        log.warning("the cursor-agent session table could not be read: %s", exc)
+        return None
+
+
+def _keep_session(
+    sessions: AgentSessions | None, host_session: str | None, stream: AgentStream
+) -> None:
+    """Keep the turn's CLI session id for HOST_SESSION (an empty one leaves the old id)."""
+    if sessions is None or host_session is None:
+        return
+    try:
+        sessions.keep(host_session, stream.session_id)
+    except OSError as exc:
+        log.warning("the cursor-agent session id could not be kept: %s", exc)
+
+
+async def _send(process: Process, prompt: str) -> None:
+    """Write PROMPT to the child's stdin as UTF-8 and close it (EOF ends its input)."""
+    stdin = process.stdin
+    if stdin is None:  # pragma: no cover - created with stdin=PIPE
+        return
+    try:
+        stdin.write(prompt.encode("utf-8"))
+        await stdin.drain()
+    except (BrokenPipeError, ConnectionResetError):
+        log.debug("cursor-agent closed its stdin before the prompt was written")
+    finally:
+        stdin.close()
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            await stdin.wait_closed()
+
+
+async def _drain(process: Process, tail: _Tail) -> None:
+    """Read the child's stderr to its end, keeping its tail (returns nothing)."""
+    if process.stderr is None:  # pragma: no cover - created with stderr=PIPE
+        return
+    while chunk := await process.stderr.read(_READ_SIZE):
+        tail.add(chunk)
+
+
+async def _read(
+    process: Process, stream: AgentStream, emit: Callable[[StreamPart], None], idle: float
+) -> None:
+    """Feed stdout to STREAM a line at a time, emitting parts; StreamIncomplete on silence."""
+    reader = process.stdout
+    if reader is None:  # pragma: no cover - created with stdout=PIPE
+        return
+    pending = bytearray()
+    dropping = False  # inside a line already over the size bound
+    while True:
+        try:
+            chunk = await asyncio.wait_for(reader.read(_READ_SIZE), idle)
+        except TimeoutError:
+            raise StreamIncomplete(
+                f"{AGENT_BINARY} printed nothing for {idle:g} s; the turn was stopped"
+            ) from None
+        if not chunk:
+            break
+        pending += chunk
+        while (end := pending.find(b"\n")) >= 0:
+            line = bytes(pending[:end])
+            del pending[: end + 1]
+            if dropping:
+                dropping = False
+                continue
+            for part in stream.feed(line):
+                emit(part)
+        if len(pending) > limits.AGENT_MAX_LINE_BYTES:
+            pending.clear()
+            if not dropping:
+                stream.note_overlong_line()
+            dropping = True
+    if pending and not dropping:
+        for part in stream.feed(bytes(pending)):
+            emit(part)
+
+
+async def _end_group(process: Process) -> None:
+    """End the child's whole process group: SIGTERM, a grace period, then SIGKILL (no raise)."""
+    group = process.pid
+    if process.returncode is None:
+        _signal_group(group, signal.SIGTERM)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(process.wait(), limits.AGENT_KILL_GRACE_SECONDS)
+    # Whatever the CLI started (a shell tool, a server) is in its group: none outlives it.
+    _signal_group(group, signal.SIGKILL)
+    if process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        await process.wait()
+
+
+def _signal_group(group: int, signum: int) -> None:
+    """Send SIGNUM to the process group GROUP; a group already gone is fine (returns nothing)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signum)
+
+
+def _settle(
+    stream: AgentStream,
+    returncode: int,
+    stderr: _Tail,
+    key: str,
+    emit: Callable[[StreamPart], None],
+    cwd: str,
+) -> None:
+    """Decide how the finished turn ends: returns when it answered, raises when it did not."""
+    answered = bool(stream.text.strip())
+    end = stream.end
+    if end is None and not stream.recognized:
+        salvage = stream.salvage()
+        if returncode == 0 and salvage:
+            # The CLI answered in plain text instead of stream-json: keep the answer.
+            log.info("cursor-agent printed no stream-json; its plain output is the reply")
+            stream.text = salvage
+            emit(TextDelta(salvage))
+            return
+        raise _failure(stream, returncode, stderr, key, cwd)
+    if end is None:
+        if returncode != 0 or not (answered or stream.calls):
+            raise _failure(stream, returncode, stderr, key, cwd)
+        log.info("cursor-agent ended without a result event; keeping its answer")
+        return
+    if end.is_error:
+        cause = scrub(end.text.replace(key, "[redacted]")) if key else scrub(end.text)
+        if answered:
+            # The reply was delivered: a soft error after it is the log's business.
+            log.warning("cursor-agent flagged an error after answering: %s", cause or end.subtype)
+            return
+        detail = cause or stderr.lines(key) or end.subtype
+        raise ProviderError(f"cursor-agent could not complete the turn: {detail}")
+    if returncode != 0:
+        log.info("cursor-agent exited with status %d after a successful result", returncode)
+    if not answered and end.text.strip():
+        # No text streamed, yet the result carries the answer: that is the reply.
+        stream.text = end.text
+        emit(TextDelta(end.text))
+
+
+def _failure(stream: AgentStream, returncode: int, stderr: _Tail, key: str, cwd: str) -> Exception:
+    """Return the error a turn without an answer ends with, worded for the person."""
+    said = " | ".join(part for part in (stderr.lines(key), _plain_tail(stream, key)) if part)
+    lowered = said.lower()
+    if any(words in lowered for words in _TRUST_WORDS):
+        return ProviderError(
+            f"cursor-agent refused to work in {cwd}: the workspace is not trusted ({said})"
+        )
+    if returncode != 0 and any(words in lowered for words in _AUTH_WORDS):
+        return CredentialError(
+            f"cursor-agent refused the API key: {said} (check CURSOR_API_KEY or the key saved "
+            "with /connect)"
+        )
+    if returncode != 0:
+        because = f": {said}" if said else ""
+        return ProviderError(f"cursor-agent exited with status {returncode}{because}")
+    return ProviderError("cursor-agent ended without an answer" + (f": {said}" if said else ""))
+
+
+def _plain_tail(stream: AgentStream, key: str) -> str:
+    """Return the last non-stream-json lines the CLI printed on stdout, redacted."""
+    tail = _Tail(limits.AGENT_STDERR_TAIL_BYTES)
+    tail.add("\n".join(stream.plain[-5:]).encode("utf-8"))
+    return tail.lines(key)

@@ -1,0 +1,313 @@
+"""The cursor-agent lane against a stand-in CLI: a real subprocess per turn, real pipes.
+
+The stand-in (tests/agent_standin/cursor-agent) replays recorded stream-json and
+refuses (exit 64) when it was not given what the real CLI needs: the flags, the
+key in its environment only, the whole prompt on a closed stdin, ``--resume``
+exactly when expected. Each test reads back from its log what it was given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from standin import API_KEY, VERSION, StandIn, gone, put_on_path
+
+from nodecode_cursor.agent_sessions import AgentSessions
+from nodecode_cursor.cell import CursorCell
+from nodecode_cursor.errors import (
+    ConfigError,
+    CredentialError,
+    ProviderError,
+    StreamIncomplete,
+)
+from nodecode_cursor.host import (
+    Finish,
+    MemoryHost,
+    ResolvedCallResult,
+    ResolvedCallStart,
+    RoundContext,
+    RoundResult,
+    StreamPart,
+    StreamStart,
+    TextDelta,
+)
+
+SESSION = "chat-1"
+FIRST_ID = "5f1c2a9e-0d3b-4c7a-9e21-6b8f0a1d2c3e"
+
+
+@pytest.fixture
+def standin(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> StandIn:
+    return put_on_path(monkeypatch, tmp_path)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    folder = tmp_path / "home"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def cell(home: Path) -> Iterator[CursorCell]:
+    cell = CursorCell()
+    assert cell.start(MemoryHost(home))
+    yield cell
+    cell.stop()
+
+
+def ctx(
+    text: str = "Write notes.txt then read it back",
+    *,
+    model: str = "cursor-agent/gpt-5.4",
+    session: str | None = SESSION,
+    parts: list[StreamPart] | None = None,
+    cwd: Path | None = None,
+    **more: object,
+) -> RoundContext:
+    """Return a round's context for one user message."""
+    return RoundContext(
+        model=model,
+        messages=[{"role": "user", "content": text}],
+        session_id=session,
+        cwd=str(cwd) if cwd else None,
+        on_part=parts.append if parts is not None else None,
+        **more,  # type: ignore[arg-type]
+    )
+
+
+def run(cell: CursorCell, context: RoundContext) -> RoundResult:
+    """Return the round on the cursor-agent lane."""
+    return asyncio.run(cell.lanes["cursor-agent"](context))
+
+
+def test_a_write_then_read_turn(
+    cell: CursorCell, standin: StandIn, home: Path, tmp_path: Path
+) -> None:
+    standin.play("write_then_read.ndjson")
+    parts: list[StreamPart] = []
+    prompt = "Write notes.txt\nthen read it back"  # a multi-line prompt: stdin keeps it whole
+    result = run(cell, ctx(prompt, parts=parts, cwd=tmp_path))
+
+    (given,) = standin.runs()
+    assert given["argv"] == [
+        "-p", "--output-format", "stream-json", "--stream-partial-output", "--force", "--trust",
+        "--model", "gpt-5.4",
+    ]  # fmt: skip
+    assert given["prompt"] == prompt
+    assert given["cwd"] == str(tmp_path)
+    assert not given["access_token_in_env"]
+    assert isinstance(parts[0], StreamStart) and parts[0].model == "gpt-5.4"
+    assert isinstance(parts[-1], Finish) and parts[-1].reason == "stop"
+    assert [type(p) for p in parts if isinstance(p, ResolvedCallStart | ResolvedCallResult)] == [
+        ResolvedCallStart, ResolvedCallResult, ResolvedCallStart, ResolvedCallResult,
+    ]  # fmt: skip
+    assert result.message["content"] == "Writing notes.txt.\n\nThe file says alpha and beta."
+    assert "".join(p.text for p in parts if isinstance(p, TextDelta)) == result.message["content"]
+    assert result.finish_reason == "stop" and result.wire_model == "gpt-5.4"
+    assert [m["role"] for m in result.resolved] == ["assistant", "tool", "assistant", "tool"]
+    assert result.resolved[1]["tool_call_id"] == "toolu_write_1"
+    assert (result.usage.input, result.usage.output, result.usage.cache_read) == (1200, 80, 3000)
+    # gpt-5.4's bundled rates: 2.5 in, 15 out, 0.25 cache read, per million tokens.
+    assert result.cost_usd_estimate == pytest.approx((1200 * 2.5 + 80 * 15 + 3000 * 0.25) / 1e6)
+    assert AgentSessions(home).get(SESSION) == FIRST_ID
+    stored = home / "cursor-agent" / "sessions.json"
+    assert stored.stat().st_mode & 0o777 == 0o600
+    assert API_KEY not in stored.read_text()
+
+
+def test_the_next_turn_resumes_and_sends_only_the_new_text(
+    cell: CursorCell, standin: StandIn
+) -> None:
+    standin.play("write_then_read.ndjson")
+    history = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Write notes.txt then read it back"},
+    ]
+    first = run(
+        cell, RoundContext(model="cursor-agent/gpt-5.4", messages=history, session_id=SESSION)
+    )
+    history += [first.message, {"role": "user", "content": "And now?"}]
+    standin.play("write_then_read.ndjson", resume=FIRST_ID)
+    run(cell, RoundContext(model="cursor-agent/gpt-5.4", messages=history, session_id=SESSION))
+    one, two = standin.runs()
+    assert one["prompt"].startswith("System instructions:\nBe brief.")
+    assert two["argv"][-2:] == ["--resume", FIRST_ID]
+    assert two["prompt"] == "And now?"
+
+
+def test_a_turn_without_a_session_id_keeps_the_old_one(
+    cell: CursorCell, standin: StandIn, home: Path
+) -> None:
+    standin.play("write_then_read.ndjson")
+    run(cell, ctx())
+    standin.play("no_session_id.ndjson", resume=FIRST_ID)
+    assert run(cell, ctx("again")).message["content"] == "Still here."
+    assert AgentSessions(home).get(SESSION) == FIRST_ID
+    standin.play("write_then_read.ndjson", resume=FIRST_ID)
+    run(cell, ctx("once more"))
+    assert len(standin.runs()) == 3  # the stand-in refuses a missing or wrong --resume
+
+
+def test_plain_text_is_salvaged_as_the_reply_keeping_the_session(
+    cell: CursorCell, standin: StandIn, home: Path
+) -> None:
+    AgentSessions(home).keep(SESSION, "prior-session-1")
+    standin.play("plain_text.txt", resume="prior-session-1")
+    parts: list[StreamPart] = []
+    result = run(cell, ctx(parts=parts))
+    assert result.message["content"] == "The answer is 42.\nIt came from the notes."
+    assert [p.text for p in parts if isinstance(p, TextDelta)] == [result.message["content"]]
+    assert AgentSessions(home).get(SESSION) == "prior-session-1"
+    assert result.cost_usd_estimate is None and result.usage.total == 0
+
+
+def test_a_delivered_reply_wins_over_a_soft_error(
+    cell: CursorCell, standin: StandIn, caplog: pytest.LogCaptureFixture
+) -> None:
+    standin.play("soft_error.ndjson")
+    result = run(cell, ctx())
+    assert result.message["content"] == "Here is the summary you asked for."
+    assert "stream closed early by the service" in caplog.text
+
+
+def test_an_error_without_an_answer_is_raised(cell: CursorCell, standin: StandIn) -> None:
+    standin.play("error_only.ndjson")
+    with pytest.raises(ProviderError, match="the model refused the request"):
+        run(cell, ctx())
+
+
+def test_malformed_lines_do_not_end_the_turn(cell: CursorCell, standin: StandIn) -> None:
+    standin.play("malformed.ndjson")
+    assert run(cell, ctx()).message["content"] == "Hello world"
+
+
+def test_cancelling_the_round_ends_the_whole_process_group(
+    cell: CursorCell, standin: StandIn, home: Path
+) -> None:
+    standin.play("hang.ndjson")
+    parts: list[StreamPart] = []
+
+    async def cancelled() -> None:
+        task = asyncio.create_task(cell.lanes["cursor-agent"](ctx(parts=parts)))
+        for _ in range(500):  # until the stand-in and its grandchild are up and streaming
+            if standin.runs() and any(isinstance(p, TextDelta) for p in parts):
+                break
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancelled())
+    (given,) = standin.runs()
+    assert gone(given["pid"]) and gone(given["child_pid"])
+    assert [p.text for p in parts if isinstance(p, TextDelta)] == ["Working on it"]
+    # The session it began is kept, so the next turn continues it.
+    assert AgentSessions(home).get(SESSION) == "44444444-5555-4666-8777-988899990000"
+
+
+def test_silence_past_the_timeout_stops_the_turn(cell: CursorCell, standin: StandIn) -> None:
+    standin.play("hang.ndjson")
+    with pytest.raises(StreamIncomplete, match=r"printed nothing for 0\.5 s"):
+        run(cell, ctx(request_timeout=0.5))
+    (given,) = standin.runs()
+    assert gone(given["pid"]) and gone(given["child_pid"])
+
+
+def test_the_trust_gate_and_a_refused_key_say_what_happened(
+    cell: CursorCell, standin: StandIn
+) -> None:
+    standin.play("trust_gate.txt")
+    with pytest.raises(ProviderError, match="workspace is not trusted"):
+        run(cell, ctx())
+    standin.play("auth_refused.txt")
+    with pytest.raises(CredentialError, match="refused the API key: Error: invalid API key"):
+        run(cell, ctx())
+
+
+def test_a_missing_cli_says_how_to_install_it(
+    cell: CursorCell, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("CURSOR_API_KEY", API_KEY)
+    with pytest.raises(ConfigError, match=r"curl https://cursor\.com/install") as caught:
+        run(cell, ctx())
+    assert caught.value.code == "agent_missing"
+
+
+def test_no_api_key_says_how_to_set_one(
+    cell: CursorCell, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, home: Path
+) -> None:
+    standin = put_on_path(monkeypatch, tmp_path, key=False)
+    standin.play("write_then_read.ndjson")
+    with pytest.raises(ConfigError, match="set CURSOR_API_KEY") as caught:
+        run(cell, ctx())
+    assert caught.value.code == "no_api_key" and standin.runs() == []
+    # A key a host's /connect saved is used, in the child's environment only.
+    (home / "auth.json").write_text(json.dumps({"api_keys": {"cursor": {"key": API_KEY}}}))
+    os.chmod(home / "auth.json", 0o600)
+    assert run(cell, ctx()).message["content"]
+
+
+def test_the_cursor_lane_takes_a_cursor_agent_model_and_the_lane_setting(
+    standin: StandIn, home: Path
+) -> None:
+    standin.play("write_then_read.ndjson")
+    plain = CursorCell()
+    assert plain.start(MemoryHost(home))
+    try:
+        route = plain.route("cursor-agent/gpt-5.4", None)
+        assert (route.model, route.wire_model, route.bundled) == (
+            "cursor-agent/gpt-5.4",
+            "gpt-5.4",
+            True,
+        )
+        assert plain.route("cursor-agent/sonnet-4.5-thinking", "high").effort is None
+        result = asyncio.run(plain.lanes["cursor"](ctx(model="cursor-agent/gpt-5.4")))
+        assert result.wire_model == "gpt-5.4"
+    finally:
+        plain.stop()
+    configured = CursorCell()
+    config = {"cursor": {"lane": "cursor-agent", "agent_isolate_home": True}}
+    monkeypatch_git = home / "gitconfig"
+    monkeypatch_git.write_text("[user]\n\tname = Person\n")
+    standin.monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(monkeypatch_git))
+    assert configured.start(MemoryHost(home, config))
+    try:
+        assert configured.route("auto", None).wire_model == "auto"
+        asyncio.run(configured.lanes["cursor"](ctx(model="auto", session=None)))
+    finally:
+        configured.stop()
+    given = standin.runs()[-1]
+    assert given["argv"][-2:] == ["--model", "auto"]  # no session: nothing to resume
+    assert given["home"] == str(home / "cursor-agent" / "home")
+    assert given["git_config_global"] == str(monkeypatch_git)
+
+
+def test_a_bad_lane_setting_is_a_config_error(home: Path) -> None:
+    with pytest.raises(ConfigError, match='"lane"'):
+        CursorCell().start(MemoryHost(home, {"cursor": {"lane": "cli"}}))
+    with pytest.raises(ConfigError, match='"agent_isolate_home"'):
+        CursorCell().start(MemoryHost(home, {"cursor": {"agent_isolate_home": "yes"}}))
+
+
+def test_status_names_the_cli_and_its_version(
+    cell: CursorCell, standin: StandIn, monkeypatch: pytest.MonkeyPatch, home: Path, tmp_path: Path
+) -> None:
+    line = cell.commands["cursor"].run("status")
+    assert line.endswith(f"; cursor-agent {VERSION} is on the PATH")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert "cursor-agent" not in cell.commands["cursor"].run("status")
+    chosen = CursorCell()
+    assert chosen.start(MemoryHost(home, {"cursor": {"lane": "cursor-agent"}}))
+    try:
+        assert "cursor-agent is not on the PATH (install it with" in chosen.commands["cursor"].run(
+            "status"
+        )
+    finally:
+        chosen.stop()

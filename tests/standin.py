@@ -1,0 +1,75 @@
+"""The stand-in ``cursor-agent`` for tests: put it on PATH, choose its transcript, read its log.
+
+The stand-in itself is ``tests/agent_standin/cursor-agent`` (a small Python script);
+its transcripts are ``tests/agent_standin/transcripts/``. ``StandIn`` sets the
+environment a test's lane run (in process or a CLI subprocess) gives it and reads
+back, from the log the stand-in appends, what each run was given.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+FOLDER = Path(__file__).resolve().parent / "agent_standin"
+TRANSCRIPTS = FOLDER / "transcripts"
+API_KEY = "key_standin_0123456789abcdef"
+VERSION = "2026.06.04-standin"
+
+
+@dataclass
+class StandIn:
+    """The stand-in on PATH for one test."""
+
+    monkeypatch: pytest.MonkeyPatch
+    log: Path
+
+    def play(self, transcript: str, *, resume: str | None = None) -> None:
+        """Make the next runs replay TRANSCRIPT and expect ``--resume RESUME`` (None: none)."""
+        self.monkeypatch.setenv("STANDIN_TRANSCRIPT", str(TRANSCRIPTS / transcript))
+        self.monkeypatch.setenv("STANDIN_EXPECT_RESUME", resume or "none")
+
+    def runs(self) -> list[dict[str, Any]]:
+        """Return what each run so far was given, oldest first."""
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text("utf-8").splitlines()]
+
+    def env(self) -> dict[str, str]:
+        """Return the variables a subprocess needs to run the stand-in as this test set it."""
+        names = ("PATH", "STANDIN_LOG", "STANDIN_TRANSCRIPT", "STANDIN_EXPECT_RESUME")
+        return {name: os.environ[name] for name in names if name in os.environ}
+
+
+def put_on_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *, key: bool = True) -> StandIn:
+    """Return the stand-in, first on PATH, logging under TMP_PATH (with an API key when KEY)."""
+    monkeypatch.setenv("PATH", f"{FOLDER}{os.pathsep}{os.environ.get('PATH', '')}")
+    log = tmp_path / "standin-log.jsonl"
+    monkeypatch.setenv("STANDIN_LOG", str(log))
+    monkeypatch.delenv("CURSOR_ACCESS_TOKEN", raising=False)
+    if key:
+        monkeypatch.setenv("CURSOR_API_KEY", API_KEY)
+    else:
+        monkeypatch.delenv("CURSOR_API_KEY", raising=False)
+    return StandIn(monkeypatch, log)
+
+
+def gone(pid: int, within: float = 3.0) -> bool:
+    """Return whether process PID has ended (gone, or a zombie left for its parent) in time."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            return True
+        if state in ("Z", "X"):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
