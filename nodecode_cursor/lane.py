@@ -138,6 +138,7 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
     while True:
         attempt = _Attempt(ctx, messages, token, system, tools, wire, conversation, table, display)
         attempt.rotate_on_refusal = not variant_retry
+        attempt.state = state  # its HTTP/2 pool and what transport worked (transport.open_run)
         try:
             result = await attempt.run()
         except ProviderError as exc:
@@ -372,6 +373,8 @@ def _heartbeat(message: Any) -> bool:
 class _Attempt:
     """One run of the round on one wire model."""
 
+    state: CellState | None = None
+
     def __init__(
         self,
         ctx: RoundContext,
@@ -446,7 +449,8 @@ class _Attempt:
         pin = blobs.pin(build.history.blob_ids)
         started = time.monotonic()
         try:
-            async with open_run(settings) as run:
+            pool = self.state.run_connections if self.state is not None else None
+            async with open_run(settings, pool) as run:
                 self._log_start(build, run.request_id)
                 run.send(build.data)
                 await self._pump(run, fold, answerer)
