@@ -106,6 +106,7 @@ class H2Side:
         self.goaway_after: int | None = None
         self.connections = 0  # HTTP/2 connections served so far
         self.streams = 0  # streams opened by clients so far
+        self.pings = 0  # PINGs received (h2 answers each at once)
         self.lock = threading.Lock()
 
     def route_bidi(self, path: str, handler: BidiHandler) -> None:
@@ -216,6 +217,9 @@ class _Connection:
                     stream.request.gone.set()
             elif isinstance(event, h2.events.ConnectionTerminated):
                 self.closing = True
+            elif isinstance(event, h2.events.PingReceived):
+                with self.side.lock:
+                    self.side.pings += 1
 
     def _request(self, stream_id: int, raw: Any) -> None:
         headers = {str(k).lower(): str(v) for k, v in raw}

@@ -40,7 +40,7 @@ from cursor_simulator.agent import (
 )
 from nodecode_cursor import lane
 from nodecode_cursor._proto import agent_pb2
-from nodecode_cursor.errors import ProviderError, StreamIncomplete
+from nodecode_cursor.errors import ConfigError, ProviderError, StreamIncomplete
 from nodecode_cursor.h2run import ChosenRun, H2Run
 from nodecode_cursor.host import RoundContext
 from nodecode_cursor.state import CellState
@@ -486,3 +486,114 @@ def test_a_refused_run_stream_moves_to_runsse_under_auto(
     assert [r.route for r in sim.agent.runs] == ["http2", "sse"]
     assert sim.agent.run().prompt() == "hi"
     assert any("moves to RunSSE" in r.getMessage() for r in caplog.records)
+
+
+# --- keepalive and proxies -----------------------------------------------------------------
+
+
+def test_pings_keep_a_quiet_connection_checked(sim: Simulator) -> None:
+    sim.agent.script([Sleep(0.5), Text("still here"), TurnEnded()])
+    state = CellState()
+    state.run_connections.ping_seconds = 0.1
+
+    async def main() -> Any:
+        result = await lane.stream_round(context(sim.url), state)
+        alive = [c for c in state.run_connections.connections() if c.usable]
+        await state.run_connections.aclose()
+        return result, alive
+
+    result, alive = asyncio.run(main())
+    assert result.message["content"] == "still here"
+    assert sim.server.h2.pings >= 2
+    assert len(alive) == 1  # every PING was answered: the connection stays pooled
+
+
+class ConnectProxy:
+    """A tiny HTTP CONNECT proxy on loopback that counts its tunnels."""
+
+    def __init__(self) -> None:
+        self.tunnels: list[str] = []
+        self.server: asyncio.base_events.Server | None = None
+        self.url = ""
+
+    async def start(self) -> None:
+        self.server = await asyncio.start_server(self._client, "127.0.0.1", 0)
+        port = self.server.sockets[0].getsockname()[1]
+        self.url = f"http://user:pw-proxy@127.0.0.1:{port}"
+
+    async def stop(self) -> None:
+        assert self.server is not None
+        self.server.close()
+        await self.server.wait_closed()
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        line = head.split(b"\r\n", 1)[0].decode()
+        method, target, _ = line.split(" ")
+        if method != "CONNECT":
+            # httpx forwards plain http:// calls (the catalog) without a tunnel: not ours.
+            writer.write(b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n")
+            writer.close()
+            return
+        # user:pw-proxy, base64: the proxy's credentials went as Proxy-Authorization.
+        assert b"Proxy-Authorization: Basic dXNlcjpwdy1wcm94eQ==" in head
+        self.tunnels.append(f"{method} {target}")
+        host, port = target.rsplit(":", 1)
+        up_reader, up_writer = await asyncio.open_connection(host, int(port))
+        writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            try:
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            except OSError:
+                pass
+            finally:
+                dst.close()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+
+def test_a_proxy_carries_http2_through_a_connect_tunnel(sim: Simulator) -> None:
+    state = CellState()
+
+    async def main() -> tuple[Any, list[str]]:
+        proxy = ConnectProxy()
+        await proxy.start()
+        try:
+            result = await lane.stream_round(context(sim.url, proxy=proxy.url), state)
+            await state.run_connections.aclose()
+        finally:
+            await proxy.stop()
+        return result, proxy.tunnels
+
+    result, tunnels = asyncio.run(main())
+    assert result.message["content"] == "Simulated Cursor here. You said: hello"
+    port = sim.url.rsplit(":", 1)[1]
+    assert tunnels == [f"CONNECT 127.0.0.1:{port}"]
+    assert sim.agent.run().route == "http2"
+
+
+def test_a_proxy_that_cannot_tunnel_moves_the_run_to_http1_and_says_why(
+    sim: Simulator, caplog: pytest.LogCaptureFixture
+) -> None:
+    # socks5:// cannot carry the tunnel here; httpx then reports it unusable
+    # (socksio is not installed), so the round fails naming the setting, never
+    # going around the proxy.
+    async def main() -> None:
+        async with open_run(settings(sim.url, proxy="socks5://127.0.0.1:9")) as run:
+            run.send(run_request())
+            await collect(run)
+
+    with (
+        caplog.at_level(logging.DEBUG, logger="nodecode_cursor"),
+        pytest.raises(ConfigError) as caught,
+    ):
+        asyncio.run(main())
+    assert sim.agent.runs == []  # nothing reached the service around the proxy
+    assert caught.value.code == "bad_proxy" and "cursor.proxy" in str(caught.value)
+    assert any(
+        "HTTP/2 cannot go through the proxy" in r.getMessage() and "socks5://" in r.getMessage()
+        for r in caplog.records
+    )
