@@ -108,6 +108,25 @@ async def one_round(make: Callable[[], Any]) -> float:
     return time.perf_counter() - started
 
 
+async def rounds_on_one_loop(
+    sim: Simulator,
+    settings: RunSettings,
+    script: Callable[[RunRecord], Iterator[Step]],
+    rounds: int,
+) -> list[float]:
+    """Return the seconds of ROUNDS rounds of SCRIPT on one loop (HTTP/2 ones pooled)."""
+    pool = RunConnections()
+    times = []
+    for _ in range(rounds):
+        sim.agent.script(script)
+        if settings.transport == "http2":
+            times.append(await one_round(lambda: H2Run(settings, pool)))
+        else:
+            times.append(await one_round(lambda: SseRun(settings)))
+    await pool.aclose()
+    return times
+
+
 def measure(sim: Simulator, rounds: int) -> dict[tuple[str, str], tuple[float, int]]:
     """Return (median seconds, connections accepted) per (transport, script)."""
     port = int(sim.url.rsplit(":", 1)[1])
@@ -124,19 +143,7 @@ def measure(sim: Simulator, rounds: int) -> dict[tuple[str, str], tuple[float, i
                     transport=transport,
                 )
 
-                async def rounds_on_one_loop() -> list[float]:
-                    pool = RunConnections()
-                    times = []
-                    for _ in range(rounds):
-                        sim.agent.script(script)
-                        if transport == "http2":
-                            times.append(await one_round(lambda: H2Run(settings, pool)))
-                        else:
-                            times.append(await one_round(lambda: SseRun(settings)))
-                    await pool.aclose()
-                    return times
-
-                times = asyncio.run(rounds_on_one_loop())
+                times = asyncio.run(rounds_on_one_loop(sim, settings, script, rounds))
                 # The first HTTP/2 round also opens the connection; the median is warm.
                 found[(transport, script_name)] = (statistics.median(times), proxy.accepted)
     return found
