@@ -27,6 +27,7 @@ SCRIPTS = (
     "request_build.py",
     "round_overhead.py",
     "register_first.py",
+    "h2_latency.py",
 )
 
 

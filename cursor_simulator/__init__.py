@@ -1,7 +1,8 @@
 """A local stand-in for Cursor's services, for tests and the offline demo — never Cursor itself.
 
 ``Simulator`` is a real HTTP/1.1 server on 127.0.0.1 (h11, threads) that serves
-the agent service (RunSSE, BidiAppend), the roster (GetUsableModels) and the
+the agent service (RunSSE, BidiAppend, and Run over HTTP/2 — prior knowledge on
+the same port, or ALPN on a TLS port ``listen_tls`` opens), the roster (GetUsableModels) and the
 sign-in endpoints (auth/poll, oauth/token, the profile). It checks what it
 receives — content types, headers, protobuf bodies — and answers a protocol
 violation with a Connect error, so it doubles as a conformance checker. Each
@@ -14,6 +15,7 @@ Run it by hand with ``python -m cursor_simulator --port N``.
 
 from __future__ import annotations
 
+import ssl
 from types import TracebackType
 from typing import Any
 
@@ -68,6 +70,13 @@ class Simulator:
     def check_bearer(self, request: SimRequest) -> SimResponse | None:
         """Return a 401 Connect error when the request's bearer is missing or refused."""
         return bearer_refusal(request, self.valid_tokens)
+
+    def listen_tls(self, context: ssl.SSLContext) -> str:
+        """Also serve every route over TLS with CONTEXT (its ALPN offers h2 or not); return the URL.
+
+        The URL names ``localhost``: the test certificate must be issued for it.
+        """
+        return self.server.listen_tls(context)
 
     def start(self) -> Simulator:
         """Start serving; return self."""

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "APPEND_PATH",
+    "BIDI_RUN_PATH",
     "POLL_PATH",
     "RUN_PATH",
     "AgentService",
@@ -74,6 +75,8 @@ __all__ = [
 
 RUN_PATH = "/agent.v1.AgentService/RunSSE"
 POLL_PATH = "/agent.v1.AgentService/RunPoll"
+# The HTTP/2 route: one bidi stream carries both halves (h2server.py serves it).
+BIDI_RUN_PATH = "/agent.v1.AgentService/Run"
 APPEND_PATH = "/aiserver.v1.BidiService/BidiAppend"
 
 # What the service answers a run it refuses as a whole (a bare Connect error, no details).
@@ -507,6 +510,68 @@ class AgentService:
             run.route = "poll"
             run.headers = dict(request.headers)
         return self._stream(run, request, poll=True)
+
+    def handle_bidi(self, request: SimRequest) -> tuple[SimResponse, Callable[[bytes], None]]:
+        """Serve Run over HTTP/2: the answer, and the sink taking the client's framed messages."""
+        from nodecode_cursor import connect
+        from nodecode_cursor._proto import agent_pb2
+
+        def nothing(data: bytes) -> None:
+            return None
+
+        if request.method != "POST":
+            return connect_error(405, "unimplemented", "Run takes POST"), nothing
+        refused = self.sim.check_bearer(request)
+        if refused is not None:
+            return refused, nothing
+        problem = _header_problem(request.headers, "application/connect+proto")
+        if problem is None and request.headers.get("te") != "trailers":
+            problem = "te must be trailers"
+        if problem is not None:
+            return connect_error(400, "invalid_argument", problem), nothing
+        run = self._record(request.headers["x-request-id"])
+        with run.lock:
+            if run.streamed:
+                return connect_error(
+                    409, "already_exists", "this run is already streaming"
+                ), nothing
+            run.streamed = True
+            run.route = "http2"
+            run.headers = dict(request.headers)
+        decoder = connect.FrameDecoder()
+
+        def sink(data: bytes) -> None:
+            # Each Connect frame of the request body is one client message, in order:
+            # what a BidiAppend carries over HTTP/1.1, with the seqno implied.
+            try:
+                frames = decoder.feed(data)
+            except Exception as exc:
+                run.violations.append(f"the Run body is not Connect frames: {exc}")
+                return
+            for frame in frames:
+                try:
+                    message = agent_pb2.AgentClientMessage.FromString(frame.payload)
+                except Exception:
+                    run.violations.append("a Run body frame is not an AgentClientMessage")
+                    continue
+                self._take(run, request.headers, message)
+
+        return self._stream(run, request, poll=False), sink
+
+    def _take(
+        self, run: RunRecord, headers: dict[str, str], message: agent_pb2.AgentClientMessage
+    ) -> None:
+        """Record MESSAGE as RUN's next client message and hand it to the script."""
+        with run.lock:
+            expected = len(run.appends)
+            if run.ended:
+                run.after_end += 1
+            if expected == 0 and not message.HasField("run_request"):
+                run.violations.append("append 0 is not the run request")
+            run.appends.append(AppendRecord(expected, dict(headers), message))
+            if message.HasField("client_heartbeat"):
+                run.heartbeats += 1
+        run.inbox.put(message)
 
     def _stream(self, run: RunRecord, request: SimRequest, *, poll: bool) -> SimResponse:
         """Return the streamed answer of RUN: the next script played, as SSE or poll frames."""
@@ -1194,4 +1259,5 @@ def install(sim: RouteHost, *, catalog: CatalogState | None = None) -> AgentServ
     sim.route(RUN_PATH, service.handle_run)
     sim.route(POLL_PATH, service.handle_poll)
     sim.route(APPEND_PATH, service.handle_append)
+    sim.server.h2.route_bidi(BIDI_RUN_PATH, service.handle_bidi)
     return service

@@ -14,8 +14,10 @@ import contextlib
 import logging
 import select
 import socket
+import ssl
 import struct
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,6 +77,8 @@ class SimRequest:
             if not readable:
                 return False
             return sock.recv(1, socket.MSG_PEEK) == b""
+        except ValueError:
+            return False  # TLS cannot peek: the client counts as present
         except OSError:
             return True
 
@@ -111,6 +115,14 @@ class HttpServer:
         self.requests: list[SimRequest] = []
         # Tests read every request; a long-lived simulator keeps only the newest.
         self.max_records = max_records
+        # HTTP/2 (h2server.py): a connection opening with the preface, or choosing h2
+        # by ALPN on the TLS port, is served there.
+        from .h2server import H2Side
+
+        self.h2 = H2Side(self)
+        self._tls_listener: socket.socket | None = None
+        self._tls: ssl.SSLContext | None = None
+        self.tls_port: int | None = None
 
     @property
     def url(self) -> str:
@@ -128,8 +140,39 @@ class HttpServer:
 
     def start(self) -> None:
         """Start accepting connections in a background thread."""
-        self._acceptor = threading.Thread(target=self._accept_loop, name="sim-accept", daemon=True)
+        self._acceptor = threading.Thread(
+            target=self._accept_loop, args=(self._listener, None), name="sim-accept", daemon=True
+        )
         self._acceptor.start()
+
+    def listen_tls(self, context: ssl.SSLContext) -> str:
+        """Also serve TLS with CONTEXT on a port of its own (ALPN picks h2); return its URL."""
+        listener = socket.create_server((self.host, 0))
+        listener.settimeout(0.2)
+        self._tls_listener, self._tls = listener, context
+        self.tls_port = listener.getsockname()[1]
+        thread = threading.Thread(
+            target=self._accept_loop, args=(listener, context), name="sim-accept-tls", daemon=True
+        )
+        with self._lock:
+            self._threads.add(thread)
+        thread.start()
+        return f"https://localhost:{self.tls_port}"
+
+    def record(self, request: SimRequest) -> None:
+        """Keep REQUEST among those received (the newest max_records of them)."""
+        self.requests.append(request)
+        if self.max_records is not None and len(self.requests) > self.max_records:
+            del self.requests[: len(self.requests) - self.max_records]
+
+    def handle(self, request: SimRequest) -> SimResponse:
+        """Return the routed handler's answer to REQUEST (a 500 when the handler fails)."""
+        handler = self._routes.get(request.path, self._fallback)
+        try:
+            return handler(request)
+        except Exception:
+            log.exception("simulator handler failed for %s", request.path)
+            return SimResponse(500, {"content-type": "text/plain"}, b"handler failed")
 
     def stop(self) -> None:
         """Stop accepting, close every connection and join every thread."""
@@ -140,6 +183,8 @@ class HttpServer:
         if self._acceptor is not None:
             self._acceptor.join(5)
         self._listener.close()
+        if self._tls_listener is not None:
+            self._tls_listener.close()
         with self._lock:
             socks = list(self._socks)
             threads = list(self._threads)
@@ -149,11 +194,11 @@ class HttpServer:
         for thread in threads:
             thread.join(5)
 
-    def _accept_loop(self) -> None:
+    def _accept_loop(self, listener: socket.socket, tls: ssl.SSLContext | None) -> None:
         """Accept connections until stopped, one serving thread each (returns nothing)."""
         while not self._stop.is_set():
             try:
-                sock, _ = self._listener.accept()
+                sock, _ = listener.accept()
             except TimeoutError:
                 continue
             except OSError:
@@ -161,30 +206,37 @@ class HttpServer:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             # Named "sim-…" so leak checks can tell the simulator's threads from a test's.
             thread = threading.Thread(
-                target=self._serve, args=(sock,), name=f"sim-conn-{self.port}", daemon=True
+                target=self._serve, args=(sock, tls), name=f"sim-conn-{self.port}", daemon=True
             )
             with self._lock:
                 self._socks.add(sock)
                 self._threads.add(thread)
             thread.start()
 
-    def _serve(self, sock: socket.socket) -> None:
+    def _serve(self, sock: socket.socket, tls: ssl.SSLContext | None = None) -> None:
         """Serve requests on one connection until it closes or the server stops."""
         conn = h11.Connection(h11.SERVER, max_incomplete_event_size=_MAX_BODY)
         try:
+            if tls is not None:
+                sock.settimeout(10)
+                plain = sock
+                sock = tls.wrap_socket(sock, server_side=True)
+                sock.settimeout(None)
+                with self._lock:
+                    self._socks.discard(plain)
+                    self._socks.add(sock)
+                if sock.selected_alpn_protocol() == "h2":
+                    self.h2.serve(sock)
+                    return
+            elif _speaks_h2(sock):
+                self.h2.serve(sock)
+                return
             while not self._stop.is_set():
                 request = self._read_request(conn, sock)
                 if request is None:
                     return
-                self.requests.append(request)
-                if self.max_records is not None and len(self.requests) > self.max_records:
-                    del self.requests[: len(self.requests) - self.max_records]
-                handler = self._routes.get(request.path, self._fallback)
-                try:
-                    response = handler(request)
-                except Exception:
-                    log.exception("simulator handler failed for %s", request.path)
-                    response = SimResponse(500, {"content-type": "text/plain"}, b"handler failed")
+                self.record(request)
+                response = self.handle(request)
                 if not self._write_response(conn, sock, response):
                     return
                 if conn.our_state is h11.MUST_CLOSE or conn.their_state is h11.MUST_CLOSE:
@@ -193,7 +245,7 @@ class HttpServer:
                     conn.start_next_cycle()
                 except h11.LocalProtocolError:
                     return
-        except (OSError, h11.RemoteProtocolError):
+        except (OSError, h11.RemoteProtocolError, ssl.SSLError):
             return
         finally:
             with contextlib.suppress(OSError):
@@ -262,6 +314,24 @@ class HttpServer:
         except OSError:
             return False
         return True
+
+
+def _speaks_h2(sock: socket.socket) -> bool:
+    """Return whether the connection opens with the HTTP/2 preface (prior knowledge)."""
+    from .h2server import PREFACE
+
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        readable, _, _ = select.select([sock], [], [], 0.2)
+        if not readable:
+            continue
+        seen = sock.recv(len(PREFACE), socket.MSG_PEEK)
+        if not seen or not PREFACE.startswith(seen):
+            return False
+        if len(seen) == len(PREFACE):
+            return True
+        time.sleep(0.001)  # part of the preface so far: wait for the rest
+    return False
 
 
 def _abort(sock: socket.socket, *, reset: bool) -> None:

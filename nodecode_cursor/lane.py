@@ -145,6 +145,7 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
     while True:
         attempt = _Attempt(ctx, messages, token, system, tools, wire, conversation, table, display)
         attempt.rotate_on_refusal = not variant_retry
+        attempt.state = state  # its HTTP/2 pool and what transport worked (transport.open_run)
         try:
             result = await attempt.run()
         except ProviderError as exc:
@@ -419,6 +420,8 @@ def _heartbeat(message: Any) -> bool:
 class _Attempt:
     """One run of the round on one wire model."""
 
+    state: CellState | None = None
+
     def __init__(
         self,
         ctx: RoundContext,
@@ -555,7 +558,8 @@ class _Attempt:
 
         started = time.monotonic()
         self.ended_whole = False
-        run = open_run(settings)
+        pool = self.state.run_connections if self.state is not None else None
+        run = open_run(settings, pool)
         try:
             async with run:
                 self._log_start(data, run.request_id, settings.original_request_id)

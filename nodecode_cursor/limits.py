@@ -26,7 +26,7 @@ HEARTBEAT_SECONDS = 5.0
 
 # Which route streams a run's answer (the "transport" setting): RunSSE, RunPoll, or
 # RunSSE with RunPoll taking over when RunSSE is not served.
-RUN_TRANSPORTS = ("auto", "sse", "poll")
+RUN_TRANSPORTS = ("auto", "sse", "poll", "http2")
 DEFAULT_RUN_TRANSPORT = "auto"
 
 # One append may carry a large request; give it a base and 1 s per 128 KiB on top.
@@ -149,3 +149,17 @@ AGENT_STDERR_TAIL_BYTES = 8192
 MAX_AGENT_SESSIONS = 1024
 # How long a turn waits for another process's hold on that table.
 AGENT_SESSIONS_LOCK_SECONDS = 10.0
+
+# HTTP/2 Run (h2conn.py). The receive windows are large so a long answer streams
+# without waiting for WINDOW_UPDATEs (bytes are given back as the run consumes them,
+# so a slow consumer holds the service back, not memory): 4 MiB a stream, 16 MiB
+# for the connection shared by concurrent rounds.
+H2_STREAM_WINDOW = 4 * 1024 * 1024
+H2_CONNECTION_WINDOW = 16 * 1024 * 1024
+# A PING every 15 s finds a dead connection while the model thinks in silence; one
+# unanswered for 20 s ends the connection (its runs are cut, the next round dials anew).
+H2_PING_SECONDS = 15.0
+H2_PING_TIMEOUT_SECONDS = 20.0
+# A pooled connection with no stream for a minute is closed at the next round
+# (oh-my-pi's pool evicts after the same 60 s).
+H2_IDLE_SECONDS = 60.0

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .blobs import Conversations
+from .runpool import RunConnections
 from .writers import WriterStore, WriterTable
 
 if TYPE_CHECKING:
@@ -68,6 +69,7 @@ class CellState:
         "markers",
         "roster_fetches",
         "rosters",
+        "run_connections",
         "writers",
     )
 
@@ -99,6 +101,9 @@ class CellState:
         # stays as it was, yet status must not call it live. A new sign-in brings a new
         # refresh token, so it is never in here.
         self.ended_sessions: set[str] = set()
+        # The HTTP/2 connections runs share (one per base URL, account and proxy) and
+        # which transport last worked per base URL; its own lock (h2conn.py).
+        self.run_connections = RunConnections()
 
     def close(self) -> None:
         """Forget everything kept; a fetch landing later keeps nothing (returns nothing)."""
@@ -112,6 +117,7 @@ class CellState:
             self.catalogs.clear()
             self.catalog_fetches.clear()
             self.ended_sessions.clear()
+        self.run_connections.close()  # every HTTP/2 connection ends with the cell
 
     def forget_accounts(self) -> None:
         """Forget every account's roster, markers and catalog (a logout; returns nothing).

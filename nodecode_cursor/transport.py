@@ -38,7 +38,7 @@ import uuid
 from collections.abc import AsyncGenerator, Callable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Protocol, Self, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar, runtime_checkable
 
 import httpx
 from google.protobuf.message import DecodeError
@@ -60,6 +60,9 @@ from .errors import (
     ProviderError,
     StreamIncomplete,
 )
+
+if TYPE_CHECKING:
+    from .runpool import RunConnections
 
 __all__ = [
     "APPEND_PATH",
@@ -153,20 +156,30 @@ class RunTransport(Protocol):
     ) -> None: ...
 
 
-def open_run(settings: RunSettings) -> RunTransport:
+def open_run(settings: RunSettings, connections: RunConnections | None = None) -> RunTransport:
     """Return a new, unopened transport for one run (``async with`` opens it).
 
     ``settings.transport`` picks the route: ``sse`` and ``poll`` force one,
-    ``auto`` starts on RunSSE and moves the run to RunPoll when RunSSE turns
-    out not to be served (the lane sees one run either way).
+    ``http2`` forces HTTP/2 ``Run`` (prior knowledge over ``http://``), ``auto``
+    takes HTTP/2 when TLS negotiates h2 and RunSSE otherwise (always over
+    ``http://``), RunSSE moving the run to RunPoll when it turns out not to be
+    served (the lane sees one run either way). CONNECTIONS is the cell's HTTP/2
+    pool and memory of what worked (``h2conn.RunConnections``); without it an
+    HTTP/2 run dials a connection of its own.
     """
     choice = settings.transport
     if choice == "poll":
         return PollRun(settings)
     if choice == "sse":
         return SseRun(settings)
-    if choice == "auto":
+    cleartext = settings.base_url.lower().startswith("http://")
+    if choice == "auto" and cleartext:
+        log.debug("cleartext base URL: the run goes over RunSSE (transport setting auto)")
         return SseRun(settings, fall_back_to_poll=True)
+    if choice in ("auto", "http2"):
+        from .h2run import ChosenRun
+
+        return ChosenRun(settings, connections, forced=choice == "http2")
     names = ", ".join(f'"{name}"' for name in limits.RUN_TRANSPORTS)
     raise ConfigError(
         f'the cursor.transport setting must be one of {names}, not "{choice}"',

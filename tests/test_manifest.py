@@ -27,7 +27,7 @@ from nodecode_cursor import limits
 ROOT = Path(__file__).resolve().parent.parent
 
 # Modules a host must not pay for when it merely loads the cell.
-HEAVY = ("httpx", "httpcore", "h11", "google.protobuf", "jwt", "filelock")
+HEAVY = ("httpx", "httpcore", "h11", "h2", "google.protobuf", "jwt", "filelock")
 HEAVY_OURS = ("nodecode_cursor.catalog", "nodecode_cursor._proto", "cursor_simulator")
 
 
@@ -114,7 +114,7 @@ def test_runtime_dependencies_are_the_allowed_ones(pyproject: dict[str, Any]) ->
         dep.split(">")[0].split("<")[0].split("=")[0].split("[")[0].strip().lower()
         for dep in pyproject["project"]["dependencies"]
     }
-    assert names == {"httpx", "h11", "protobuf", "pyjwt", "filelock"}
+    assert names == {"httpx", "h11", "h2", "protobuf", "pyjwt", "filelock"}
     assert pyproject["project"]["requires-python"] == ">=3.11"
 
 

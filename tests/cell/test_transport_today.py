@@ -353,7 +353,7 @@ def test_the_transport_setting_is_read_and_checked() -> None:
     assert Settings.from_section({}).transport == "auto"
     assert Settings.from_section({"transport": " SSE "}).transport == "sse"
     assert Settings.from_section({"transport": "poll"}).transport == "poll"
-    for wrong in ("http2", 5):
+    for wrong in ("h3", 5):
         with pytest.raises(ConfigError) as caught:
             Settings.from_section({"transport": wrong})
         assert '"transport"' in str(caught.value)

@@ -1,0 +1,354 @@
+"""The simulator's HTTP/2 side: python-hyper's ``h2`` on one connection, one thread per stream.
+
+``HttpServer`` hands a connection here when it speaks HTTP/2 (the cleartext
+preface on its port, or ALPN ``h2`` on its TLS port). Two kinds of route:
+
+* **bidi** routes (``Run``): the handler is called as soon as the request's
+  head arrives and returns the answer plus a sink; every piece of the request
+  body that arrives later goes to the sink while the answer streams, so a
+  script can wait for the client's messages on the same stream.
+* every other path is served by ``HttpServer``'s ordinary handler once the
+  whole request body arrived.
+
+One thread owns the socket (reads, writes, flow control); each stream's answer
+is produced in a thread of its own and handed over through a queue. Knobs for
+tests: ``window`` (the flow-control window the server grants, to make the
+client wait for WINDOW_UPDATEs), ``goaway_after`` (send GOAWAY after that many
+DATA frames and close), and the count of connections served. It knows nothing
+of Cursor.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import logging
+import select
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import h2.config
+import h2.connection
+import h2.errors
+import h2.events
+import h2.exceptions
+import h2.settings
+
+from .server import Cut, SimRequest, SimResponse
+
+if TYPE_CHECKING:
+    from .server import HttpServer
+
+__all__ = ["PREFACE", "BidiHandler", "H2Request", "H2Side"]
+
+log = logging.getLogger("cursor_simulator")
+
+PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+_READ_SIZE = 65536
+
+# A bidi handler: the request's head in, the answer and the sink for the body's bytes out.
+BidiHandler = Callable[[SimRequest], tuple[SimResponse, Callable[[bytes], None]]]
+
+
+@dataclass
+class H2Request(SimRequest):
+    """A request on an HTTP/2 stream; gone once the client reset the stream or left."""
+
+    gone: threading.Event = field(default_factory=threading.Event, repr=False)
+
+    def client_gone(self) -> bool:
+        """Return whether the client reset the stream or the connection ended."""
+        return self.gone.is_set()
+
+
+class _Stream:
+    """One stream's state shared by the connection thread and the stream's thread."""
+
+    def __init__(self, stream_id: int, request: H2Request) -> None:
+        self.id = stream_id
+        self.request = request
+        self.body = bytearray()
+        self.sink: Callable[[bytes], None] | None = None
+        self.pending: list[bytes] = []  # body bytes that came before the sink
+        self.lock = threading.Lock()
+        # What the stream's thread produced, for the connection thread to send.
+        self.out: collections.deque[tuple[str, Any]] = collections.deque()
+
+    def feed(self, data: bytes) -> None:
+        """Hand body bytes to the sink, or keep them until there is one."""
+        with self.lock:
+            if self.sink is None:
+                self.pending.append(data)
+                return
+            self.sink(data)
+
+    def set_sink(self, sink: Callable[[bytes], None]) -> None:
+        """Install SINK and give it what came before it."""
+        with self.lock:
+            self.sink = sink
+            for data in self.pending:
+                sink(data)
+            self.pending.clear()
+
+
+class H2Side:
+    """The HTTP/2 routes and knobs of one ``HttpServer``; serves each HTTP/2 connection."""
+
+    def __init__(self, http: HttpServer) -> None:
+        self.http = http
+        self.bidi: dict[str, BidiHandler] = {}
+        # The window (bytes) the server grants each stream; None keeps h2's 65,535.
+        self.window: int | None = None
+        # After this many DATA frames sent on a connection, GOAWAY and close it.
+        self.goaway_after: int | None = None
+        self.connections = 0  # HTTP/2 connections served so far
+        self.streams = 0  # streams opened by clients so far
+        self.pings = 0  # PINGs received (h2 answers each at once)
+        self.lock = threading.Lock()
+
+    def route_bidi(self, path: str, handler: BidiHandler) -> None:
+        """Serve PATH as a bidi stream with HANDLER."""
+        self.bidi[path] = handler
+
+    def serve(self, sock: socket.socket) -> None:
+        """Serve one HTTP/2 connection until it ends (blocks; the caller's thread)."""
+        with self.lock:
+            self.connections += 1
+        _Connection(self, sock).run()
+
+
+class _Connection:
+    """One HTTP/2 connection: the socket's only reader and writer."""
+
+    def __init__(self, side: H2Side, sock: socket.socket) -> None:
+        self.side = side
+        self.sock = sock
+        config = h2.config.H2Configuration(client_side=False, header_encoding="utf-8")
+        self.h2 = h2.connection.H2Connection(config=config)
+        self.streams: dict[int, _Stream] = {}
+        self.threads: list[threading.Thread] = []
+        self.wake_r, self.wake_w = socket.socketpair()
+        self.wake_w.setblocking(False)
+        self.data_frames = 0
+        self.closing = False
+        self.bidi_ids: set[int] = set()  # the streams a bidi handler answers
+
+    def run(self) -> None:
+        """Serve until the client leaves, the server stops or a GOAWAY knob fires."""
+        try:
+            self.h2.initiate_connection()
+            if self.side.window is not None:
+                # A change after the preface: h2 applies it once the client acknowledged
+                # it, so data the client sent before is still within the old window.
+                code = h2.settings.SettingCodes.INITIAL_WINDOW_SIZE
+                self.h2.update_settings({code: self.side.window})
+            self._flush()
+            while not self.closing and not self.side.http.stopping:
+                self._send_pending()
+                self._flush()
+                if self.closing:
+                    break
+                if not self._pending_tls():
+                    readable, _, _ = select.select([self.sock, self.wake_r], [], [], 0.2)
+                    if self.wake_r in readable:
+                        with contextlib.suppress(OSError):
+                            self.wake_r.recv(4096)
+                    if self.sock not in readable:
+                        continue
+                data = self.sock.recv(_READ_SIZE)
+                if not data:
+                    break
+                self._handle(self.h2.receive_data(data))
+                self._flush()
+        except (OSError, h2.exceptions.ProtocolError, ValueError):
+            pass
+        finally:
+            for stream in self.streams.values():
+                stream.request.gone.set()
+            self._wake()
+            for thread in self.threads:
+                thread.join(5)
+            with contextlib.suppress(OSError):
+                self.sock.close()
+            self.wake_r.close()
+            self.wake_w.close()
+
+    def _pending_tls(self) -> bool:
+        """Return whether TLS already holds decrypted bytes select cannot see."""
+        pending = getattr(self.sock, "pending", None)
+        return bool(pending is not None and pending())
+
+    def _flush(self) -> None:
+        data = self.h2.data_to_send()
+        if data:
+            self.sock.sendall(data)
+
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):
+            self.wake_w.send(b"x")
+
+    # --- what the client sends -----------------------------------------------------
+
+    def _handle(self, events: list[h2.events.Event]) -> None:
+        for event in events:
+            if isinstance(event, h2.events.RequestReceived):
+                self._request(event.stream_id or 0, event.headers or [])
+            elif isinstance(event, h2.events.DataReceived):
+                stream = self.streams.get(event.stream_id or 0)
+                size = event.flow_controlled_length or 0
+                with contextlib.suppress(h2.exceptions.H2Error):
+                    # Taken at once: the window reopens as the bytes arrive.
+                    self.h2.acknowledge_received_data(size, event.stream_id or 0)
+                if stream is not None and event.data:
+                    if stream.id in self.bidi_ids:
+                        stream.feed(event.data)
+                    else:
+                        stream.body += event.data
+            elif isinstance(event, h2.events.StreamEnded):
+                stream = self.streams.get(event.stream_id or 0)
+                if stream is not None and stream.id not in self.bidi_ids:
+                    self._start(stream, None)
+            elif isinstance(event, h2.events.StreamReset):
+                stream = self.streams.get(event.stream_id or 0)
+                if stream is not None:
+                    stream.request.gone.set()
+            elif isinstance(event, h2.events.ConnectionTerminated):
+                self.closing = True
+            elif isinstance(event, h2.events.PingReceived):
+                with self.side.lock:
+                    self.side.pings += 1
+
+    def _request(self, stream_id: int, raw: Any) -> None:
+        headers = {str(k).lower(): str(v) for k, v in raw}
+        request = H2Request(
+            method=headers.get(":method", ""),
+            target=headers.get(":path", "/"),
+            headers={k: v for k, v in headers.items() if not k.startswith(":")},
+            body=b"",
+        )
+        stream = _Stream(stream_id, request)
+        self.streams[stream_id] = stream
+        with self.side.lock:
+            self.side.streams += 1
+        self.side.http.record(request)
+        handler = self.side.bidi.get(request.path)
+        if handler is not None:
+            self.bidi_ids.add(stream_id)
+            self._start(stream, handler)
+
+    def _start(self, stream: _Stream, bidi: BidiHandler | None) -> None:
+        """Produce STREAM's answer in a thread of its own."""
+        thread = threading.Thread(
+            target=self._answer, args=(stream, bidi), name="sim-h2-stream", daemon=True
+        )
+        self.threads.append(thread)
+        thread.start()
+
+    # --- the answers (each in its stream's thread) ------------------------------------
+
+    def _answer(self, stream: _Stream, bidi: BidiHandler | None) -> None:
+        request = stream.request
+        try:
+            if bidi is not None:
+                response, sink = bidi(request)
+                stream.set_sink(sink)
+            else:
+                request.body = bytes(stream.body)
+                response = self.side.http.handle(request)
+        except Exception:
+            log.exception("simulator handler failed for %s", request.path)
+            response = SimResponse(500, {"content-type": "text/plain"}, b"handler failed")
+        self._put(stream, "head", (response.status, dict(response.headers)))
+        body = response.body
+        if isinstance(body, bytes | bytearray):
+            if body:
+                self._put(stream, "data", bytes(body))
+            self._put(stream, "end", None)
+            return
+        chunks: Iterator[bytes] = iter(body)
+        try:
+            for chunk in chunks:
+                if request.gone.is_set():
+                    return
+                if chunk:
+                    self._put(stream, "data", chunk)
+            self._put(stream, "end", None)
+        except Cut as cut:
+            # An orderly cut ends the stream without its end frame; a reset resets it.
+            self._put(stream, "reset" if cut.reset else "end", None)
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
+
+    def _put(self, stream: _Stream, kind: str, value: Any) -> None:
+        with stream.lock:
+            stream.out.append((kind, value))
+        self._wake()
+
+    # --- sending (the connection thread) --------------------------------------------
+
+    def _send_pending(self) -> None:
+        """Send what the streams produced, as far as the windows allow."""
+        for stream in list(self.streams.values()):
+            while True:
+                with stream.lock:
+                    if not stream.out:
+                        break
+                    kind, value = stream.out[0]
+                if not self._send_one(stream, kind, value):
+                    break
+                with stream.lock:
+                    stream.out.popleft()
+                if kind in ("end", "reset"):
+                    self.streams.pop(stream.id, None)
+                    self.bidi_ids.discard(stream.id)
+                    break
+                if self.closing:
+                    return
+
+    def _send_one(self, stream: _Stream, kind: str, value: Any) -> bool:
+        """Send one produced item; return False when it must wait (window) or cannot go."""
+        sid = stream.id
+        try:
+            if kind == "head":
+                status, headers = value
+                pairs = [(":status", str(status)), *((k.lower(), v) for k, v in headers.items())]
+                self.h2.send_headers(sid, pairs)
+            elif kind == "data":
+                data: bytes = value
+                window = min(
+                    self.h2.local_flow_control_window(sid), self.h2.max_outbound_frame_size
+                )
+                if window <= 0:
+                    return False
+                if len(data) > window:
+                    # What the window takes goes now; the rest waits for a WINDOW_UPDATE.
+                    self.h2.send_data(sid, data[:window])
+                    with stream.lock:
+                        stream.out[0] = ("data", data[window:])
+                    self._count_frame()
+                    return False
+                self.h2.send_data(sid, data)
+                self._count_frame()
+            elif kind == "end":
+                self.h2.end_stream(sid)
+            elif kind == "reset":
+                self.h2.reset_stream(sid, h2.errors.ErrorCodes.INTERNAL_ERROR)
+        except h2.exceptions.StreamClosedError:
+            return True  # the client reset it: drop what was left
+        except h2.exceptions.FlowControlError:
+            return False
+        return True
+
+    def _count_frame(self) -> None:
+        """Count a DATA frame; past the GOAWAY knob, say GOAWAY and close the connection."""
+        self.data_frames += 1
+        limit = self.side.goaway_after
+        if limit is not None and self.data_frames >= limit:
+            self.h2.close_connection(error_code=h2.errors.ErrorCodes.NO_ERROR)
+            self._flush()
+            self.closing = True

@@ -1,0 +1,198 @@
+"""Reaching a Cursor base URL for HTTP/2: TCP, an HTTP CONNECT tunnel when proxied, TLS with ALPN.
+
+``dial`` returns an asyncio stream pair that speaks HTTP/2 from its first byte:
+over ``https://`` once TLS negotiated ``h2`` by ALPN, over ``http://`` with
+prior knowledge (RFC 9113 §3.3). The proxy is the ``cursor.proxy`` setting,
+else the standard variables (``HTTPS_PROXY``/``HTTP_PROXY``/``ALL_PROXY``, with
+``NO_PROXY``), as httpx reads them; only an ``http://`` proxy can carry the
+tunnel here. Whatever keeps HTTP/2 from this route (ALPN chose something else,
+the proxy cannot tunnel, the proxy refused the CONNECT) is ``H2Unavailable``,
+so the caller can take HTTP/1.1 instead and say why; failing to reach the
+service at all is the ordinary ``unreachable`` error. Certificates are checked
+as httpx checks them (``httpx.create_ssl_context``: certifi's bundle, or
+``SSL_CERT_FILE``/``SSL_CERT_DIR``). What goes over the stream is ``h2conn.py``'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import ssl
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+
+import httpx
+
+from .errors import ConfigError, ProviderError
+
+__all__ = ["Dialed", "H2Unavailable", "ProxyCannotTunnel", "dial", "proxy_for", "split_url"]
+
+# A proxy that answers CONNECT with more head than this is not one we talk to.
+_MAX_PROXY_HEAD = 16 * 1024
+
+
+class H2Unavailable(Exception):
+    """HTTP/2 cannot be had on this route (the reason is the message); HTTP/1.1 may."""
+
+
+class ProxyCannotTunnel(H2Unavailable):
+    """The proxy cannot carry HTTP/2 here (its scheme, or it refused the CONNECT)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Dialed:
+    """A connected stream pair ready for HTTP/2, and how it got there (for the DEBUG line)."""
+
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+    how: str
+
+
+def split_url(url: str) -> tuple[str, str, int]:
+    """Return (scheme, host, port) of a base URL; ConfigError for one that is not http(s)."""
+    parts = urllib.parse.urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"the base URL must be http:// or https://: {url!r}", code="bad_config")
+    port = parts.port or (443 if scheme == "https" else 80)
+    return scheme, parts.hostname, port
+
+
+def proxy_for(base_url: str, configured: str | None) -> str | None:
+    """Return the proxy URL a request to BASE_URL goes through, or None to go direct.
+
+    The ``cursor.proxy`` setting wins; else the environment, as httpx's
+    ``trust_env`` reads it (``NO_PROXY`` exempts a host).
+    """
+    if configured:
+        return configured
+    scheme, host, _ = split_url(base_url)
+    found = urllib.request.getproxies_environment()
+    if host and urllib.request.proxy_bypass(host):
+        return None
+    return found.get(scheme) or found.get("all") or None
+
+
+async def dial(
+    base_url: str,
+    proxy: str | None,
+    *,
+    connect_timeout: float,
+    alpn: tuple[str, ...] = ("h2", "http/1.1"),
+) -> Dialed:
+    """Return a stream pair to BASE_URL that speaks HTTP/2; H2Unavailable when it cannot.
+
+    Raises ProviderError (``unreachable``) when the service or the proxy cannot be
+    reached at all, and ConfigError for a proxy URL that is not usable at all.
+    """
+    scheme, host, port = split_url(base_url)
+    tunnel = _tunnel_proxy(proxy) if proxy else None
+    writer: asyncio.StreamWriter | None = None
+    try:
+        async with asyncio.timeout(connect_timeout):
+            if tunnel is None:
+                context = _tls(alpn) if scheme == "https" else None
+                reader, writer = await asyncio.open_connection(
+                    host, port, ssl=context, server_hostname=host if context else None
+                )
+                via = "directly"
+            else:
+                proxy_host, proxy_port, authorization = tunnel
+                reader, writer = await asyncio.open_connection(proxy_host, proxy_port)
+                await _connect_tunnel(reader, writer, host, port, authorization)
+                if scheme == "https":
+                    await writer.start_tls(_tls(alpn), server_hostname=host)
+                via = f"through the proxy's CONNECT tunnel ({proxy_host}:{proxy_port})"
+    except TimeoutError:
+        _close(writer)
+        raise _unreachable(base_url, "connecting timed out") from None
+    except H2Unavailable:
+        _close(writer)
+        raise
+    except (OSError, ssl.SSLError) as exc:
+        _close(writer)
+        raise _unreachable(base_url, str(exc) or type(exc).__name__) from None
+    if scheme == "http":
+        return Dialed(reader, writer, f"prior knowledge over cleartext, {via}")
+    ssl_object = writer.get_extra_info("ssl_object")
+    chosen = ssl_object.selected_alpn_protocol() if ssl_object is not None else None
+    if chosen != "h2":
+        _close(writer)
+        raise H2Unavailable(f"TLS negotiated {chosen or 'no protocol'} by ALPN, not h2")
+    return Dialed(reader, writer, f"TLS negotiated h2 by ALPN, {via}")
+
+
+def _tls(alpn: tuple[str, ...]) -> ssl.SSLContext:
+    """Return a client TLS context verifying as httpx does, offering ALPN protocols ALPN."""
+    context = httpx.create_ssl_context()
+    context.set_alpn_protocols(list(alpn))
+    return context
+
+
+def _tunnel_proxy(proxy: str) -> tuple[str, int, str | None]:
+    """Return (host, port, Proxy-Authorization value) of an http:// proxy; else H2Unavailable.
+
+    The proxy's URL may hold a user and password: no error here quotes it.
+    """
+    parts = urllib.parse.urlsplit(proxy)
+    scheme = parts.scheme.lower()
+    if scheme != "http":
+        raise ProxyCannotTunnel(
+            f"the proxy is {scheme or 'schemeless'}://, and HTTP/2 tunnels only through an"
+            " http:// proxy's CONNECT"
+        )
+    try:
+        host, port = parts.hostname, parts.port or 80
+    except ValueError:
+        host, port = None, 0
+    if not host:
+        raise ConfigError("the proxy setting is not a usable URL; fix it", code="bad_proxy")
+    authorization = None
+    if parts.username is not None:
+        user = urllib.parse.unquote(parts.username)
+        password = urllib.parse.unquote(parts.password or "")
+        token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+        authorization = f"Basic {token}"
+    return host, port, authorization
+
+
+async def _connect_tunnel(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    host: str,
+    port: int,
+    authorization: str | None,
+) -> None:
+    """Ask the proxy for a tunnel to HOST:PORT; H2Unavailable when it says no."""
+    authority = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    lines = [f"CONNECT {authority} HTTP/1.1", f"Host: {authority}"]
+    if authorization is not None:
+        lines.append(f"Proxy-Authorization: {authorization}")
+    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+    await writer.drain()
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except asyncio.LimitOverrunError:
+        raise ProxyCannotTunnel("the proxy answered CONNECT with an oversized head") from None
+    except asyncio.IncompleteReadError:
+        raise OSError("the proxy closed the connection during CONNECT") from None
+    if len(head) > _MAX_PROXY_HEAD:
+        raise ProxyCannotTunnel("the proxy answered CONNECT with an oversized head")
+    status_line = head.split(b"\r\n", 1)[0].decode("latin-1")
+    fields = status_line.split(" ", 2)
+    if len(fields) < 2 or not fields[1].isdigit() or not 200 <= int(fields[1]) < 300:
+        raise ProxyCannotTunnel(f"the proxy refused the CONNECT tunnel ({status_line.strip()})")
+
+
+def _unreachable(url: str, cause: str) -> ProviderError:
+    """Return the error for a service that could not be reached (as transport.unreachable)."""
+    return ProviderError(f"could not reach {url}: {cause}", status=502, retryable=True)
+
+
+def _close(writer: asyncio.StreamWriter | None) -> None:
+    """Close WRITER's transport at once, if there is one (returns nothing)."""
+    if writer is not None:
+        with contextlib.suppress(Exception):
+            writer.transport.abort()
