@@ -344,9 +344,9 @@ class ApiServer:
         self, body: bytes, headers: Mapping[str, str]
     ) -> tuple[RoundRequest, Reply]:
         """Return an Anthropic Messages request (its model name mapped) and its reply."""
-        request = anthropic_api.parse_messages_request(
-            body, session_header=headers.get("x-session-id")
-        )
+        # Claude Code names its session in a header of its own.
+        session = headers.get("x-session-id") or headers.get("x-claude-code-session-id")
+        request = anthropic_api.parse_messages_request(body, session_header=session)
         listed = await self._listed_ids()
         chosen = anthropic_api.cursor_model(request.model, listed, self._model_aliases())
         if chosen != request.model:
