@@ -9,14 +9,13 @@ in the test extra; these tests never skip.
 from __future__ import annotations
 
 import asyncio
+import functools
+import importlib
 import json
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import openai
 import pytest
-from pydantic import BaseModel
 from served import served
 
 from cursor_simulator import Simulator
@@ -32,6 +31,25 @@ from cursor_simulator.agent import (
     ToolCall,
     TurnEnded,
 )
+
+
+class _Imported:
+    """A client package imported on first use, not at collection.
+
+    Imported at collection, these packages' many long-lived objects sit in the
+    heap of every test before them and slow the cycle collector's full passes,
+    which the cell's memory-bound load test then measures.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self._name), attr)
+
+
+openai: Any = _Imported("openai")
+anthropic: Any = _Imported("anthropic")
 
 MODEL = "composer-2.5"
 SCHEMA = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
@@ -191,14 +209,22 @@ def test_openai_chat_named_tool_choice_offers_only_it_and_fails_readably(
     assert "after one retry" in caught.value.message
 
 
-class Listing(BaseModel):
-    folder: str
-    files: list[str]
+@functools.cache
+def listing_model() -> Any:
+    """Return the pydantic model structured output is parsed into (built on first use)."""
+    from pydantic import BaseModel
+
+    class Listing(BaseModel):
+        folder: str
+        files: list[str]
+
+    return Listing
 
 
 def test_openai_structured_output_parses_after_a_corrective_retry(
     sim: Simulator, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    Listing = listing_model()
     sim.agent.script(answer_script(Text("Sure! The folder src has a.py.")))
     sim.agent.script(answer_script(Text('```json\n{"folder": "src", "files": ["a.py"]}\n```')))
     sim.agent.script(answer_script(Text('{"folder": "lib", "files": []}')))
@@ -303,6 +329,7 @@ def test_responses_tool_loop_by_previous_response_id_and_by_full_input(
 def test_responses_errors_and_structured_output(
     sim: Simulator, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    Listing = listing_model()
     sim.agent.script(answer_script(Text('{"folder": "src", "files": ["a.py", "b.py"]}')))
     with served(sim, home, monkeypatch, api_key="right-key") as api:
         with (
