@@ -91,7 +91,6 @@ def served(
     """Yield ``serve`` running over a ReferenceHost on SIM; CONFIG is written to config.json."""
     monkeypatch.setenv("CURSOR_ACCESS_TOKEN", TOKEN)
     monkeypatch.delenv("CURSOR_API_KEY", raising=False)
-    sim.agent.answer_timeout = 5.0
     if config:
         import json
 

@@ -87,7 +87,7 @@ def test_claude_code_shapes_are_served(
         "output_config": {"effort": "ultra"},
         "context_management": {"edits": []},
     }
-    with served(sim, home, monkeypatch) as api, httpx.Client(timeout=20) as client:
+    with served(sim, home, monkeypatch) as api, httpx.Client(timeout=60) as client:
         head = client.head(api.root + "/")
         answer = client.post(
             api.root + "/v1/messages?beta=true",
@@ -113,7 +113,7 @@ def test_errors_after_the_stream_began_are_each_apis_own(
     sim.agent.script(failing_script())
     sim.agent.script(failing_script())
     ask = [{"role": "user", "content": "x"}]
-    with served(sim, home, monkeypatch) as api, httpx.Client(timeout=20) as client:
+    with served(sim, home, monkeypatch) as api, httpx.Client(timeout=60) as client:
         messages = client.post(
             api.url + "/messages", json={"model": MODEL, "messages": ask, "stream": True}
         )
