@@ -340,7 +340,7 @@ class Conversations:
         return made
 
     def handed_off(self, conversation: Conversation, call_ids: Iterable[str]) -> None:
-        """Remember a sessionless CONVERSATION by the ids of the calls its round handed off."""
+        """Remember CONVERSATION by the ids of the calls its round handed off (returns nothing)."""
         for call_id in call_ids:
             if call_id:
                 self._by_call[call_id] = conversation

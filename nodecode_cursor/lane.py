@@ -171,7 +171,7 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
             log.info("Cursor did not know %s; retrying with the discovery id", wire.requested_id)
             mode, wire = "discovered", retry
             continue
-        if not ctx.session_id and result.finish_reason == "tool_calls":
+        if result.finish_reason == "tool_calls":
             calls = result.message.get("tool_calls") or []
             with state.lock:
                 state.conversations.handed_off(conversation, (c["id"] for c in calls))
@@ -184,21 +184,26 @@ def _conversation(
 ) -> Conversation:
     """Return the round's conversation: its session's, else the one its tool results answer.
 
-    A round without a session whose history ends on the results of calls a
-    sessionless round of this process handed off goes on in that round's
-    conversation (the service has seen it); any other gets a fresh one.
+    A session's conversation the service has seen is the session's. Otherwise a
+    history that ends on the results of calls a round of this process handed off
+    goes on in that round's conversation (the service has seen it): a host that
+    sends no session, or a new one for every request (as an API server does for
+    each Responses call), still resumes its tool loop instead of starting over.
+    Any other round gets its session's conversation, or a fresh one.
     Call with ``state.lock`` held.
     """
-    if not session_id:
-        trailing: list[str] = []
-        for message in reversed(messages):
-            if not isinstance(message, Mapping) or message.get("role") != "tool":
-                break
-            trailing.append(str(message.get("tool_call_id") or ""))
-        found = state.conversations.follow_up(trailing)
-        if found is not None:
-            return found
-    return state.conversations.get(session_id)
+    own = state.conversations.get(session_id) if session_id else None
+    if own is not None and own.seen:
+        return own
+    trailing: list[str] = []
+    for message in reversed(messages):
+        if not isinstance(message, Mapping) or message.get("role") != "tool":
+            break
+        trailing.append(str(message.get("tool_call_id") or ""))
+    found = state.conversations.follow_up(trailing) if trailing else None
+    if found is not None:
+        return found
+    return own if own is not None else state.conversations.get(None)
 
 
 async def _roster_model(ctx: RoundContext, state: CellState) -> tuple[str, str]:

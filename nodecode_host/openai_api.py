@@ -18,39 +18,50 @@ disconnects, the API key) is ``openai_server.py``'s.
 from __future__ import annotations
 
 import json
+import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import contract
+from .api_round import (
+    EFFORT_NONE,
+    MODEL_PREFIX,
+    ApiError,
+    OutputDemand,
+    RoundRequest,
+    ToolDemand,
+    error_for,
+    internal_error,
+)
 
 if TYPE_CHECKING:
-    from nodecode_cursor.errors import CursorError
-    from nodecode_cursor.host import RoundContext, RoundResult, StreamPart, Usage
+    from nodecode_cursor.host import RoundResult, StreamPart, Usage
 
 __all__ = [
     "DONE_EVENT",
     "MODEL_PREFIX",
     "ApiError",
+    "ChatReply",
     "ChatRequest",
     "ChunkStream",
+    "RoundRequest",
     "completion_id",
     "completion_object",
     "error_for",
     "error_object",
     "internal_error",
+    "model_object",
     "models_object",
+    "output_demand",
     "parse_chat_request",
     "sse_event",
+    "tool_demand",
     "usage_object",
 ]
 
-MODEL_PREFIX = "cursor/"
 OWNER = "cursor"
 ROLES = ("system", "developer", "user", "assistant", "tool")
-# OpenAI's word for "thinking off"; every other effort, "off" included, is the cell's to read.
-EFFORT_NONE = "none"
 DONE_EVENT = b"data: [DONE]\n\n"
 
 # OpenAI's error "type" per HTTP status (anything else 5xx is api_error).
@@ -65,110 +76,17 @@ _ERROR_TYPES = {
 }
 
 
-class ApiError(Exception):
-    """A request the API refuses: an HTTP status, OpenAI's error code and a one-line message."""
-
-    def __init__(self, status: int, message: str, *, code: str | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.code = code
-
-    def body(self) -> dict[str, Any]:
-        """Return the error as OpenAI's ``{"error": {...}}`` object."""
-        return error_object(self.status, self.message, code=self.code)
-
-
 def error_object(status: int, message: str, *, code: str | None = None) -> dict[str, Any]:
     """Return OpenAI's error object for STATUS with MESSAGE and CODE."""
     kind = _ERROR_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
-# The cell's codes whose OpenAI-side name differs (OpenAI's clients know model_not_found).
-_CONFIG_CODES = {"unknown_model": "model_not_found"}
-
-
-def error_for(exc: CursorError) -> ApiError:
-    """Return the API error a cell error becomes (status and code chosen from its kind).
-
-    The kind is the error's class and its machine-readable ``code``, never its
-    text: the same fault keeps its status however the cell words it.
-    """
-    # The cell words its sign-in hints for a chat (/cursor login); this API is served by
-    # `nodecode-cursor serve`, run from a shell, where the verb is a command.
-    detail = exc.detail.replace("/cursor login", "nodecode-cursor login")
-    code = getattr(exc, "code", None)
-    if isinstance(exc, contract.CredentialError) or code == "not_signed_in":
-        return ApiError(401, detail, code="not_signed_in")
-    if isinstance(exc, contract.UnknownModel):
-        # Worded from the fields, for an API client: the ids as it would send them.
-        near = ", ".join(f"{MODEL_PREFIX}{model}" for model in exc.near)
-        unchecked = f" (the account's roster could not be checked: {exc.unchecked})"
-        message = (
-            f"the model {MODEL_PREFIX}{exc.model} does not exist or your Cursor account cannot "
-            f"use it{unchecked if exc.unchecked else ''}" + (f"; nearest: {near}" if near else "")
-        )
-        return ApiError(400, message, code="model_not_found")
-    if isinstance(exc, contract.BadEffort):
-        if exc.model is None:
-            message = (
-                f"reasoning_effort {exc.effort!r} is not a known level; "
-                f"known: {EFFORT_NONE}, {', '.join(exc.allowed)}"
-            )
-        else:
-            message = (
-                f"reasoning_effort {exc.effort!r} is not supported by {MODEL_PREFIX}{exc.model}; "
-                f"supported: {', '.join(exc.allowed)}, or {EFFORT_NONE}"
-            )
-        return ApiError(400, message, code="unsupported_effort")
-    if isinstance(exc, contract.ConfigError):
-        return ApiError(400, detail, code=_CONFIG_CODES.get(code or "", code or "invalid_request"))
-    if isinstance(exc, contract.StreamIncomplete):
-        return ApiError(502, detail, code="stream_incomplete")
-    status = exc.status if 400 <= exc.status <= 599 else 502
-    return ApiError(status, detail, code="provider_error" if status >= 500 else "cursor_error")
-
-
-def internal_error(exc: BaseException) -> ApiError:
-    """Return the 500 an unexpected failure becomes: its kind in one line, never its text.
-
-    The text of an exception nobody raised on purpose can quote anything (a
-    header, a request body), so only the class name reaches the client.
-    """
-    line = contract.scrub(f"internal error: {type(exc).__name__}")
-    return ApiError(500, line, code="internal_error")
-
-
 # Requests ------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class ChatRequest:
-    """A chat-completions request, read and checked, in the terms of a round."""
-
-    model: str
-    messages: list[dict[str, Any]]
-    system: str | None = None
-    tools: list[dict[str, Any]] = field(default_factory=list)
-    effort: str | None = None
-    stream: bool = False
-    include_usage: bool = False
-    session_id: str | None = None
-    # The model id as the client named it (echoed back in the answer's "model").
-    requested_model: str = ""
-
-    def context(self, on_part: Callable[[StreamPart], None] | None = None) -> RoundContext:
-        """Return the RoundContext of this request (credential and base URL left to the cell)."""
-        return contract.RoundContext(
-            model=self.model,
-            messages=[dict(m) for m in self.messages],
-            effort=self.effort,
-            system=self.system,
-            tools=[dict(t) for t in self.tools],
-            session_id=self.session_id,
-            on_part=on_part,
-        )
+# A chat request is a round request: the other APIs read theirs into the same shape.
+ChatRequest = RoundRequest
 
 
 def _invalid(message: str, code: str = "invalid_request") -> ApiError:
@@ -268,7 +186,7 @@ def _split_system(messages: list[dict[str, Any]]) -> tuple[str | None, list[dict
 
 
 def _check_tools(raw: Any, choice: Any) -> list[dict[str, Any]]:
-    """Return the function tools offered; ``tool_choice: "none"`` offers none."""
+    """Return the tools offered: none for ``tool_choice: "none"``, only a named one's when named."""
     if raw is None:
         return []
     if not isinstance(raw, list):
@@ -285,7 +203,53 @@ def _check_tools(raw: Any, choice: Any) -> list[dict[str, Any]]:
         if parameters is not None and not isinstance(parameters, Mapping):
             raise _invalid(f"{where}: 'parameters' must be a JSON Schema object")
         tools.append(dict(tool))
-    return [] if choice == "none" else tools
+    demand = tool_demand(choice, [t["function"]["name"] for t in tools])
+    if choice == "none":
+        return []
+    if demand is not None and demand.name is not None:
+        return [t for t in tools if t["function"]["name"] == demand.name]
+    return tools
+
+
+def tool_demand(choice: Any, names: list[str]) -> ToolDemand | None:
+    """Return the demand ``tool_choice`` makes (None for auto/none/absent); 400 when malformed."""
+    if choice is None or choice in ("auto", "none"):
+        return None
+    if choice == "required":
+        if not names:
+            raise _invalid("tool_choice 'required' needs 'tools'", "invalid_tool_choice")
+        return ToolDemand()
+    function = choice.get("function") if isinstance(choice, Mapping) else None
+    name = function.get("name") if isinstance(function, Mapping) else None
+    if not isinstance(choice, Mapping) or choice.get("type") != "function" or not name:
+        raise _invalid(
+            "'tool_choice' must be 'auto', 'none', 'required' or "
+            '{"type": "function", "function": {"name": ...}}',
+            "invalid_tool_choice",
+        )
+    if name not in names:
+        raise _invalid(f"tool_choice names {name!r}, which 'tools' does not offer")
+    return ToolDemand(str(name))
+
+
+def output_demand(raw: Any, where: str = "response_format") -> OutputDemand | None:
+    """Return the demand ``response_format`` makes (None for text/absent); 400 when malformed."""
+    if raw is None:
+        return None
+    kind = raw.get("type") if isinstance(raw, Mapping) else None
+    if kind == "text":
+        return None
+    if kind == "json_object":
+        return OutputDemand()
+    if kind == "json_schema":
+        # Chat nests the schema under json_schema; the Responses API's text.format does not.
+        spec = raw.get("json_schema", raw)
+        schema = spec.get("schema") if isinstance(spec, Mapping) else None
+        if not isinstance(schema, Mapping):
+            raise _invalid(f"{where}: a json_schema format needs a 'schema' object")
+        name = spec.get("name")
+        return OutputDemand(dict(schema), name if isinstance(name, str) and name else "answer")
+    raise _invalid(f"{where}: 'type' must be text, json_object or json_schema")
 
 
 def _effort(raw: Any) -> str | None:
@@ -333,17 +297,25 @@ def parse_chat_request(body: bytes, *, session_header: str | None = None) -> Cha
         user.strip() if isinstance(user, str) and user.strip() else None
     )
     name = model.strip()
+    tools = _check_tools(data.get("tools"), data.get("tool_choice"))
     return ChatRequest(
         model=name.removeprefix(MODEL_PREFIX),
         messages=rest,
         system=system,
-        tools=_check_tools(data.get("tools"), data.get("tool_choice")),
+        tools=tools,
         effort=_effort(data.get("reasoning_effort")),
         stream=bool(stream),
         include_usage=include_usage,
         session_id=session,
         requested_model=name,
+        tool_demand=None if not tools else tool_demand(data.get("tool_choice"), _names(tools)),
+        output_demand=output_demand(data.get("response_format")),
     )
+
+
+def _names(tools: list[dict[str, Any]]) -> list[str]:
+    """Return the names of chat function TOOLS."""
+    return [str(t["function"]["name"]) for t in tools]
 
 
 # Answers -------------------------------------------------------------------------------------
@@ -479,22 +451,53 @@ def sse_event(obj: Mapping[str, Any]) -> bytes:
     return b"data: " + text.encode("utf-8") + b"\n\n"
 
 
+class ChatReply:
+    """How chat completions answers one round: a ``chat.completion``, or its chunks as SSE."""
+
+    def __init__(self, request: RoundRequest) -> None:
+        self.id = completion_id()
+        self.model = request.requested_model
+        self.created = int(time.time())
+        self.chunks = ChunkStream(
+            id=self.id, model=self.model, created=self.created, include_usage=request.include_usage
+        )
+
+    def answer(self, result: RoundResult) -> dict[str, Any]:
+        """Return the ``chat.completion`` of RESULT."""
+        return completion_object(result, id=self.id, model=self.model, created=self.created)
+
+    def events(self, part: StreamPart) -> list[bytes]:
+        """Return the chunk events PART becomes."""
+        return [sse_event(chunk) for chunk in self.chunks.part(part)]
+
+    def closing(self, result: RoundResult) -> list[bytes]:
+        """Return the closing chunks and ``[DONE]``."""
+        return [*(sse_event(chunk) for chunk in self.chunks.finish(result)), DONE_EVENT]
+
+    def failed(self, error: ApiError) -> bytes:
+        """Return the error event that ends a begun stream (without ``[DONE]``)."""
+        return sse_event(error.body())
+
+    def error_body(self, error: ApiError) -> dict[str, Any]:
+        """Return OpenAI's error object."""
+        return error.body()
+
+
 # Models --------------------------------------------------------------------------------------
+
+
+def model_object(model_id: str, name: str, window: int) -> dict[str, Any]:
+    """Return OpenAI's model object (``GET /v1/models/{id}``) for one row."""
+    return {
+        "id": model_id,
+        "object": "model",
+        "created": 0,
+        "owned_by": OWNER,
+        "name": name,
+        "context_window": window,
+    }
 
 
 def models_object(rows: Iterable[tuple[str, str, int]]) -> dict[str, Any]:
     """Return the ``GET /v1/models`` answer for ROWS of (id, display name, context window)."""
-    return {
-        "object": "list",
-        "data": [
-            {
-                "id": model_id,
-                "object": "model",
-                "created": 0,
-                "owned_by": OWNER,
-                "name": name,
-                "context_window": window,
-            }
-            for model_id, name, window in rows
-        ],
-    }
+    return {"object": "list", "data": [model_object(*row) for row in rows]}

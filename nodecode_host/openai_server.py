@@ -29,21 +29,25 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import h11
 
-from . import contract
+from . import anthropic_api, contract, responses_api
+from .api_round import (
+    MODEL_PREFIX,
+    ApiError,
+    Reply,
+    RoundRequest,
+    answer_problem,
+    error_for,
+    nearest_effort,
+    replay_parts,
+    settled,
+)
 from .errors import HostError
 from .openai_api import (
-    DONE_EVENT,
-    ApiError,
-    ChatRequest,
-    ChunkStream,
-    completion_id,
-    completion_object,
-    error_for,
+    ChatReply,
     error_object,
     internal_error,
     models_object,
     parse_chat_request,
-    sse_event,
 )
 
 if TYPE_CHECKING:
@@ -107,6 +111,10 @@ class ApiServer:
         self._tasks: set[asyncio.Task[Any]] = set()
         # What the request in flight on each connection answered (status, model), for its log.
         self._served: dict[int, dict[str, Any]] = {}
+        # The ids GET /v1/models listed last (unknown-model hints name only these).
+        self._listed: list[str] | None = None
+        # Responses kept for previous_response_id (in memory, bounded).
+        self.responses = responses_api.ResponseStore()
 
     @property
     def url(self) -> str:
@@ -225,39 +233,41 @@ class ApiServer:
                     raise ApiError(405, f"{method} is not allowed on {path}")
                 await self._send_json(conn, writer, 200, await self._models())
                 return
-            if path in ("/v1/chat/completions", "/chat/completions"):
+            if path.startswith(("/v1/models/", "/models/")):
+                if method != "GET":
+                    raise ApiError(405, f"{method} is not allowed on {path}")
+                await self._send_json(conn, writer, 200, await self._model(path))
+                return
+            parse = self._parsers().get(path)
+            if parse is not None:
                 if method != "POST":
                     raise ApiError(405, f"{method} is not allowed on {path}")
-                chat = parse_chat_request(body, session_header=headers.get("x-session-id"))
-                self._served.setdefault(id(conn), {})["model"] = chat.requested_model
-                log.debug(
-                    "chat request: model %s, %d messages, %d tools, stream %s, session %s",
-                    chat.requested_model,
-                    len(chat.messages),
-                    len(chat.tools),
-                    chat.stream,
-                    chat.session_id or "-",
-                )
-                if chat.stream:
-                    await self._stream(conn, reader, writer, chat)
-                else:
-                    await self._complete(conn, reader, writer, chat)
+                await self._answer(conn, reader, writer, await parse(body, headers))
+                return
+            if path in ("/v1/messages/count_tokens", "/messages/count_tokens"):
+                if method != "POST":
+                    raise ApiError(405, f"{method} is not allowed on {path}")
+                await self._send_json(conn, writer, 200, anthropic_api.count_tokens(body))
                 return
             raise ApiError(404, f"no such route: {method} {path}", code="not_found")
         except ApiError as exc:
-            await self._send_json(conn, writer, exc.status, exc.body())
+            await self._send_json(conn, writer, exc.status, _error_body(path, exc))
         except (_Gone, ConnectionError, OSError, h11.ProtocolError):
             raise
         except Exception as exc:
             if conn.our_state is not h11.SEND_RESPONSE:
                 raise  # the answer already began: only closing the connection is left
             error = _unexpected(exc)
-            await self._send_json(conn, writer, error.status, error.body())
+            await self._send_json(conn, writer, error.status, _error_body(path, error))
 
     def _authorized(self, headers: Mapping[str, str]) -> bool:
         """Return whether the request may be served (any request when no key is configured)."""
         if self.api_key is None:
             return True
+        # Anthropic's clients send the key as x-api-key; OpenAI's as a bearer token.
+        anthropic_key = headers.get("x-api-key")
+        if anthropic_key is not None:
+            return hmac.compare_digest(anthropic_key.strip().encode(), self.api_key.encode())
         given = headers.get("authorization", "")
         scheme, _, key = given.partition(" ")
         if scheme.lower() != "bearer":
@@ -275,7 +285,83 @@ class ApiServer:
             raise error_for(exc) from None
         if not roster.live:
             log.info("serving the bundled model rows: %s", roster.reason)
+        self._listed = [m.id for m in roster.models]
         return models_object((m.id, m.name, m.context_window) for m in roster.models)
+
+    async def _model(self, path: str) -> dict[str, Any]:
+        """Return one listed model's object (``GET /v1/models/{id}``); 404 when it is not listed."""
+        wanted = path.split("/models/", 1)[1].removeprefix(MODEL_PREFIX)
+        for row in (await self._models())["data"]:
+            if row["id"] == wanted:
+                return dict(row)
+        raise ApiError(
+            404, f"the model {MODEL_PREFIX}{wanted} is not listed", code="model_not_found"
+        )
+
+    async def _listed_ids(self) -> list[str]:
+        """Return the ids ``GET /v1/models`` lists (read once, then kept)."""
+        if self._listed is None:
+            with contextlib.suppress(ApiError):
+                await self._models()
+        return list(self._listed or [])
+
+    async def _error_for(self, exc: contract.CursorError) -> ApiError:
+        """Return the API error of EXC; an unknown model's hint names only listed models."""
+        if isinstance(exc, contract.UnknownModel):
+            return error_for(exc, listed=set(await self._listed_ids()))
+        return error_for(exc)
+
+    def _parsers(
+        self,
+    ) -> dict[str, Callable[[bytes, Mapping[str, str]], Awaitable[tuple[RoundRequest, Reply]]]]:
+        """Return the round routes: each path's reader of a body into a request and its reply."""
+        return {
+            "/v1/chat/completions": self._chat_request,
+            "/chat/completions": self._chat_request,
+            "/v1/responses": self._responses_request,
+            "/responses": self._responses_request,
+            "/v1/messages": self._messages_request,
+            "/messages": self._messages_request,
+        }
+
+    async def _chat_request(
+        self, body: bytes, headers: Mapping[str, str]
+    ) -> tuple[RoundRequest, Reply]:
+        """Return a chat-completions request and its reply."""
+        chat = parse_chat_request(body, session_header=headers.get("x-session-id"))
+        return chat, ChatReply(chat)
+
+    async def _responses_request(
+        self, body: bytes, headers: Mapping[str, str]
+    ) -> tuple[RoundRequest, Reply]:
+        """Return a Responses API request and its reply."""
+        asked = responses_api.parse_responses_request(
+            body, self.responses, session_header=headers.get("x-session-id")
+        )
+        return asked.round, responses_api.ResponsesReply(asked, self.responses)
+
+    async def _messages_request(
+        self, body: bytes, headers: Mapping[str, str]
+    ) -> tuple[RoundRequest, Reply]:
+        """Return an Anthropic Messages request (its model name mapped) and its reply."""
+        # Claude Code names its session in a header of its own.
+        session = headers.get("x-session-id") or headers.get("x-claude-code-session-id")
+        request = anthropic_api.parse_messages_request(body, session_header=session)
+        listed = await self._listed_ids()
+        chosen = anthropic_api.cursor_model(request.model, listed, self._model_aliases())
+        if chosen != request.model:
+            log.debug("model %s served by %s", request.model, chosen)
+            request.model = chosen
+        return request, anthropic_api.MessagesReply(request)
+
+    def _model_aliases(self) -> Mapping[str, str]:
+        """Return the configured model names (``serve.model_aliases``), client name to Cursor id."""
+        config = getattr(self.host, "config", None)
+        section = config("serve") if callable(config) else {}
+        aliases = section.get("model_aliases") if isinstance(section, Mapping) else None
+        if not isinstance(aliases, Mapping):
+            return {}
+        return {str(k): str(v) for k, v in aliases.items() if isinstance(v, str)}
 
     # Rounds ---------------------------------------------------------------------------------
 
@@ -296,17 +382,81 @@ class ApiServer:
                 return
             conn.receive_data(data)
 
+    async def _answer(
+        self,
+        conn: h11.Connection,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        asked: tuple[RoundRequest, Reply],
+    ) -> None:
+        """Answer one round's request, streamed or whole, as its API's REPLY says."""
+        request, reply = asked
+        self._served.setdefault(id(conn), {})["model"] = request.requested_model
+        log.debug(
+            "round request: model %s, %d messages, %d tools, stream %s, session %s",
+            request.requested_model,
+            len(request.messages),
+            len(request.tools),
+            request.stream,
+            request.session_id or "-",
+        )
+        self._fit_effort(request)
+        if request.stream:
+            await self._stream(conn, reader, writer, request, reply)
+        else:
+            await self._complete(conn, reader, writer, request, reply)
+
+    async def _settle(
+        self, request: RoundRequest, on_part: Callable[[StreamPart], None] | None = None
+    ) -> RoundResult:
+        """Return the round's result, checked against the request's demands.
+
+        A request that demands a tool call or JSON output is run whole (its parts
+        held back), checked, and run once more with a firmer instruction when the
+        answer did not keep the demand; its parts are then replayed to ON_PART.
+        A second miss is a 422 the client can read.
+        """
+        lane = self._lane()
+        if not request.demanding:
+            return await lane(request.context(on_part))
+        result = await lane(request.context())
+        problem = answer_problem(result, request)
+        if problem is not None:
+            log.info("retrying a round that missed its demand: %s", problem)
+            result = await lane(request.context(firmer=True))
+            problem = answer_problem(result, request)
+            if problem is not None:
+                raise ApiError(422, f"{problem} (after one retry)", code="demand_not_met")
+        result = settled(result, request)
+        if on_part is not None:
+            for part in replay_parts(result):
+                on_part(part)
+        return result
+
+    def _fit_effort(self, request: RoundRequest) -> None:
+        """Drop or move an effort the model cannot take, for clients that send one for all."""
+        if not request.lenient_effort or request.effort is None:
+            return
+        try:
+            self.host.cell_for(PROVIDER).route(request.model, request.effort)
+        except contract.BadEffort as exc:
+            fitted = nearest_effort(request.effort, exc.allowed)
+            log.debug("effort %s fitted to %s for %s", request.effort, fitted, request.model)
+            request.effort = fitted
+        except (contract.CursorError, HostError):
+            return  # an unknown model: the round says so in its own words
+
     async def _complete(
         self,
         conn: h11.Connection,
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
-        chat: ChatRequest,
+        request: RoundRequest,
+        reply: Reply,
     ) -> None:
-        """Answer a non-streamed request with one chat.completion (or the round's error)."""
-        lane = self._lane()
-        created = int(time.time())
-        round_task = asyncio.create_task(_awaited(lane(chat.context())))
+        """Answer a non-streamed request with its API's whole answer (or the round's error)."""
+        self._lane()  # no lane: refused before the round is counted
+        round_task = asyncio.create_task(self._settle(request))
         watch = asyncio.create_task(self._watch(conn, reader))
         self.rounds_in_flight += 1
         try:
@@ -316,52 +466,48 @@ class ApiServer:
                 raise _Gone
             try:
                 result = round_task.result()
+            except ApiError:
+                raise
             except contract.CursorError as exc:
-                raise error_for(exc) from None
+                raise await self._error_for(exc) from None
             except Exception as exc:
                 raise _unexpected(exc) from None
         finally:
             self.rounds_in_flight -= 1
             await _cancel(round_task, watch)
-        answer = completion_object(
-            result, id=completion_id(), model=chat.requested_model, created=created
-        )
-        await self._send_json(conn, writer, 200, answer)
+        await self._send_json(conn, writer, 200, reply.answer(result))
 
     async def _stream(
         self,
         conn: h11.Connection,
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
-        chat: ChatRequest,
+        request: RoundRequest,
+        reply: Reply,
     ) -> None:
-        """Answer a streamed request with SSE chunks as the round's parts arrive."""
-        lane = self._lane()
-        chunks = ChunkStream(
-            id=completion_id(),
-            model=chat.requested_model,
-            created=int(time.time()),
-            include_usage=chat.include_usage,
-        )
+        """Answer a streamed request with its API's SSE events as the round's parts arrive."""
+        self._lane()
         queue: asyncio.Queue[object] = asyncio.Queue()
 
         def on_part(part: StreamPart) -> None:
-            for chunk in chunks.part(part):
-                queue.put_nowait(sse_event(chunk))
+            for event in reply.events(part):
+                queue.put_nowait(event)
 
         async def play() -> None:
             try:
-                result = await lane(chat.context(on_part))
-                ending = [sse_event(chunk) for chunk in chunks.finish(result)]
+                result = await self._settle(request, on_part)
+                ending = reply.closing(result)
+            except ApiError as exc:
+                queue.put_nowait(exc)
+                return
             except contract.CursorError as exc:
-                queue.put_nowait(error_for(exc))
+                queue.put_nowait(await self._error_for(exc))
                 return
             except Exception as exc:
                 queue.put_nowait(_unexpected(exc))
                 return
             for event in ending:
                 queue.put_nowait(event)
-            queue.put_nowait(DONE_EVENT)
             queue.put_nowait(_END)
 
         round_task = asyncio.create_task(play())
@@ -373,10 +519,10 @@ class ApiServer:
                 item = await _next(queue, watch, round_task)
                 if isinstance(item, ApiError):
                     if not started:
-                        await self._send_json(conn, writer, item.status, item.body())
+                        await self._send_json(conn, writer, item.status, reply.error_body(item))
                         return
-                    # Headers are gone: say it in the stream, and end without [DONE].
-                    await self._send(conn, writer, h11.Data(data=sse_event(item.body())))
+                    # Headers are gone: say it in the stream, and end without a normal close.
+                    await self._send(conn, writer, h11.Data(data=reply.failed(item)))
                     await self._send(conn, writer, h11.EndOfMessage())
                     return
                 if not started:
@@ -461,11 +607,6 @@ class ApiServer:
             self._server = None
 
 
-async def _awaited(round_: Awaitable[RoundResult]) -> RoundResult:
-    """Return what the lane's awaitable gives (a task needs a coroutine)."""
-    return await round_
-
-
 def _sse_head() -> h11.Response:
     """Return the response head of an SSE stream (chunked: h11 adds the encoding)."""
     return h11.Response(
@@ -507,6 +648,13 @@ async def _next(
     if round_task.cancelled():
         return _unexpected(asyncio.CancelledError())
     return _unexpected(round_task.exception() or RuntimeError("the round ended without an answer"))
+
+
+def _error_body(path: str, error: ApiError) -> dict[str, Any]:
+    """Return ERROR in the shape of the API PATH belongs to (Anthropic's for /v1/messages)."""
+    if path.startswith(("/v1/messages", "/messages")):
+        return anthropic_api.error_body(error)
+    return error.body()
 
 
 def _unexpected(exc: BaseException) -> ApiError:

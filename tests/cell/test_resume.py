@@ -324,6 +324,27 @@ def test_a_sessionless_round_bringing_its_handed_off_results_resumes_that_conver
     assert sim.agent.violations() == []
 
 
+def test_a_new_session_bringing_handed_off_results_resumes_that_conversation(
+    sim: Simulator, state: CellState
+) -> None:
+    # An API server names a new session for every request (one per Responses call):
+    # the tool loop must still resume the conversation that handed the call off.
+    ctx = context(sim, "please list the files in src", session_id="request-1")
+    first = lane.stream_round_sync(ctx, state)
+    [call] = first.message["tool_calls"]
+    history = [
+        *ctx.messages,
+        first.message,
+        {"role": "tool", "tool_call_id": call["id"], "content": "main.py"},
+    ]
+    second = lane.stream_round_sync(context(sim, messages=history, session_id="request-2"), state)
+    assert action_bytes(sim, -1) == b"\x12\x00"  # resumed, not started over
+    one, two = (r.run_request.conversation_id for r in sim.agent.runs)  # type: ignore[union-attr]
+    assert one == two
+    assert "main.py" in second.message["content"]
+    assert sim.agent.violations() == []
+
+
 # --- rotation ------------------------------------------------------------------------
 
 

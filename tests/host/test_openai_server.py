@@ -333,13 +333,17 @@ def test_concurrent_requests_are_separate_rounds(api: RunningServer, sim: Simula
 
 def test_an_unknown_model_is_400_naming_the_nearest(api: RunningServer, sim: Simulator) -> None:
     with httpx.Client(base_url=api.url) as client:
-        answer = client.post("/chat/completions", json=chat("hi", model="cursor/claude-4.5-sonet"))
+        answer = client.post("/chat/completions", json=chat("hi", model="cursor/gpt-5.4-hihg"))
         streamed = client.post("/chat/completions", json=chat("hi", model="gpt-nine", stream=True))
+        listed = {row["id"] for row in client.get("/models").json()["data"]}
     assert answer.status_code == 400
     error = answer.json()["error"]
     assert error["type"] == "invalid_request_error"
     assert error["code"] == "model_not_found"
-    assert "claude-4.5-sonnet" in error["message"]
+    assert "cursor/gpt-5.4-high" in error["message"]
+    # The hint names only models GET /v1/models lists (never a bundled row it does not).
+    named = re.findall(r"cursor/([\w.-]+)", error["message"].split("nearest:", 1)[1])
+    assert named and set(named) <= listed
     assert streamed.status_code == 400
     assert streamed.json()["error"]["code"] == "model_not_found"
     assert not sim.requests_to("/agent.v1.AgentService/RunSSE")
@@ -620,7 +624,8 @@ def test_a_malformed_http_request_is_400(api: RunningServer) -> None:
 
 
 def test_the_openai_client(api: RunningServer) -> None:
-    openai = pytest.importorskip("openai")
+    import openai  # the test extra installs it: never skipped
+
     client = openai.OpenAI(base_url=api.url, api_key="unused", max_retries=0)
     try:
         answer = client.chat.completions.create(
