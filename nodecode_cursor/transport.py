@@ -33,7 +33,9 @@ import base64
 import binascii
 import collections
 import contextlib
+import functools
 import logging
+import ssl
 import uuid
 from collections.abc import AsyncGenerator, Callable, Iterator
 from dataclasses import dataclass
@@ -250,6 +252,19 @@ def reaching(url: str) -> Iterator[None]:
 _Item = list[agent_pb2.AgentServerMessage] | BaseException | None
 
 
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """Return the TLS context every client of the cell verifies certificates with.
+
+    Built once per process, as httpx builds its default (certifi's bundle, or
+    ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` when set): building one costs tens of
+    milliseconds of blocking work and memory the allocator keeps, so a client per
+    round must not build its own. It is the one process-wide cache of the cell,
+    read-only once built.
+    """
+    return httpx.create_ssl_context(trust_env=True)
+
+
 def proxied_client(
     factory: Callable[..., ClientT], *, proxy: str | None = None, **options: Any
 ) -> ClientT:
@@ -261,6 +276,7 @@ def proxied_client(
     ImportError whose text quotes the proxy URL, which may carry a user and
     password: the error names the setting, never its value.
     """
+    options.setdefault("verify", tls_context())
     try:
         return factory(proxy=proxy, trust_env=True, **options)
     except (ValueError, ImportError) as exc:
