@@ -115,6 +115,8 @@ class HttpServer:
         self.requests: list[SimRequest] = []
         # Tests read every request; a long-lived simulator keeps only the newest.
         self.max_records = max_records
+        # Connections accepted so far (a test counts how many a client opened).
+        self.accepted = 0
         # HTTP/2 (h2server.py): a connection opening with the preface, or choosing h2
         # by ALPN on the TLS port, is served there.
         from .h2server import H2Side
@@ -204,6 +206,8 @@ class HttpServer:
             except OSError:
                 return
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            with self._lock:
+                self.accepted += 1
             # Named "sim-…" so leak checks can tell the simulator's threads from a test's.
             thread = threading.Thread(
                 target=self._serve, args=(sock, tls), name=f"sim-conn-{self.port}", daemon=True

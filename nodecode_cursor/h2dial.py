@@ -23,8 +23,6 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 
-import httpx
-
 from .errors import ConfigError, ProviderError
 
 __all__ = ["Dialed", "H2Unavailable", "ProxyCannotTunnel", "dial", "proxy_for", "split_url"]
@@ -126,9 +124,9 @@ async def dial(
 
 def _tls(alpn: tuple[str, ...]) -> ssl.SSLContext:
     """Return a client TLS context verifying as httpx does, offering ALPN protocols ALPN."""
-    context = httpx.create_ssl_context()
-    context.set_alpn_protocols(list(alpn))
-    return context
+    from .transport import tls_context
+
+    return tls_context(alpn)
 
 
 def _tunnel_proxy(proxy: str) -> tuple[str, int, str | None]:

@@ -507,6 +507,7 @@ class _Attempt:
             request_timeout=ctx.request_timeout or limits.DEFAULT_REQUEST_TIMEOUT_SECONDS,
             append_base_timeout=ctx.append_timeout or limits.APPEND_BASE_TIMEOUT_SECONDS,
             transport=ctx.transport or limits.DEFAULT_RUN_TRANSPORT,
+            clients=self.state.http_clients if self.state is not None else None,
         )
         # While the runs are open the service may ask for any blob this request names
         # or that it set itself: a build for another round of the conversation must

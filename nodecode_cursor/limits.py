@@ -163,3 +163,12 @@ H2_PING_TIMEOUT_SECONDS = 20.0
 # A pooled connection with no stream for a minute is closed at the next round
 # (oh-my-pi's pool evicts after the same 60 s).
 H2_IDLE_SECONDS = 60.0
+
+# Pooled HTTP/1.1 clients (clients.py): idle connections kept per loop and proxy for the
+# next round's stream and appends, and how long an idle one is trusted (httpx's default
+# 5 s would close it between most rounds of a chat).
+POOL_KEEPALIVE_CONNECTIONS = 32
+POOL_KEEPALIVE_SECONDS = 60.0
+# After a stream's end frame the body ends at once (its terminating chunk); a run waits
+# this long for it so the connection goes back to the pool, else lets it close.
+DRAIN_SECONDS = 0.5

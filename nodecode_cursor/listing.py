@@ -184,6 +184,7 @@ async def fetch_roster(
         client_version=client_version,
         timeout=timeout,
         proxy=proxy,
+        state=state,
     )
     assert token is not None  # _unary refuses a missing one
     models = parse_roster(body)
@@ -201,6 +202,7 @@ async def _unary(
     client_version: str | None,
     timeout: float,
     proxy: str | None,
+    state: CellState | None = None,
 ) -> bytes:
     """Return the body of a 200 answer to a unary ``application/proto`` call to PATH.
 
@@ -218,10 +220,14 @@ async def _unary(
     url = base_url.rstrip("/") + path
     headers = run_headers(token, limits.client_version(client_version), str(uuid.uuid4()))
     headers["content-type"] = "application/proto"
-    client = proxied_client(httpx.AsyncClient, proxy=proxy, timeout=timeout)
     with reaching(url):
-        async with client:
-            response = await client.post(url, content=body, headers=headers)
+        if state is not None:
+            # The state's pooled client: the call reuses the rounds' kept-alive connections.
+            pooled = await state.http_clients.client(proxy)
+            response = await pooled.post(url, content=body, headers=headers, timeout=timeout)
+        else:
+            async with proxied_client(httpx.AsyncClient, proxy=proxy, timeout=timeout) as client:
+                response = await client.post(url, content=body, headers=headers)
     if response.status_code != 200:
         raise _refusal(response.status_code, response.content)
     return response.content
@@ -252,6 +258,7 @@ async def fetch_catalog(
         client_version=client_version,
         timeout=timeout,
         proxy=proxy,
+        state=state,
     )
     assert token is not None  # _unary refuses a missing one
     catalog = parse_catalog(read_unary_body(body))

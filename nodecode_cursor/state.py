@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .blobs import Conversations
+from .clients import HttpClients
 from .runpool import RunConnections
 from .writers import WriterStore, WriterTable
 
@@ -65,6 +66,7 @@ class CellState:
         "closed",
         "conversations",
         "ended_sessions",
+        "http_clients",
         "lock",
         "markers",
         "roster_fetches",
@@ -104,6 +106,9 @@ class CellState:
         # The HTTP/2 connections runs share (one per base URL, account and proxy) and
         # which transport last worked per base URL; its own lock (h2conn.py).
         self.run_connections = RunConnections()
+        # The HTTP/1.1 clients runs, appends, the roster and the catalog go through (one
+        # per event loop and proxy, closed with their loop; clients.py).
+        self.http_clients = HttpClients()
 
     def close(self) -> None:
         """Forget everything kept; a fetch landing later keeps nothing (returns nothing)."""

@@ -35,10 +35,11 @@ import collections
 import contextlib
 import functools
 import logging
+import os
 import ssl
 import uuid
-from collections.abc import AsyncGenerator, Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar, runtime_checkable
 
@@ -64,6 +65,7 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
+    from .clients import HttpClients
     from .runpool import RunConnections
 
 __all__ = [
@@ -121,6 +123,8 @@ class RunSettings:
     # A run that resumes a broken one names the round's first run (its request id)
     # in x-original-request-id, on the stream's POST and every append.
     original_request_id: str | None = None
+    # The cell's pooled clients (CellState.http_clients); None: the run builds its own.
+    clients: HttpClients | None = field(default=None, compare=False)
 
     def __repr__(self) -> str:
         # The token never appears in a repr, a log line or an error.
@@ -252,17 +256,27 @@ def reaching(url: str) -> Iterator[None]:
 _Item = list[agent_pb2.AgentServerMessage] | BaseException | None
 
 
-@functools.cache
-def tls_context() -> ssl.SSLContext:
-    """Return the TLS context every client of the cell verifies certificates with.
+def tls_context(alpn: tuple[str, ...] = ()) -> ssl.SSLContext:
+    """Return the TLS context the cell's clients verify certificates with, offering ALPN.
 
-    Built once per process, as httpx builds its default (certifi's bundle, or
-    ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` when set): building one costs tens of
-    milliseconds of blocking work and memory the allocator keeps, so a client per
-    round must not build its own. It is the one process-wide cache of the cell,
-    read-only once built.
+    Built as httpx builds its default (certifi's bundle, or ``SSL_CERT_FILE`` /
+    ``SSL_CERT_DIR`` when set) and kept for the process per those two settings and
+    ALPN: building one costs tens of milliseconds of blocking work and memory the
+    allocator keeps, so a client per round must not build its own. This is the one
+    process-wide cache of the cell; a context is read-only once built.
     """
-    return httpx.create_ssl_context(trust_env=True)
+    return _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"), alpn)
+
+
+@functools.lru_cache(maxsize=8)
+def _tls_context(
+    cert_file: str | None, cert_dir: str | None, alpn: tuple[str, ...]
+) -> ssl.SSLContext:
+    """Return a new verifying context for these certificate settings (the cache's key)."""
+    context = httpx.create_ssl_context(trust_env=True)
+    if alpn:
+        context.set_alpn_protocols(list(alpn))
+    return context
 
 
 def proxied_client(
@@ -300,6 +314,21 @@ def run_client(settings: RunSettings) -> httpx.AsyncClient:
         http2=False,
         timeout=httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout),
     )
+
+
+async def _drain(chunks: AsyncIterator[bytes]) -> None:
+    """Read a stream's body to its end after the end frame, briefly (returns nothing).
+
+    Only a body read to its terminating chunk lets the connection go back to the
+    pool for the next round; a server that keeps it open longer than the bound
+    loses the connection instead, and what follows the end frame is not read.
+    """
+    try:
+        async with asyncio.timeout(limits.DRAIN_SECONDS):
+            async for _ in chunks:
+                pass
+    except (TimeoutError, httpx.HTTPError):
+        log.debug("the stream did not end after its end frame; its connection is not kept")
 
 
 class _SseUnavailable(Exception):
@@ -346,11 +375,17 @@ class _BidiRun:
         self.failure: CursorError | None = None
         self._fall_back_to_poll = fall_back_to_poll and self.route == "sse"
         self._client: httpx.AsyncClient | None = None
+        # Whether the client is this run's own (closed with it) or the cell's pooled one.
+        self._own_client = True
         self._response: httpx.Response | None = None
         # Messages waiting to go, oldest first; one stays at the head until its
         # append was accepted, so a restarted append task resends it.
         self._outbox: collections.deque[bytes] = collections.deque()
         self._queued = asyncio.Event()
+        # Clear while an append's POST is on the wire: a run that ended lets it finish
+        # (briefly) before closing, so its connection goes back to the pool.
+        self._append_idle = asyncio.Event()
+        self._append_idle.set()
         # Set once appends may go: RunSSE answered 200, or the run is a poll run.
         self._appendable = asyncio.Event()
         # Set once append 0 was accepted (RunPoll opens only then).
@@ -387,7 +422,12 @@ class _BidiRun:
 
     async def __aenter__(self) -> Self:
         settings = self.settings
-        self._client = run_client(settings)
+        if settings.clients is not None:
+            self._client = await settings.clients.client(settings.proxy)
+            self._own_client = False
+        else:
+            self._client = run_client(settings)
+            self._own_client = True
         self._last_write = asyncio.get_running_loop().time()
         if self.route == "poll" or not self.register_first:
             self._appendable.set()
@@ -433,6 +473,10 @@ class _BidiRun:
             return
         self._closed = True
         self._ended = True
+        if self.saw_end and not self._append_idle.is_set():
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(limits.DRAIN_SECONDS):
+                    await self._append_idle.wait()
         tasks, self._tasks = self._tasks, []
         if self._appender is not None:
             tasks.append(self._appender)
@@ -450,7 +494,7 @@ class _BidiRun:
                 if response is not None:
                     await response.aclose()
             finally:
-                if client is not None:
+                if client is not None and self._own_client:
                     await client.aclose()
 
     # --- the consumer side -----------------------------------------------------------
@@ -596,7 +640,13 @@ class _BidiRun:
     async def _open_stream(self, url: str, body: bytes, headers: dict[str, str]) -> httpx.Response:
         """Return the streamed answer of a POST to URL (any status); raise if none came."""
         assert self._client is not None
-        request = self._client.build_request("POST", url, headers=headers, content=body)
+        # Per request: a pooled client serves runs of any timeout.
+        timeout = httpx.Timeout(
+            self.settings.request_timeout, connect=self.settings.connect_timeout
+        )
+        request = self._client.build_request(
+            "POST", url, headers=headers, content=body, timeout=timeout
+        )
         with reaching(url):
             try:
                 response = await self._client.send(request, stream=True)
@@ -647,6 +697,7 @@ class _BidiRun:
                         )
                         if batch:
                             await self._deliver(batch)
+                        await _drain(chunks)
                         return
                     message = decode(frame.payload)
                     if message is not None:
@@ -699,7 +750,11 @@ class _BidiRun:
                     self._outbox.clear()  # nothing goes after the end frame
                     continue
                 message = self._outbox[0]
-                await self._append(message)
+                self._append_idle.clear()
+                try:
+                    await self._append(message)
+                finally:
+                    self._append_idle.set()
                 self._outbox.popleft()
                 if self._replay is not None and message != _HEARTBEAT:
                     self._replay.append(message)

@@ -1,0 +1,118 @@
+"""The cell's pooled HTTP/1.1 clients: one ``httpx.AsyncClient`` per event loop and proxy.
+
+A started cell keeps an ``HttpClients`` on its ``CellState``. Every RunSSE or
+RunPoll stream, every BidiAppend, and the roster and catalog calls of that
+state go through the client of their event loop and proxy, so rounds reuse
+kept-alive connections and no round pays for building a client (its TLS
+context alone is tens of milliseconds of blocking work).
+
+A client belongs to the loop it was made on. When that loop shuts down —
+``asyncio.run`` and ``asyncio.Runner`` finalise every open async generator in
+``loop.shutdown_asyncgens`` — the pool's keeper for that loop (an async
+generator parked at its ``yield``) closes the loop's clients on it, so a host
+that runs each round on a fresh loop keeps no socket behind. The cell's stop
+does not close them: a request still under way (a roster fetch landing after
+the stop) must finish, and the loop's end closes them all.
+
+The HTTP exchange is httpx's; which requests go through here is
+``transport.py``'s and ``listing.py``'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import weakref
+from collections.abc import AsyncGenerator
+from typing import TYPE_CHECKING
+
+from . import limits
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = ["HttpClients"]
+
+log = logging.getLogger("nodecode_cursor.clients")
+
+
+class _LoopClients:
+    """One loop's clients, by proxy ("" for none), and the keeper that closes them."""
+
+    __slots__ = ("by_proxy", "keeper")
+
+    def __init__(self) -> None:
+        self.by_proxy: dict[str, httpx.AsyncClient] = {}
+        self.keeper: AsyncGenerator[None, None] | None = None
+
+
+async def _keep(entry: _LoopClients) -> AsyncGenerator[None, None]:
+    """Park until the loop shuts down, then close ENTRY's clients on it."""
+    try:
+        yield
+    finally:
+        clients = list(entry.by_proxy.values())
+        entry.by_proxy.clear()
+        for client in clients:
+            try:
+                await client.aclose()
+            except Exception:  # a client that fails to close must not stop the others
+                log.debug("closing a pooled client failed", exc_info=True)
+
+
+class HttpClients:
+    """The pooled clients of one cell state; ``lock`` guards the table, not the clients."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.made = 0  # clients built so far (tests and benchmarks count them)
+        self._by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClients] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    async def client(self, proxy: str | None) -> httpx.AsyncClient:
+        """Return the running loop's client for PROXY (the ``cursor.proxy`` setting or None).
+
+        ConfigError for a proxy httpx cannot use, as ``transport.proxied_client`` says.
+        """
+        import httpx
+
+        from .transport import proxied_client
+
+        loop = asyncio.get_running_loop()
+        key = proxy or ""
+        with self.lock:
+            entry = self._by_loop.get(loop)
+            if entry is None:
+                entry = _LoopClients()
+                self._by_loop[loop] = entry
+            found = entry.by_proxy.get(key)
+            if found is not None and not found.is_closed:
+                return found
+            made = proxied_client(
+                httpx.AsyncClient,
+                proxy=proxy,
+                http1=True,
+                http2=False,
+                # A run holds one connection for its stream and uses another for its
+                # appends: the default cap of 100 would stall the 51st concurrent round.
+                limits=httpx.Limits(
+                    max_connections=None,
+                    max_keepalive_connections=limits.POOL_KEEPALIVE_CONNECTIONS,
+                    keepalive_expiry=limits.POOL_KEEPALIVE_SECONDS,
+                ),
+                timeout=httpx.Timeout(
+                    limits.DEFAULT_REQUEST_TIMEOUT_SECONDS, connect=limits.CONNECT_TIMEOUT_SECONDS
+                ),
+            )
+            entry.by_proxy[key] = made
+            self.made += 1
+            start = entry.keeper is None
+            if start:
+                entry.keeper = _keep(entry)
+        if start:
+            assert entry.keeper is not None
+            # Parked at its yield: the loop finalises it (closing the clients) at shutdown.
+            await entry.keeper.__anext__()
+        return made
