@@ -525,7 +525,9 @@ class _Attempt:
                 ) from None
             log.debug("the stream stayed open after the turn ended; treating it as over")
         finally:
-            # A cancelled round (or a stream that ended) cancels the tools still running.
+            # A cancelled round (or a stream that ended) cancels the tools still running;
+            # the deadline is over, so their ends must not move it.
+            deadline = None
             left = list(running)
             for task in left:
                 task.cancel()
