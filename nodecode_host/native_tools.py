@@ -92,6 +92,7 @@ class NativeTools:
             if call.kind == "shell":
                 return await self._shell(call)
             if call.kind in ("write", "edit", "delete"):
+                self.tools._path(call.path)  # a path outside the folder is refused unasked
                 await self._allowed(_question(call))
             return await asyncio.to_thread(self._run, call)
         except ToolRefused as exc:
