@@ -27,6 +27,7 @@ SCRIPTS = (
     "request_build.py",
     "round_overhead.py",
     "register_first.py",
+    "native_tools.py",
 )
 
 
