@@ -955,10 +955,11 @@ class _Player:
         while True:
             answer = self._exec_answer(ask)
             last = answer[-1]
-            if last.HasField("exec_client_control_message"):
-                control = last.exec_client_control_message
-                if control.HasField("throw"):
+            for message in answer:
+                control = message.exec_client_control_message
+                if message.HasField("exec_client_control_message") and control.HasField("throw"):
                     return f"answered with a throw: {control.throw.error}", None
+            if last.HasField("exec_client_control_message"):
                 if streaming and final is not None:
                     return None, final
                 return "the exec stream closed without a result", None

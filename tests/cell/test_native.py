@@ -439,6 +439,10 @@ def test_cancelling_the_round_mid_tool_stops_the_tool_and_leaves_nothing(
             )
         )
         await asyncio.wait_for(started.wait(), 10)
+        deadline = time.monotonic() + 10
+        while not pid_file.exists() or not pid_file.read_text().strip():
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.02)
         round_task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await round_task
@@ -496,3 +500,15 @@ def test_resolved_calls_replay_next_round_as_completed_steps(sim: Simulator) -> 
     assert json.loads(first.messages[0]["tool_calls"][0]["function"]["arguments"]) == {
         "path": "a.txt"
     }
+
+
+def test_an_answer_that_is_no_typed_result_ends_the_run_with_an_error(sim: Simulator) -> None:
+    # The cell answers an ask it does not know with a throw: not the result the service
+    # waits for, so the simulator ends the stream with an error, as the service would.
+    from nodecode_cursor.errors import CursorError
+
+    sim.agent.script(script(Native("git_diff_request")))
+    with pytest.raises(CursorError) as caught:
+        lane.stream_round_sync(ctx(sim, [{"role": "user", "content": "go"}]))
+    assert "answered with a throw" in str(caught.value)
+    assert any("git_diff_request" in v for v in sim.agent.violations())
