@@ -405,7 +405,9 @@ class RoundResult:
     request: bytes = b""
     wire_model: str = ""
     # Every message the round adds to the history, in order; ``message`` is the last.
-    messages: list[dict[str, Any]] = field(default_factory=list)
+    # Out of the repr: it repeats ``message``, and a repr of a long answer twice over
+    # doubled the peak memory of a round (tests/cell/test_faults.py's 50 MiB stream).
+    messages: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
 
 class MemoryHost:
