@@ -28,6 +28,7 @@ SCRIPTS = (
     "round_overhead.py",
     "register_first.py",
     "h2_latency.py",
+    "native_tools.py",
 )
 
 

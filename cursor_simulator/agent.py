@@ -56,6 +56,7 @@ __all__ = [
     "Heartbeat",
     "KvRead",
     "KvWrite",
+    "Native",
     "Raw",
     "RefuseAppends",
     "RejectRun",
@@ -153,6 +154,25 @@ class Exec:
     member: str
     args: Any = None
     wait: bool = True
+
+
+@dataclass(frozen=True)
+class Native:
+    """Ask for one of Cursor's own tools over exec and wait for its typed result.
+
+    MEMBER names the ask (``read_args``, ``ls_args``, ``grep_args``, ``shell_args``,
+    ``shell_stream_args``, ``write_args``, ``delete_args``, a ``pi_*_args``); ARGS is
+    its message, or a dict of its fields. The result is checked against the member
+    the ask must be answered with: a wrong or missing member, a result with no case
+    set, or an exec id not copied ends the run with an error in the stream, as the
+    service answers a malformed result. A good result is kept in
+    ``RunRecord.native_results`` for the script to continue from.
+    """
+
+    member: str
+    args: Any = None
+    # Seconds between server heartbeats sent while the client has not answered (0: none).
+    beat: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -268,6 +288,7 @@ Step = (
     | KvRead
     | KvWrite
     | Exec
+    | Native
     | TokenDelta
     | StepStarted
     | StepCompleted
@@ -310,6 +331,8 @@ class RunRecord:
     served: dict[str, bytes] = field(default_factory=dict)
     answers: dict[int, list[agent_pb2.AgentClientMessage]] = field(default_factory=dict)
     handoffs: list[str] = field(default_factory=list)
+    # Each Native step's ask member and the result message it was answered with.
+    native_results: list[tuple[str, Any]] = field(default_factory=list)
     usage: list[TurnEnded] = field(default_factory=list)
     heartbeats: int = 0
     after_end: int = 0
@@ -904,6 +927,8 @@ class _Player:
             yield self._frame(exec_server_message=exec_message)
             if step.wait:
                 self._exec_answer(ask)
+        elif isinstance(step, Native):
+            yield from self._native(step)
         elif isinstance(step, End):
             yield self._end({})
         elif isinstance(step, EndError):
@@ -990,6 +1015,68 @@ class _Player:
                 self.run.violations.append(f"the MCP answer {ask} did not copy the exec id")
             elif result.mcp_result.HasField("success") and not step.approval_only:
                 self.run.handoffs.append(call_id)
+
+    def _native(self, step: Native) -> Iterator[bytes]:
+        from nodecode_cursor._proto import agent_pb2 as pb
+
+        ask = self._next_id()
+        exec_message = pb.ExecServerMessage(id=ask, exec_id=f"exec-{ask}")
+        member = getattr(exec_message, step.member)
+        if isinstance(step.args, dict):
+            member.SetInParent()
+            for key, value in step.args.items():
+                if isinstance(value, list):
+                    getattr(member, key).extend(value)
+                else:
+                    setattr(member, key, value)
+        elif step.args is not None:
+            member.CopyFrom(step.args)
+        else:
+            member.SetInParent()
+        yield self._frame(exec_server_message=exec_message)
+        if step.beat > 0:
+            # The service waits for the tool; its heartbeats say it is still there.
+            deadline = time.monotonic() + self.service.answer_timeout
+            while self.run.inbox.empty() and time.monotonic() < deadline:
+                self._sleep(step.beat)
+                yield self._update(heartbeat=pb.HeartbeatUpdate())
+        problem, result = self._native_result(ask, step.member)
+        if problem is not None:
+            self.run.violations.append(f"native ask {ask} ({step.member}): {problem}")
+            yield self._end({"error": {"code": "invalid_argument", "message": problem}})
+            return
+        self.run.native_results.append((step.member, result))
+
+    def _native_result(self, ask: int, member: str) -> tuple[str | None, Any]:
+        """Return (what is wrong with the answer to native ASK or None, its result message)."""
+        expected = _NATIVE_RESULTS.get(member, member.replace("_args", "_result"))
+        streaming = member == "shell_stream_args"
+        final: Any = None
+        while True:
+            answer = self._exec_answer(ask)
+            last = answer[-1]
+            for message in answer:
+                control = message.exec_client_control_message
+                if message.HasField("exec_client_control_message") and control.HasField("throw"):
+                    return f"answered with a throw: {control.throw.error}", None
+            if last.HasField("exec_client_control_message"):
+                if streaming and final is not None:
+                    return None, final
+                return "the exec stream closed without a result", None
+            reply = last.exec_client_message
+            if reply.exec_id != f"exec-{ask}":
+                return "the answer did not copy the exec id", None
+            got = reply.WhichOneof("message")
+            if streaming and got == "shell_stream":
+                continue
+            if got != expected:
+                return f"answered with {got}, not {expected}", None
+            result = getattr(reply, got)
+            if result.WhichOneof("result") is None:
+                return f"{got} has no result case set", None
+            if not streaming:
+                return None, result
+            final = result
 
     def _request_context(self) -> Iterator[bytes]:
         from nodecode_cursor._proto import agent_pb2 as pb
@@ -1084,6 +1171,14 @@ def _as_poll_frames(frames: Iterable[bytes]) -> Iterator[bytes]:
             message = aiserver_pb2.BidiPollResponse(seqno=seqno, data=data)
             yield connect.encode_frame(message.SerializeToString())
             seqno += 1
+
+
+# The result member each native ask is answered with, where it is not MEMBER's own name
+# with _result for _args (the pi_* family is answered one member higher: same name).
+_NATIVE_RESULTS = {
+    "shell_stream_args": "shell_result",
+    "mini_swe_agent_bash_args": "mini_swe_agent_bash_result",
+}
 
 
 def _kv_answer(ask: int) -> Callable[[agent_pb2.AgentClientMessage], bool]:
@@ -1205,6 +1300,54 @@ def _tool_result(history: list[dict[str, Any]]) -> tuple[str, str] | None:
     return found
 
 
+# "native KIND": the exec ask each kind of the scripted model's own tools is asked as.
+_NATIVE_ASKS = {
+    "read": "read_args",
+    "ls": "ls_args",
+    "grep": "grep_args",
+    "glob": "pi_find_args",
+    "shell": "shell_args",
+    "shell-stream": "shell_stream_args",
+    "write": "write_args",
+    "edit": "pi_edit_args",
+    "delete": "delete_args",
+}
+
+
+def _native_ask(prompt: str) -> tuple[str, Native] | None:
+    """Return (kind, step) when PROMPT is ``native KIND {json arguments}``, else None."""
+    match = re.match(r"\s*native\s+([a-z-]+)\s*(\{.*\})?\s*$", prompt, re.S)
+    if match is None or match.group(1) not in _NATIVE_ASKS:
+        return None
+    kind = match.group(1)
+    try:
+        args = json.loads(match.group(2) or "{}")
+    except ValueError:
+        return None
+    if not isinstance(args, dict):
+        return None
+    if kind == "edit":
+        from nodecode_cursor._proto import agent_pb2
+
+        replacement = agent_pb2.PiEditReplacement(
+            old_text=str(args.get("old", "")), new_text=str(args.get("new", ""))
+        )
+        args = {"path": str(args.get("path", "")), "edits": [replacement]}
+    elif kind == "write" and "content" in args:
+        args = {"path": str(args.get("path", "")), "file_text": str(args["content"])}
+    return kind, Native(_NATIVE_ASKS[kind], args)
+
+
+def _native_summary(run: RunRecord) -> str:
+    """Return the last native result as compact JSON (its case and fields)."""
+    from google.protobuf import json_format
+
+    if not run.native_results:
+        return "nothing"
+    _, result = run.native_results[-1]
+    return json.dumps(json_format.MessageToDict(result), separators=(",", ":"), sort_keys=True)
+
+
 def _estimate(text: str) -> int:
     return max(1, len(text) // 4)
 
@@ -1227,7 +1370,18 @@ def scripted_model(run: RunRecord) -> Iterator[Step]:
     yield StepStarted()
     result = _tool_result(history) if not prompt else None
     tool = _pick_tool(prompt, run.tools) if prompt and run.tools else None
-    if result is not None:
+    native = _native_ask(prompt)
+    if native is not None:
+        # "native KIND {json}": one of Cursor's own tools over exec, then report its result.
+        kind, step = native
+        yield Thinking(f"This needs my own {kind} tool.")
+        yield ThinkingDone()
+        yield step
+        if run.ended:
+            return
+        reply = f"{kind} gave: {_native_summary(run)}"
+        yield Text(reply)
+    elif result is not None:
         name, text = result
         reply = f"{name} returned: {text}"
         if not said:

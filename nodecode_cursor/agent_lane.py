@@ -273,13 +273,17 @@ async def stream_agent_round(ctx: RoundContext, *, isolate_home: bool = False) -
     _settle(stream, returncode, stderr, key, emit, cwd)
     usage = stream.end.usage if stream.end is not None else None
     emit(Finish("stop"))
+    message = stream.message()
+    resolved = stream.resolved_messages()
     return RoundResult(
-        message=stream.message(),
+        message=message,
         usage=usage or Usage(),
         finish_reason="stop",
         wire_model=model,
-        resolved=stream.resolved_messages(),
+        resolved=resolved,
         cost_usd_estimate=round_cost(model, usage) if usage is not None else None,
+        # The CLI's calls, already run, then its answer: what the round adds to a history.
+        messages=[*resolved, message],
     )
 
 

@@ -10,7 +10,10 @@ runs the host's tools between rounds. So:
 - an MCP call (one of the host's tools) is answered with the handoff text, which
   tells the model to end its turn, and is filed on the round's message through
   ``Fold.file_mcp_call``; the next round carries its result in the history;
-- every native ask is refused in its own typed result;
+- every native ask is refused in its own typed result, unless the host runs
+  that kind in place (``in_place`` names the call, the lane awaits the host's
+  runner, ``native_answer`` answers; ``native.py`` builds the typed results);
+  either way the call is recorded on the round as a resolved call;
 - interaction queries and the key-value blob store are answered too.
 
 Pure: ``Answerer.answer`` maps one server message to the client messages that
@@ -32,6 +35,8 @@ from .fold import Fold, decode_mcp_args, mcp_call_name
 # The MCP server our tools ride under: one name for the tools declared here and the
 # calls history replays (history.py owns it).
 from .history import PROVIDER_IDENTIFIER
+from .host import NativeCall, NativeOutcome, ResolvedCallResult, ResolvedCallStart
+from .native import ASK_KINDS, native_answer, native_call, resolved_messages
 from .schema import tool_input_schema
 from .values import encode_value
 
@@ -103,7 +108,10 @@ class Answerer:
         blobs: BlobStore,
         fold: Fold,
         project_schemas: bool,
+        native_kinds: frozenset[str] = frozenset(),
     ) -> None:
+        # The kinds of native ask the host runs in place (empty: every one is refused).
+        self.native_kinds = native_kinds
         self.cwd = cwd
         self.blobs = blobs
         self.fold = fold
@@ -126,6 +134,47 @@ class Answerer:
         # the timing breakdown ask nothing.
         return []
 
+    # --- native tools run in place -----------------------------------------------------
+
+    def in_place(
+        self, server_msg: agent_pb2.AgentServerMessage
+    ) -> tuple[agent_pb2.ExecServerMessage, NativeCall] | None:
+        """Return (the ask, its call) when SERVER_MSG asks for a kind the host runs in place.
+
+        The call is shown to the host as started; ``native_answer`` answers it once the
+        runner is done. None: ``answer`` answers the message as usual.
+        """
+        if not self.native_kinds or server_msg.WhichOneof("message") != "exec_server_message":
+            return None
+        ask = server_msg.exec_server_message
+        if ASK_KINDS.get(ask.WhichOneof("message") or "") not in self.native_kinds:
+            return None
+        call = native_call(ask, self.cwd)
+        if call is None:
+            return None
+        if self.fold.on_part is not None:
+            arguments = resolved_messages(call.id, call.kind, call.arguments(), "", failed=False)
+            text = arguments[0]["function"]["arguments"]
+            self.fold.on_part(ResolvedCallStart(call.id, call.kind, text, "host"))
+        return ask, call
+
+    def native_answer(
+        self, ask: agent_pb2.ExecServerMessage, call: NativeCall, outcome: NativeOutcome
+    ) -> list[agent_pb2.AgentClientMessage]:
+        """Return the answer of a call run in place, and record it on the round as resolved."""
+        self._record(call, outcome.text, failed=outcome.status != "done", by=None)
+        return native_answer(ask, call, outcome)
+
+    def _record(self, call: NativeCall, text: str, *, failed: bool, by: str | None) -> None:
+        """Record CALL and its result TEXT as a resolved call (its start shown first when BY)."""
+        entry, result = resolved_messages(call.id, call.kind, call.arguments(), text, failed=failed)
+        if self.fold.on_part is not None:
+            if by is not None:
+                arguments = entry["function"]["arguments"]
+                self.fold.on_part(ResolvedCallStart(call.id, call.kind, arguments, "cell"))
+            self.fold.on_part(ResolvedCallResult(call.id, call.kind, text, failed))
+        self.fold.resolve(entry, result)
+
     # --- exec ----------------------------------------------------------------------
 
     def _exec(self, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
@@ -139,7 +188,13 @@ class Answerer:
                 f"Exec ask {member} is {NOT_IMPLEMENTED_BY_CLIENT.lower()}",
                 "exec_variant_unsupported",
             )
-        return handler(self, ask)
+        answers = handler(self, ask)
+        if member in ASK_KINDS:
+            # A native ask refused: the round records it, as it would a call run in place.
+            refused = native_call(ask, self.cwd)
+            if refused is not None:
+                self._record(refused, TOOL_NOT_AVAILABLE, failed=True, by="cell")
+        return answers
 
     def _request_context(
         self, ask: agent_pb2.ExecServerMessage

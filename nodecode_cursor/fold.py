@@ -7,7 +7,9 @@ host's tool calls (MCP calls, variant 15 of ``ToolCall``) with their arguments
 over by the completion or the exec ask) merged as docs/protocol.md §8 says, the
 usage, whether the turn is complete, the latest checkpoint and the routed model.
 ``file_mcp_call`` files a call the service asked for over the exec channel
-(``answers.py`` calls it).
+(``answers.py`` calls it). ``resolve`` closes the message so far on a resolved
+call (a native tool run in place or refused, ``native.py``); calls the service
+runs itself are resolved here on their completion; ``messages`` gives them all.
 
 One Fold folds every run of a round: when the lane resumes a broken run from
 the newest checkpoint, ``resume()`` readies the fold for the new stream, which
@@ -30,7 +32,16 @@ from typing import Any, Literal
 
 from ._proto import agent_pb2
 from .errors import ProtocolError
-from .host import ReasoningDelta, StreamPart, TextDelta, ToolCallArgsDelta, ToolCallStart, Usage
+from .host import (
+    ReasoningDelta,
+    ResolvedCallResult,
+    ResolvedCallStart,
+    StreamPart,
+    TextDelta,
+    ToolCallArgsDelta,
+    ToolCallStart,
+    Usage,
+)
 from .values import decode_value, finite
 
 __all__ = [
@@ -72,6 +83,7 @@ SERVICE_RESOLVED_VARIANTS = frozenset(
         "fetch_tool_call",
         "web_fetch_tool_call",
         "connect_scm_tool_call",
+        "web_search_tool_call",
     }
 )
 # Exec asks oh-my-pi files as a call block of the round; we file none of them (they are
@@ -256,6 +268,8 @@ class Fold:
         # What a resumed stream may repeat and is skipped (empty when not resuming).
         self._repeat_text = ""
         self._repeat_thinking = ""
+        # Resolved calls so far: each an assistant message and its tool message, in order.
+        self._closed: list[dict[str, Any]] = []
 
     # --- results -------------------------------------------------------------------
 
@@ -306,6 +320,25 @@ class Fold:
                 for call in self._calls
             ]
         return message
+
+    def messages(self) -> list[dict[str, Any]]:
+        """Return every message of the round: the resolved calls, then ``message()``."""
+        return [*self._closed, self.message()]
+
+    def resolve(self, entry: dict[str, Any], result: dict[str, Any]) -> None:
+        """Close the message so far on resolved call ENTRY and its tool message RESULT.
+
+        The text and thinking streamed so far go on that assistant message, so the
+        round's order is kept; the host's own calls stay on the last message.
+        """
+        spans = self._spans
+        closed: dict[str, Any] = {"role": "assistant", "content": "".join(spans.text) or None}
+        if spans.thinking_seen:
+            closed["reasoning_content"] = "".join(spans.thinking)
+        closed["tool_calls"] = [entry]
+        self._closed.extend((closed, result))
+        self._spans = _Spans()
+        self._text_parts = self._spans.text
 
     # --- feeding -------------------------------------------------------------------
 
@@ -469,7 +502,24 @@ class Fold:
             if _variant(tool_call) == MCP_VARIANT:
                 completion = decode_mcp_args(tool_call.mcp_tool_call.args.args) or None
             self._settle(call, completion)
+        else:
+            self._service_resolved(completed.call_id, completed.tool_call)
         self._release(entry)
+
+    def _service_resolved(self, call_id: str, tool_call: agent_pb2.ToolCall) -> None:
+        """Record a call the service ran itself (a todo update, a hosted search) as resolved."""
+        from .native import resolved_messages, service_call
+
+        found = service_call(tool_call)
+        if found is None:
+            return
+        name, arguments, text = found
+        cid = call_id or tool_call.tool_call_id or str(uuid.uuid4())
+        entry, result = resolved_messages(cid, name, arguments, text, failed=False)
+        if self.on_part is not None:
+            self.on_part(ResolvedCallStart(cid, name, entry["function"]["arguments"], "cursor"))
+            self.on_part(ResolvedCallResult(cid, name, text, False))
+        self.resolve(entry, result)
 
     def _settle(
         self, call: _Call, completion: dict[str, Any] | None, *, authoritative: bool = False

@@ -18,12 +18,16 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 __all__ = [
+    "NATIVE_KINDS",
     "AccountUsageView",
     "Cell",
     "DoctorCheck",
     "Finish",
     "Host",
     "MemoryHost",
+    "NativeCall",
+    "NativeOutcome",
+    "NativeRunner",
     "Notice",
     "NoticeLevel",
     "ReasoningDelta",
@@ -132,25 +136,29 @@ class Finish:
 
 @dataclass(slots=True)
 class ResolvedCallStart:
-    """A tool call the provider runs itself began (shown live; never for the host to run).
+    """A resolved call opened: one the round settles itself, never for the host to run.
 
-    ``arguments`` is JSON text. The round's ``RoundResult.resolved`` records the call
-    with its result once it is done.
+    ``by`` says who settles it: ``"host"`` (run in place by ``run_native``),
+    ``"cursor"`` (Cursor ran it: the service on its side, or the cursor-agent CLI)
+    or ``"cell"`` (refused: no runner, or a kind the host does not serve).
+    ``arguments`` is JSON text. The round's ``RoundResult.messages`` (and, for the
+    cursor-agent lane, ``RoundResult.resolved``) records the call with its result.
     """
 
     id: str
     name: str
     arguments: str
+    by: Literal["host", "cursor", "cell"] = "cursor"
 
 
 @dataclass(slots=True)
 class ResolvedCallResult:
-    """A tool call the provider ran itself ended; ``content`` is its result as text."""
+    """The result of the resolved call ``id``: what the model read, and whether it failed."""
 
     id: str
     name: str
     content: str
-    is_error: bool = False
+    failed: bool = False
 
 
 StreamPart = (
@@ -194,6 +202,130 @@ class Usage:
         }
 
 
+# Cursor's own tools, run in place ----------------------------------------------------------
+
+# The kinds of native call a host may serve (``RoundContext.native_kinds``).
+NATIVE_KINDS = frozenset({"read", "ls", "grep", "glob", "shell", "write", "edit", "delete"})
+
+
+@dataclass(frozen=True, slots=True)
+class NativeCall:
+    """One of Cursor's own tools the service asks the client to run now, mid-run.
+
+    ``kind`` is one of ``NATIVE_KINDS``; ``id`` the call's id (the service's tool call
+    id). Which fields a kind reads:
+
+    * ``read``: ``path``; ``offset`` (first line, 1-based) and ``limit`` (lines at
+      most), each None for the whole file;
+    * ``ls``: ``path`` (a folder); ``limit`` (entries at most) or None;
+    * ``grep``: ``pattern`` (a regular expression), ``path`` (folder or file, "" for
+      the working folder), ``glob`` (only files whose name matches) or None,
+      ``case_insensitive``, ``output_mode`` (``content``, ``files_with_matches`` or
+      ``count``), ``limit`` or None;
+    * ``glob``: ``pattern`` (a glob such as ``*.py`` or ``src/**/*.ts``), ``path``
+      (where to look, "" for the working folder), ``limit`` or None;
+    * ``shell``: ``command``, ``cwd`` (the working folder the service named, else the
+      round's), ``timeout`` (seconds) or None;
+    * ``write``: ``path`` and ``content`` (the file's whole new text);
+    * ``edit``: ``path`` and ``edits``, each (old text, new text), applied in order;
+    * ``delete``: ``path``.
+
+    Paths are as the service sent them: relative ones are to the round's cwd.
+    """
+
+    kind: str
+    id: str
+    path: str = ""
+    offset: int | None = None
+    limit: int | None = None
+    pattern: str = ""
+    glob: str | None = None
+    case_insensitive: bool = False
+    output_mode: str = "content"
+    command: str = ""
+    cwd: str = ""
+    timeout: float | None = None
+    content: str = ""
+    edits: tuple[tuple[str, str], ...] = ()
+
+    def arguments(self) -> dict[str, Any]:
+        """Return the arguments KIND reads, as the JSON object the record shows."""
+        fields: dict[str, tuple[str, ...]] = {
+            "read": ("path", "offset", "limit"),
+            "ls": ("path", "limit"),
+            "grep": ("pattern", "path", "glob", "case_insensitive", "output_mode", "limit"),
+            "glob": ("pattern", "path", "limit"),
+            "shell": ("command", "cwd", "timeout"),
+            "write": ("path", "content"),
+            "edit": ("path", "edits"),
+            "delete": ("path",),
+        }
+        out: dict[str, Any] = {}
+        for name in fields.get(self.kind, ()):
+            value = getattr(self, name)
+            if value is None or value == () or (name == "case_insensitive" and not value):
+                continue
+            if name == "edits":
+                value = [{"old_text": old, "new_text": new} for old, new in value]
+            out[name] = value
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class NativeOutcome:
+    """What running a ``NativeCall`` came to: done, failed or refused.
+
+    ``text`` is what the model reads: the result when done, the reason otherwise.
+    A done outcome may carry the structured fields the typed result needs (the cell
+    derives what is missing from ``text``):
+
+    * ``read``: ``content`` (the lines returned), ``total_lines``, ``file_size``
+      (bytes), ``truncated``;
+    * ``ls``: ``entries`` (names, folders ending with ``/``), ``truncated``;
+    * ``grep``: ``matches`` (path, line number, line), ``truncated``;
+    * ``glob``: ``entries`` (paths), ``truncated``;
+    * ``shell``: ``exit_code``, ``stdout``, ``stderr``, ``duration_ms``;
+    * ``write``: ``file_size``; ``edit``: ``diff``;
+    * ``delete``: ``file_size``, ``content`` (what the file held).
+
+    ``refused`` is the person's or the policy's no (the call never ran); ``failed``
+    is a call that ran and broke.
+    """
+
+    status: Literal["done", "failed", "refused"]
+    text: str = ""
+    content: str | None = None
+    total_lines: int | None = None
+    file_size: int | None = None
+    truncated: bool = False
+    entries: tuple[str, ...] = ()
+    matches: tuple[tuple[str, int, str], ...] = ()
+    exit_code: int | None = None
+    stdout: str | None = None
+    stderr: str = ""
+    duration_ms: int = 0
+    diff: str = ""
+
+    @classmethod
+    def done(cls, text: str, **fields: Any) -> NativeOutcome:
+        """Return a done outcome with result TEXT and the structured FIELDS."""
+        return cls("done", text, **fields)
+
+    @classmethod
+    def failed(cls, reason: str) -> NativeOutcome:
+        """Return a failed outcome: the call ran and broke, for REASON."""
+        return cls("failed", reason)
+
+    @classmethod
+    def refused(cls, reason: str) -> NativeOutcome:
+        """Return a refused outcome: the person or the policy said no, for REASON."""
+        return cls("refused", reason)
+
+
+# Runs one native call while the run waits; cancelled when the round is.
+NativeRunner = Callable[[NativeCall], Awaitable[NativeOutcome]]
+
+
 @dataclass(slots=True)
 class RoundContext:
     """Everything one round needs from the host.
@@ -215,6 +347,13 @@ class RoundContext:
     (that exact boolean; any other value, or none, is a success): it replays to
     the model as a failed result rather than as the call's output. A host that
     never sets it sends every result as a success.
+
+    ``run_native`` runs Cursor's own tools in place: when the service asks for a
+    kind in ``native_kinds`` the lane awaits the runner in a task of its own (the
+    stream keeps being read, heartbeats keep going), answers in the ask's typed
+    result and records the call as resolved (``RoundResult.messages``). Cancelling
+    the round cancels the runner. Without a runner, or for a kind not served, the
+    ask is refused as it always was (and recorded as a refused resolved call).
     """
 
     model: str
@@ -235,11 +374,29 @@ class RoundContext:
     transport: str | None = None
     on_part: Callable[[StreamPart], None] | None = None
     host: Host | None = None
+    # Cursor's own tools run in place (see NativeCall): the runner, and the kinds it serves.
+    # None, or a kind left out, refuses those asks exactly as a round without them does.
+    run_native: NativeRunner | None = None
+    native_kinds: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
 class RoundResult:
     """What one round returns: a plain chat-completions assistant message and its accounting.
+
+    ``messages`` is every message the round adds to the history, in order, and always
+    ends with ``message``. Before it come the round's *resolved calls*, each an
+    assistant message whose one ``tool_calls`` entry carries ``"resolved": true``
+    followed by its ``role: "tool"`` message (also ``"resolved": true``, and
+    ``"is_error": true`` when it failed or was refused): Cursor's own tools run in
+    place, calls the service ran itself, and native asks refused. The text and
+    thinking streamed before each resolved call sit on its assistant message, so the
+    order is kept. A host keeps them all in the history and never runs them; the next
+    round replays them as completed steps. ``message`` holds only what came after the
+    last resolved call, and the host's own calls (``finish_reason`` says whether there
+    are any). A host that knows nothing of the flag and appends ``messages`` still
+    holds a valid chat history; one that appends only ``message`` loses the resolved
+    calls and the text before them, as before this field existed it never had them.
 
     ``request`` is the run request's bytes as sent. ``wire_model`` is the slug the
     round was routed to (ModelDetails' model id, e.g. ``gpt-5.4-high`` for gpt-5.4 at
@@ -265,6 +422,10 @@ class RoundResult:
     # USD at the bundled rows' published rates: an estimate (Cursor bills by plan and
     # credits); None when the model has no known price.
     cost_usd_estimate: float | None = None
+    # Every message the round adds to the history, in order; ``message`` is the last.
+    # Out of the repr: it repeats ``message``, and a repr of a long answer twice over
+    # doubled the peak memory of a round (tests/cell/test_faults.py's 50 MiB stream).
+    messages: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
 
 class MemoryHost:

@@ -26,7 +26,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import limits
@@ -498,6 +498,7 @@ class _Attempt:
             blobs=self.conversation.blobs,
             fold=fold,
             project_schemas=routing.needs_schema_projection(model),
+            native_kinds=ctx.native_kinds if ctx.run_native is not None else frozenset(),
         )
         settings = RunSettings(
             base_url=ctx.base_url or limits.DEFAULT_BASE_URL,
@@ -624,6 +625,16 @@ class _Attempt:
         wait = min(TURN_END_GRACE_SECONDS, idle)
         deadline: asyncio.Timeout | None = None
         beats = 0  # heartbeats since the last message that said something
+        # Native tools the host runs in place, each in a task of its own: the stream keeps
+        # being read meanwhile, and the idle deadline waits while any is running (the
+        # service is waiting for the answer, perhaps on a person's confirmation).
+        running: set[asyncio.Task[None]] = set()
+
+        def tool_done(task: asyncio.Task[None]) -> None:
+            running.discard(task)
+            if not running and deadline is not None and not deadline.expired():
+                deadline.reschedule(loop.time() + idle)
+
         try:
             # aclosing: a deadline leaving the loop early must close the generator here,
             # not leave its finalizer as a task pending on the loop.
@@ -637,15 +648,17 @@ class _Attempt:
                     if fold.checkpoint is not checkpoint:
                         checkpoint = fold.checkpoint
                         self.answered_since_checkpoint = False
-                    for reply in answerer.answer(message):
-                        if checkpoint is not None and _exec_answer(reply):
-                            self.answered_since_checkpoint = True
-                        run.send(reply.SerializeToString())
+                    if not self._run_in_place(run, answerer, message, running, tool_done):
+                        for reply in answerer.answer(message):
+                            if checkpoint is not None and _exec_answer(reply):
+                                self.answered_since_checkpoint = True
+                            run.send(reply.SerializeToString())
                     if _heartbeat(message):
                         beats += 1
                         continue
                     beats = 0
-                    deadline.reschedule(loop.time() + (wait if fold.turn_ended else idle))
+                    later = None if running else loop.time() + (wait if fold.turn_ended else idle)
+                    deadline.reschedule(later)
         except TimeoutError:
             if deadline is None or not deadline.expired():
                 raise
@@ -655,6 +668,55 @@ class _Attempt:
                     f"Cursor sent {what} for {idle:g} s; the stream is incomplete (try again)"
                 ) from None
             log.debug("the stream stayed open after the turn ended; treating it as over")
+        finally:
+            # A cancelled round (or a stream that ended) cancels the tools still running;
+            # the deadline is over, so their ends must not move it.
+            deadline = None
+            left = list(running)
+            for task in left:
+                task.cancel()
+            if left:
+                await asyncio.gather(*left, return_exceptions=True)
+
+    def _run_in_place(
+        self,
+        run: RunTransport,
+        answerer: Answerer,
+        message: Any,
+        running: set[asyncio.Task[None]],
+        done: Callable[[asyncio.Task[None]], None],
+    ) -> bool:
+        """Start the host's runner when MESSAGE asks for a kind it runs in place; return whether.
+
+        The runner is awaited in a task; its outcome is answered in the ask's typed result
+        (a runner that raises is answered as failed, its error in one line).
+        """
+        runner = self.ctx.run_native
+        found = answerer.in_place(message) if runner is not None else None
+        if runner is None or found is None:
+            return False
+        ask, call = found
+
+        async def serve() -> None:
+            from .errors import scrub
+            from .host import NativeOutcome
+
+            try:
+                outcome = await runner(call)
+                if not isinstance(outcome, NativeOutcome):
+                    outcome = NativeOutcome.failed("the host's runner answered no NativeOutcome")
+            except Exception as exc:  # a host's bug fails the call, not the round
+                outcome = NativeOutcome.failed(scrub(f"{type(exc).__name__}: {exc}"))
+            for reply in answerer.native_answer(ask, call, outcome):
+                run.send(reply.SerializeToString())
+            # An exec answer the service has: a resume from an older checkpoint would
+            # replay it (the pump clears this when a newer checkpoint arrives).
+            self.answered_since_checkpoint = True
+
+        task = asyncio.create_task(serve(), name=f"cursor-native-{call.kind}")
+        running.add(task)
+        task.add_done_callback(done)
+        return True
 
     def _log_start(self, data: bytes, request_id: str, original: str | None) -> None:
         """Log the run's routing and request at DEBUG: never a token or a body."""
@@ -738,8 +800,11 @@ class _Attempt:
         conversation.seen = True
         if fold.checkpoint is not None:
             conversation.keep_checkpoint(fold.checkpoint, build.history.system_ids)
-        message = fold.message()
-        self.table.record(message, self.ctx.model)
+        messages = fold.messages()
+        message = messages[-1]
+        for said in messages:
+            if said.get("role") == "assistant":
+                self.table.record(said, self.ctx.model)
         usage = fold.usage
         log.debug(
             "round end finish=%s input=%d output=%d cache_read=%d cache_write=%d "
@@ -764,4 +829,5 @@ class _Attempt:
             # carries: what a person needs to see which tier the round ran on.
             wire_model=self.wire.details_id,
             cost_usd_estimate=round_cost(self.ctx.model, fold.usage),
+            messages=messages,
         )

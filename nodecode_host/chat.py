@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, TextIO
 from . import __version__, contract
 from .errors import HostError
 from .host_tools import HostTools, Toolbox
+from .native_tools import NativeTools, runner_for
 from .refhost import Conversation, ReferenceHost, TurnOutcome
 from .render import Style, TerminalView
 from .setup import (
@@ -37,6 +38,7 @@ from .setup import (
     fetch_models,
     format_models,
     make_host,
+    native_tools_on,
     route_for,
     unknown_model_line,
 )
@@ -102,8 +104,11 @@ class ChatRepl:
         verbose: bool = False,
         usage_interval: float = USAGE_CHECK_SECONDS,
         clock: Callable[[], float] = time.monotonic,
+        native: NativeTools | None = None,
     ) -> None:
         self.host = host
+        # Cursor's own tools, run in place mid-round (None: refused, as Cursor is told).
+        self.native = native
         self.conversation = conversation
         self.tools = tools
         self.out = out or sys.stdout
@@ -202,7 +207,13 @@ class ChatRepl:
         messages.append({"role": "user", "content": text})
         view = TerminalView(self.out, style=self.style, reasoning=self.out)
         try:
-            outcome = self.host.run_turn(self.conversation, self.tools, observer=view)
+            outcome = self.host.run_turn(
+                self.conversation,
+                self.tools,
+                observer=view,
+                native=self.native,
+                native_kinds=self.native.kinds if self.native is not None else frozenset(),
+            )
         except (HostError, contract.CursorError) as exc:
             view.close()
             if len(messages) == before + 1:
@@ -221,6 +232,7 @@ class ChatRepl:
             return
         view.close()
         self.footer(outcome)
+        self.context_footer(outcome.usage.context_tokens)
         if outcome.interrupted:
             self.write(self.style.dim("(interrupted — the text so far is kept)"))
         elif outcome.unrun:
@@ -302,6 +314,23 @@ class ChatRepl:
             days = max(0, math.ceil((usage.period_end - time.time()) / 86_400))
             text += f"; it resets in {days} day{'s' if days != 1 else ''}"
         self.host.notice(text + " (/cursor usage)", key=USAGE_KEY, level="warning")
+
+    def context_footer(self, context_tokens: int | None) -> None:
+        """Write how full the model's context is after the turn ("context N / window")."""
+        if context_tokens is None:
+            return
+        window = None
+        try:
+            catalog = self.host.cell_for(PROVIDER).catalog()
+            row = next(
+                (m for m in catalog.get("models", []) if m.get("id") == self.conversation.model),
+                None,
+            )
+            window = row.get("context_window") if isinstance(row, dict) else None
+        except (HostError, contract.CursorError):
+            window = None
+        shown = f"{window:,}" if isinstance(window, int) else "?"
+        self.write(self.style.dim(f"context {context_tokens:,} / {shown}"))
 
     # Slash commands -----------------------------------------------------------------------
 
@@ -458,7 +487,16 @@ def run_chat(args: argparse.Namespace) -> int:
             session_id=args.session or new_session_id(),
             cwd=str(cwd),
         )
-        repl = ChatRepl(host, conversation, tools, verbose=bool(getattr(args, "verbose", False)))
+        native = None
+        if native_tools_on(host, getattr(args, "native_tools", None), args.tools):
+            native = runner_for(tools, assume_yes=args.yes, interactive=True)
+        repl = ChatRepl(
+            host,
+            conversation,
+            tools,
+            verbose=bool(getattr(args, "verbose", False)),
+            native=native,
+        )
         if not route.bundled:
             repl.remember(route.model, route.bundled)
         holder.append(repl)

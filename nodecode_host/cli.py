@@ -40,6 +40,7 @@ from . import limits as host_limits
 from .chat import run_chat
 from .errors import HostConfigError, HostError, UsageError
 from .host_tools import HostTools, Toolbox, load_tool_file
+from .native_tools import runner_for
 from .openai_server import (
     API_KEY_ENV,
     DEFAULT_LISTEN_HOST,
@@ -60,6 +61,7 @@ from .setup import (
     for_shell,
     format_models,
     make_host,
+    native_tools_on,
 )
 
 if TYPE_CHECKING:
@@ -150,6 +152,11 @@ def build_parser() -> Parser:
     chat.add_argument("--session", help="the session id (keys Cursor's conversation)")
     chat.add_argument("--tools", choices=("default", "none"), default="default")
     chat.add_argument("--yes", action="store_true", help="run commands and read outside cwd")
+    chat.add_argument(
+        "--native-tools",
+        choices=("on", "off"),
+        help="run Cursor's own tools in place (default on with --tools default)",
+    )
 
     ask = commands.add_parser("ask", help="one turn, non-interactive")
     _globals(ask, top=False)
@@ -172,6 +179,11 @@ def build_parser() -> Parser:
         "--timeout", type=_positive_float, help="seconds without data before the round fails"
     )
     ask.add_argument("--yes", action="store_true", help="run commands and read outside cwd")
+    ask.add_argument(
+        "--native-tools",
+        choices=("on", "off"),
+        help="run Cursor's own tools in place (default on with --tools default)",
+    )
     ask.add_argument("prompt", nargs="*", help="the prompt ('-' reads it from stdin)")
 
     models = commands.add_parser("models", help="the models your account may use")
@@ -285,7 +297,17 @@ def cmd_ask(args: argparse.Namespace) -> int:
                 tools=sys.stderr,
                 style=Style(sys.stderr),
             )
-        outcome = host.run_turn(conversation, tools, max_rounds=args.max_rounds, observer=view)
+        native = None
+        if native_tools_on(host, args.native_tools, args.tools):
+            native = runner_for(tools, assume_yes=args.yes, interactive=interactive)
+        outcome = host.run_turn(
+            conversation,
+            tools,
+            max_rounds=args.max_rounds,
+            observer=view,
+            native=native,
+            native_kinds=native.kinds if native is not None else frozenset(),
+        )
         _show_notices(host, sys.stderr)
         if outcome.interrupted:
             raise KeyboardInterrupt
@@ -303,6 +325,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
                 "rounds": outcome.rounds,
                 # The calls the provider ran itself (cursor-agent's tools), call and result.
                 "resolved": outcome.resolved,
+                "messages": outcome.messages,
             }
             print(json.dumps(answer, ensure_ascii=False))
         elif view is not None:

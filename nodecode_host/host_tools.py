@@ -293,6 +293,51 @@ class HostTools(Toolbox):
                 raise ToolRefused("the person declined to run this command")
         return _run_shell(command, self.root, timeout)
 
+    # Writing: Cursor's own write, edit and delete, run in place (native_tools.py asks the
+    # person first). Confined exactly as the readers are; never offered as host tools.
+
+    def write_file(self, args: dict[str, Any]) -> str:
+        """Return what was written: the file at path now holds content (folders made)."""
+        path = self._path(args.get("path"))
+        content = args.get("content")
+        if not isinstance(content, str):
+            raise ToolRefused("content must be a string")
+        if path.is_dir():
+            raise ToolRefused(f"{self._shown(path)} is a folder")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = content.encode("utf-8")
+        path.write_bytes(data)
+        return f"wrote {len(data)} bytes to {self._shown(path)}"
+
+    def edit_file(self, args: dict[str, Any]) -> str:
+        """Return what changed: each old text (found exactly once) replaced by its new text."""
+        path = self._path(args.get("path"))
+        edits = args.get("edits")
+        if not isinstance(edits, list) or not edits:
+            raise ToolRefused("edits must be a non-empty list of {old_text, new_text}")
+        text = path.read_text("utf-8")
+        for index, edit in enumerate(edits, 1):
+            old = edit.get("old_text") if isinstance(edit, dict) else None
+            new = edit.get("new_text") if isinstance(edit, dict) else None
+            if not isinstance(old, str) or not old or not isinstance(new, str):
+                raise ToolRefused(f"edit {index} needs a non-empty old_text and a new_text")
+            found = text.count(old)
+            if found != 1:
+                where = "is not in" if not found else f"occurs {found} times in"
+                raise ToolRefused(f"edit {index}: its old_text {where} {self._shown(path)}")
+            text = text.replace(old, new, 1)
+        path.write_text(text, "utf-8")
+        return f"edited {self._shown(path)} ({len(edits)} change{'s' if len(edits) > 1 else ''})"
+
+    def delete_file(self, args: dict[str, Any]) -> str:
+        """Return what was deleted: the file at path (never a folder)."""
+        path = self._path(args.get("path"))
+        if path.is_dir():
+            raise ToolRefused(f"{self._shown(path)} is a folder; only files are deleted")
+        size = path.stat().st_size
+        path.unlink()
+        return f"deleted {self._shown(path)} ({size} bytes)"
+
 
 class ToolRefused(Exception):
     """A call the tool will not carry out; its text is the tool's result."""

@@ -349,6 +349,23 @@ def _answer_message(message: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _whole_answer(result: RoundResult) -> dict[str, Any]:
+    """Return the round as one assistant message: every message's text, the host's calls.
+
+    A round may close its message on resolved calls (Cursor's own tools refused mid-run,
+    ``RoundResult.messages``); an API client gets the whole text, as it streamed.
+    """
+    said = [m for m in getattr(result, "messages", None) or [] if m.get("role") == "assistant"]
+    if len(said) <= 1:
+        return dict(result.message)
+    whole = dict(result.message)
+    whole["content"] = "".join(str(m.get("content") or "") for m in said) or None
+    thinking = [m["reasoning_content"] for m in said if "reasoning_content" in m]
+    if thinking:
+        whole["reasoning_content"] = "".join(str(t) for t in thinking)
+    return whole
+
+
 def completion_object(result: RoundResult, *, id: str, model: str, created: int) -> dict[str, Any]:
     """Return the ``chat.completion`` answer to a round that returned RESULT."""
     return {
@@ -360,7 +377,7 @@ def completion_object(result: RoundResult, *, id: str, model: str, created: int)
         "choices": [
             {
                 "index": 0,
-                "message": _answer_message(result.message),
+                "message": _answer_message(_whole_answer(result)),
                 "logprobs": None,
                 "finish_reason": result.finish_reason,
             }

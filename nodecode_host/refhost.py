@@ -15,7 +15,9 @@ Nodecode-style host does with cells:
   conversations) and clears the standing notices;
 * **the turn loop**: call the lane, run the tool calls the round hands back,
   append the results, call again until the model stops or ``max_rounds`` is
-  reached.
+  reached. A round's resolved calls (Cursor's own tools run in place by the
+  runner it is given, calls the service ran, native asks refused; flagged
+  ``"resolved": true``) are kept in the history and never run here.
 
 The host imports nothing of a cell before it loads the cells (``contract.py``
 says why): a drop-in folder's copy of a package is then the one Python keeps, and
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
     from nodecode_cursor.host import (
         Cell,
         CellCommand,
+        NativeRunner,
         Notice,
         NoticeLevel,
         RoundContext,
@@ -194,6 +197,8 @@ class TurnOutcome:
     resolved: list[dict[str, Any]] = field(default_factory=list)
     # The rounds' estimated cost summed (USD at published rates); None when a round had none.
     cost_usd_estimate: float | None = None
+    # Every message the turn added to the history, in order (resolved calls included).
+    messages: list[dict[str, Any]] = field(default_factory=list)
 
 
 class TurnObserver:
@@ -461,8 +466,13 @@ class ReferenceHost:
         *,
         max_rounds: int = host_limits.MAX_ROUNDS,
         observer: TurnObserver | None = None,
+        native: NativeRunner | None = None,
+        native_kinds: frozenset[str] = frozenset(),
     ) -> TurnOutcome:
-        """Return the turn's outcome after running rounds and tool calls until the model stops."""
+        """Return the turn's outcome after running rounds and tool calls until the model stops.
+
+        NATIVE runs Cursor's own tools of NATIVE_KINDS in place, mid-round; None refuses them.
+        """
         view = observer or TurnObserver()
         lane = self.lane(conversation.provider)
         total = contract.Usage()
@@ -470,6 +480,12 @@ class ReferenceHost:
         wire = ""
         cost: float | None = None
         resolved: list[dict[str, Any]] = []
+        added: list[dict[str, Any]] = []  # every message this turn adds, in order
+
+        def add(*messages: dict[str, Any]) -> None:
+            conversation.messages.extend(messages)
+            added.extend(messages)
+
         while True:
             text: list[str] = []
             thinking: list[str] = []
@@ -495,6 +511,8 @@ class ReferenceHost:
                 request_timeout=conversation.request_timeout,
                 on_part=on_part,
                 host=self,
+                run_native=native,
+                native_kinds=native_kinds if native is not None else frozenset(),
             )
             started = time.monotonic()
             try:
@@ -505,9 +523,16 @@ class ReferenceHost:
                 if thinking:
                     kept["reasoning_content"] = "".join(thinking)
                 if text or thinking:
-                    conversation.messages.append(kept)
+                    add(kept)
                 return TurnOutcome(
-                    kept, "stop", total, rounds, wire, interrupted=True, cost_usd_estimate=cost
+                    kept,
+                    "stop",
+                    total,
+                    rounds,
+                    wire,
+                    interrupted=True,
+                    cost_usd_estimate=cost,
+                    messages=added,
                 )
             rounds += 1
             usage = result.usage
@@ -531,9 +556,14 @@ class ReferenceHost:
             # Read with getattr: a cell from an older folder may not set it.
             resolved.extend(getattr(result, "resolved", None) or [])
             wire = result.wire_model or wire
-            conversation.messages.append(result.message)
+            # Every message the round added: its resolved calls, then its last message.
+            add(*(getattr(result, "messages", None) or [result.message]))
             view.round_done(result)
-            calls: list[dict[str, Any]] = list(result.message.get("tool_calls") or [])
+            calls: list[dict[str, Any]] = [
+                call
+                for call in result.message.get("tool_calls") or []
+                if not (isinstance(call, dict) and call.get("resolved") is True)
+            ]
             if result.finish_reason != "tool_calls" or not calls:
                 return TurnOutcome(
                     result.message,
@@ -543,6 +573,7 @@ class ReferenceHost:
                     wire,
                     resolved=resolved,
                     cost_usd_estimate=cost,
+                    messages=added,
                 )
             names = [str(call.get("function", {}).get("name", "")) for call in calls]
             if rounds >= max_rounds or not any(tools.runs(name) for name in names):
@@ -555,6 +586,7 @@ class ReferenceHost:
                     unrun=calls,
                     resolved=resolved,
                     cost_usd_estimate=cost,
+                    messages=added,
                 )
             for index, call in enumerate(calls):
                 view.tool_call(call)
@@ -565,9 +597,7 @@ class ReferenceHost:
                 except KeyboardInterrupt:
                     # Keep the history whole: every call gets a result, even the skipped ones.
                     for skipped in calls[index:]:
-                        conversation.messages.append(
-                            _tool_message(skipped, "interrupted by the person; not run")
-                        )
+                        add(_tool_message(skipped, "interrupted by the person; not run"))
                     return TurnOutcome(
                         result.message,
                         "stop",
@@ -576,8 +606,9 @@ class ReferenceHost:
                         wire,
                         interrupted=True,
                         cost_usd_estimate=cost,
+                        messages=added,
                     )
-                conversation.messages.append(_tool_message(call, output))
+                add(_tool_message(call, output))
                 view.tool_result(call, output)
 
 

@@ -25,6 +25,8 @@ __all__ = ["Style", "TerminalView", "call_summary", "result_preview"]
 _PREVIEW_LINES = 8
 _PREVIEW_CHARS = 600
 _ARGS_CHARS = 160
+# How a resolved call is marked, by who settled it (ResolvedCallStart.by).
+_RESOLVED_MARKS = {"host": "run in place", "cursor": "run by Cursor", "cell": "refused"}
 
 
 class Style:
@@ -149,14 +151,17 @@ class TerminalView(TurnObserver):
         elif isinstance(part, contract.ToolCallStart):
             self._end_line()
         elif isinstance(part, contract.ResolvedCallStart):
-            # A call the provider runs itself (cursor-agent's tools): shown, never run here.
+            # Shown as a handed-off call is, marked by who settled it.
             self._end_line()
             call = {"function": {"name": part.name, "arguments": part.arguments}}
-            self.tools.write(self.style.cyan("⚙ " + call_summary(call)) + "\n")
+            mark = _RESOLVED_MARKS.get(part.by, part.by)
+            self.tools.write(self.style.cyan("→ " + call_summary(call)) + f" ({mark})\n")
             self.tools.flush()
         elif isinstance(part, contract.ResolvedCallResult):
             self._end_line()
-            self.tool_result({}, part.content or ("failed" if part.is_error else "done"))
+            preview = result_preview(part.content).replace("\n", "\n  ")
+            self.tools.write(self.style.dim("  " + preview) + "\n")
+            self.tools.flush()
 
     def round_done(self, result: RoundResult) -> None:
         """Close the round's open line."""

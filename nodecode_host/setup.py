@@ -39,6 +39,7 @@ __all__ = [
     "format_models",
     "home_folder",
     "make_host",
+    "native_tools_on",
     "route_for",
 ]
 
@@ -51,6 +52,7 @@ HOME_ENV = "NODECODE_HOME"
 HOST_DEFAULTS = {
     "model": f'a model id string, e.g. "{DEFAULT_MODEL}"',
     "effort": 'an effort string, e.g. "high", or "off"',
+    "native_tools": '"on" or "off" (Cursor\'s own tools run in place)',
 }
 
 
@@ -97,6 +99,25 @@ def configured(host: ReferenceHost, key: str) -> str | None:
             f'"{key}" in {host.config_path} must be {HOST_DEFAULTS[key]}, not {json_kind(value)}'
         )
     return value if value.strip() else None
+
+
+def native_tools_on(host: ReferenceHost, flag: str | None, tools: str) -> bool:
+    """Return whether Cursor's own tools run in place: the flag, else config.json, else by TOOLS.
+
+    The default is on with the host's default tools and off with ``--tools FILE|none``
+    (whose caller owns the tools). HostConfigError when config.json says neither on nor off.
+    """
+    if flag is not None:
+        return flag == "on"
+    value = configured(host, "native_tools")
+    if value is None:
+        return tools == "default"
+    if value not in ("on", "off"):
+        raise HostConfigError(
+            f'"native_tools" in {host.config_path} must be {HOST_DEFAULTS["native_tools"]}, '
+            f"not {json_kind(value)}"
+        )
+    return value == "on"
 
 
 def _from_file(host: ReferenceHost, key: str, configured_value: str | None) -> str:

@@ -37,6 +37,7 @@ PURE_CORE = (
     "request",
     "fold",
     "answers",
+    "native",
     "routing",
     "catalog",
     "writers",

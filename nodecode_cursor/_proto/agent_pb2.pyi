@@ -3896,10 +3896,6 @@ class GrepToolCall(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
-class GrepUnionResult(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
-
 class HookAdditionalContext(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
@@ -3913,10 +3909,6 @@ class ListMcpResourcesExecResult_McpResource(_message.Message):
     def __init__(self) -> None: ...
 
 class ListMcpResourcesToolCall(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
-
-class LsDirectoryTreeNode(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
@@ -4172,10 +4164,6 @@ class TruncatedToolCall(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
-class UpdateTodosToolCall(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
-
 class WebSearchToolCall(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
@@ -4183,3 +4171,146 @@ class WebSearchToolCall(_message.Message):
 class WriteShellStdinToolCall(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
+
+class LsDirectoryTreeNode(_message.Message):
+    __slots__ = ("abs_path", "children_dirs", "children_files", "children_were_processed", "full_subtree_extension_counts", "num_files")
+    class FullSubtreeExtensionCountsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    ABS_PATH_FIELD_NUMBER: _ClassVar[int]
+    CHILDREN_DIRS_FIELD_NUMBER: _ClassVar[int]
+    CHILDREN_FILES_FIELD_NUMBER: _ClassVar[int]
+    CHILDREN_WERE_PROCESSED_FIELD_NUMBER: _ClassVar[int]
+    FULL_SUBTREE_EXTENSION_COUNTS_FIELD_NUMBER: _ClassVar[int]
+    NUM_FILES_FIELD_NUMBER: _ClassVar[int]
+    abs_path: str
+    children_dirs: _containers.RepeatedCompositeFieldContainer[LsDirectoryTreeNode]
+    children_files: _containers.RepeatedCompositeFieldContainer[LsDirectoryTreeNode_File]
+    children_were_processed: bool
+    full_subtree_extension_counts: _containers.ScalarMap[str, int]
+    num_files: int
+    def __init__(self, abs_path: _Optional[str] = ..., children_dirs: _Optional[_Iterable[_Union[LsDirectoryTreeNode, _Mapping]]] = ..., children_files: _Optional[_Iterable[_Union[LsDirectoryTreeNode_File, _Mapping]]] = ..., children_were_processed: _Optional[bool] = ..., full_subtree_extension_counts: _Optional[_Mapping[str, int]] = ..., num_files: _Optional[int] = ...) -> None: ...
+
+class LsDirectoryTreeNode_File(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class GrepUnionResult(_message.Message):
+    __slots__ = ("count", "files", "content")
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    FILES_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    count: GrepCountResult
+    files: GrepFilesResult
+    content: GrepContentResult
+    def __init__(self, count: _Optional[_Union[GrepCountResult, _Mapping]] = ..., files: _Optional[_Union[GrepFilesResult, _Mapping]] = ..., content: _Optional[_Union[GrepContentResult, _Mapping]] = ...) -> None: ...
+
+class GrepCountResult(_message.Message):
+    __slots__ = ("counts", "total_files", "total_matches", "client_truncated", "ripgrep_truncated", "head_limit_applied", "offset_applied")
+    COUNTS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FILES_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_MATCHES_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    RIPGREP_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    HEAD_LIMIT_APPLIED_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_APPLIED_FIELD_NUMBER: _ClassVar[int]
+    counts: _containers.RepeatedCompositeFieldContainer[GrepFileCount]
+    total_files: int
+    total_matches: int
+    client_truncated: bool
+    ripgrep_truncated: bool
+    head_limit_applied: int
+    offset_applied: int
+    def __init__(self, counts: _Optional[_Iterable[_Union[GrepFileCount, _Mapping]]] = ..., total_files: _Optional[int] = ..., total_matches: _Optional[int] = ..., client_truncated: _Optional[bool] = ..., ripgrep_truncated: _Optional[bool] = ..., head_limit_applied: _Optional[int] = ..., offset_applied: _Optional[int] = ...) -> None: ...
+
+class GrepFileCount(_message.Message):
+    __slots__ = ("file", "count")
+    FILE_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    file: str
+    count: int
+    def __init__(self, file: _Optional[str] = ..., count: _Optional[int] = ...) -> None: ...
+
+class GrepFilesResult(_message.Message):
+    __slots__ = ("files", "total_files", "client_truncated", "ripgrep_truncated", "head_limit_applied", "offset_applied")
+    FILES_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FILES_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    RIPGREP_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    HEAD_LIMIT_APPLIED_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_APPLIED_FIELD_NUMBER: _ClassVar[int]
+    files: _containers.RepeatedScalarFieldContainer[str]
+    total_files: int
+    client_truncated: bool
+    ripgrep_truncated: bool
+    head_limit_applied: int
+    offset_applied: int
+    def __init__(self, files: _Optional[_Iterable[str]] = ..., total_files: _Optional[int] = ..., client_truncated: _Optional[bool] = ..., ripgrep_truncated: _Optional[bool] = ..., head_limit_applied: _Optional[int] = ..., offset_applied: _Optional[int] = ...) -> None: ...
+
+class GrepContentResult(_message.Message):
+    __slots__ = ("matches", "total_lines", "total_matched_lines", "client_truncated", "ripgrep_truncated", "head_limit_applied", "offset_applied")
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_LINES_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_MATCHED_LINES_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    RIPGREP_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    HEAD_LIMIT_APPLIED_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_APPLIED_FIELD_NUMBER: _ClassVar[int]
+    matches: _containers.RepeatedCompositeFieldContainer[GrepFileMatch]
+    total_lines: int
+    total_matched_lines: int
+    client_truncated: bool
+    ripgrep_truncated: bool
+    head_limit_applied: int
+    offset_applied: int
+    def __init__(self, matches: _Optional[_Iterable[_Union[GrepFileMatch, _Mapping]]] = ..., total_lines: _Optional[int] = ..., total_matched_lines: _Optional[int] = ..., client_truncated: _Optional[bool] = ..., ripgrep_truncated: _Optional[bool] = ..., head_limit_applied: _Optional[int] = ..., offset_applied: _Optional[int] = ...) -> None: ...
+
+class GrepFileMatch(_message.Message):
+    __slots__ = ("file", "matches")
+    FILE_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    file: str
+    matches: _containers.RepeatedCompositeFieldContainer[GrepContentMatch]
+    def __init__(self, file: _Optional[str] = ..., matches: _Optional[_Iterable[_Union[GrepContentMatch, _Mapping]]] = ...) -> None: ...
+
+class GrepContentMatch(_message.Message):
+    __slots__ = ("line_number", "content", "content_truncated", "is_context_line")
+    LINE_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    IS_CONTEXT_LINE_FIELD_NUMBER: _ClassVar[int]
+    line_number: int
+    content: str
+    content_truncated: bool
+    is_context_line: bool
+    def __init__(self, line_number: _Optional[int] = ..., content: _Optional[str] = ..., content_truncated: _Optional[bool] = ..., is_context_line: _Optional[bool] = ...) -> None: ...
+
+class UpdateTodosToolCall(_message.Message):
+    __slots__ = ("args",)
+    ARGS_FIELD_NUMBER: _ClassVar[int]
+    args: UpdateTodosArgs
+    def __init__(self, args: _Optional[_Union[UpdateTodosArgs, _Mapping]] = ...) -> None: ...
+
+class UpdateTodosArgs(_message.Message):
+    __slots__ = ("todos", "merge")
+    TODOS_FIELD_NUMBER: _ClassVar[int]
+    MERGE_FIELD_NUMBER: _ClassVar[int]
+    todos: _containers.RepeatedCompositeFieldContainer[TodoItem]
+    merge: bool
+    def __init__(self, todos: _Optional[_Iterable[_Union[TodoItem, _Mapping]]] = ..., merge: _Optional[bool] = ...) -> None: ...
+
+class TodoItem(_message.Message):
+    __slots__ = ("id", "content", "status")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    content: str
+    status: int
+    def __init__(self, id: _Optional[str] = ..., content: _Optional[str] = ..., status: _Optional[int] = ...) -> None: ...

@@ -53,7 +53,7 @@ def test_write_then_read_turn_streams_text_once_and_resolves_both_calls() -> Non
         ("toolu_write_1", "write"),
         ("toolu_read_2", "read"),
     ]
-    assert [(p.id, p.is_error) for p in results] == [
+    assert [(p.id, p.failed) for p in results] == [
         ("toolu_write_1", False),
         ("toolu_read_2", False),
     ]
@@ -132,13 +132,13 @@ def test_a_shell_call_keeps_its_exit_code_and_a_failure_is_an_error() -> None:
     start, result = done
     assert isinstance(start, ResolvedCallStart) and json.loads(start.arguments) == {"command": "ls"}
     assert isinstance(result, ResolvedCallResult)
-    assert (result.content, result.is_error) == ("exit code 0\na.txt", False)
+    assert (result.content, result.failed) == ("exit code 0\na.txt", False)
     failed = stream.feed(
         '{"type":"tool_call","subtype":"completed","call_id":"s2","tool_call":{"shellToolCall":'
         '{"result":{"rejected":{"command":"rm x","reason":"not allowed"}}}}}'
     )
     assert isinstance(failed[1], ResolvedCallResult)
-    assert (failed[1].content, failed[1].is_error) == ("rejected: not allowed", True)
+    assert (failed[1].content, failed[1].failed) == ("rejected: not allowed", True)
     # A completed frame seen again adds nothing.
     assert (
         stream.feed(

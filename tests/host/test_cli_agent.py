@@ -67,7 +67,7 @@ def test_ask_shows_the_clis_calls_as_they_run(home: Path, standin: StandIn, tmp_
         "ask", "--model", "cursor-agent/gpt-5.4", "hi", env=agent_env(home, standin), cwd=tmp_path
     )
     assert done.returncode == 0, done.stderr
-    assert '⚙ read({"path": "notes.txt"})' in done.stderr
+    assert '→ read({"path": "notes.txt"}) (run by Cursor)' in done.stderr
     assert "alpha" in done.stderr
     shown = [line for line in done.stdout.splitlines() if line.strip()]
     assert shown == ["Writing notes.txt.", "The file says alpha and beta."]

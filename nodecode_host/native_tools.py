@@ -1,0 +1,267 @@
+"""The reference host's runner of Cursor's own tools, run in place while the run waits.
+
+``NativeTools`` is what the host hands a round as ``run_native`` (with its
+``kinds`` as ``native_kinds``): each ``NativeCall`` the service asks for mid-run
+is carried out by the host's own tools in ``host_tools.HostTools``, with their
+confinement and bounds: ``read`` → ``read_file``, ``ls`` → ``list_directory``,
+``grep`` → ``search_files``, ``glob`` → the same walk search uses, ``write`` /
+``edit`` / ``delete`` → ``write_file`` / ``edit_file`` / ``delete_file``, and
+``shell`` → a command run as ``run_command`` runs it. Commands and every write,
+edit and delete need the person's yes (asked on the terminal while the run
+waits, ``ask_on_terminal``) unless ``--yes``; with nobody to ask they are refused.
+
+Cancelling the round cancels the call: a command's whole process group is
+stopped and a question on the terminal is withdrawn. What the cell makes of an
+outcome (Cursor's typed results, the record) is the cell's business.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fnmatch
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from . import contract
+from . import limits as host_limits
+from .host_tools import HostTools, Toolbox, ToolRefused, _walk, bound_output
+
+if TYPE_CHECKING:
+    from nodecode_cursor.host import NativeCall, NativeOutcome
+
+__all__ = ["AskPerson", "NativeTools", "ask_on_terminal", "runner_for"]
+
+# Asks the person QUESTION; returns their yes, or False once STOP is set.
+AskPerson = Callable[[str, threading.Event], bool]
+
+_MATCH_LINE = re.compile(r"^(.*?):(\d+): (.*)$")
+
+
+def ask_on_terminal(question: str, stop: threading.Event) -> bool:
+    """Return whether the person answers QUESTION with yes on the terminal (False when STOP)."""
+    sys.stdout.write(question)
+    sys.stdout.flush()
+    while not stop.is_set():
+        try:
+            ready, _, _ = select.select([sys.stdin], [], [], 0.1)
+        except (OSError, ValueError):
+            return False
+        if ready:
+            line = sys.stdin.readline()
+            return line.strip().lower() in ("y", "yes")
+    return False
+
+
+def runner_for(tools: Toolbox, *, assume_yes: bool, interactive: bool) -> NativeTools:
+    """Return the runner of Cursor's own tools on TOOLS (the host's own set when TOOLS are not).
+
+    INTERACTIVE: the person is asked on the terminal; else commands and writes need --yes.
+    """
+    if isinstance(tools, HostTools):
+        host_tools = tools
+    else:
+        from pathlib import Path
+
+        host_tools = HostTools(Path.cwd(), assume_yes=assume_yes)
+    return NativeTools(host_tools, ask=ask_on_terminal if interactive else None)
+
+
+class NativeTools:
+    """Runs Cursor's native calls on the host's own tools (a ``RoundContext.run_native``)."""
+
+    kinds = frozenset({"read", "ls", "grep", "glob", "shell", "write", "edit", "delete"})
+
+    def __init__(self, tools: HostTools, *, ask: AskPerson | None = None) -> None:
+        self.tools = tools
+        # None: nobody can be asked, so commands and writes are refused (unless --yes).
+        self.ask = ask
+
+    async def __call__(self, call: NativeCall) -> NativeOutcome:
+        """Return the outcome of CALL, run with the host's tools (cancelling stops it)."""
+        outcome = contract.NativeOutcome
+        try:
+            if call.kind == "shell":
+                return await self._shell(call)
+            if call.kind in ("write", "edit", "delete"):
+                self.tools._path(call.path)  # a path outside the folder is refused unasked
+                await self._allowed(_question(call))
+            return await asyncio.to_thread(self._run, call)
+        except ToolRefused as exc:
+            return outcome.refused(str(exc))
+        except OSError as exc:
+            where = f": {exc.filename}" if exc.filename else ""
+            return outcome.failed(f"{exc.strerror or exc}{where}")
+        except UnicodeDecodeError:
+            return outcome.failed(f"{call.path} is not UTF-8 text")
+
+    async def _allowed(self, question: str) -> None:
+        """Return once the person allowed QUESTION (or --yes); raise ToolRefused when not."""
+        if self.tools.assume_yes:
+            return
+        if self.ask is None:
+            raise ToolRefused(
+                "this needs the person's confirmation and nobody can be asked "
+                "(run with --yes to allow it)"
+            )
+        stop = threading.Event()
+        try:
+            allowed = await asyncio.to_thread(self.ask, question, stop)
+        finally:
+            stop.set()  # a cancelled round withdraws the question
+        if not allowed:
+            raise ToolRefused("the person declined")
+
+    def _run(self, call: NativeCall) -> NativeOutcome:
+        """Return the outcome of a file call (blocking: run it in a worker thread)."""
+        outcome = contract.NativeOutcome
+        tools = self.tools
+        if call.kind == "read":
+            args: dict[str, Any] = {"path": call.path}
+            if call.offset is not None:
+                args["start_line"] = max(1, call.offset)
+            if call.limit is not None:
+                args["end_line"] = max(1, call.offset or 1) + max(1, call.limit) - 1
+            text = tools.read_file(args)
+            size = tools._path(call.path).stat().st_size
+            whole = call.offset is None and call.limit is None
+            shown = bound_output(text)
+            return outcome.done(
+                shown,
+                content=shown,
+                file_size=size,
+                total_lines=len(text.splitlines()) if whole else None,
+                truncated=shown != text,
+            )
+        if call.kind == "ls":
+            text = tools.list_directory({"path": call.path or "."})
+            lines = text.splitlines()
+            more = bool(lines) and lines[-1].startswith("… and ")
+            entries = tuple(lines[:-1] if more else lines)
+            if len(lines) == 1 and text.endswith(" is empty"):
+                entries = ()
+            if call.limit is not None and len(entries) > call.limit:
+                entries, more = entries[: call.limit], True
+            return outcome.done("\n".join(entries) or text, entries=entries, truncated=more)
+        if call.kind == "grep":
+            pattern = f"(?i){call.pattern}" if call.case_insensitive else call.pattern
+            args = {"pattern": pattern, "path": call.path or "."}
+            if call.glob:
+                args["include"] = call.glob
+            text = tools.search_files(args)
+            matches: list[tuple[str, int, str]] = []
+            stopped = False
+            for line in text.splitlines():
+                found = _MATCH_LINE.match(line)
+                if found is not None:
+                    matches.append((found.group(1), int(found.group(2)), found.group(3)))
+                elif line.startswith("… stopped at"):
+                    stopped = True
+            if call.limit is not None and len(matches) > call.limit:
+                matches, stopped = matches[: call.limit], True
+            return outcome.done(bound_output(text), matches=tuple(matches), truncated=stopped)
+        if call.kind == "glob":
+            return self._glob(call)
+        if call.kind == "write":
+            text = tools.write_file({"path": call.path, "content": call.content})
+            return outcome.done(text, file_size=len(call.content.encode("utf-8")))
+        if call.kind == "edit":
+            edits = [{"old_text": old, "new_text": new} for old, new in call.edits]
+            return outcome.done(tools.edit_file({"path": call.path, "edits": edits}))
+        if call.kind == "delete":
+            before = tools.read_file({"path": call.path})
+            size = tools._path(call.path).stat().st_size
+            text = tools.delete_file({"path": call.path})
+            return outcome.done(text, file_size=size, content=bound_output(before))
+        return outcome.refused(f"the host does not run {call.kind}")
+
+    def _glob(self, call: NativeCall) -> NativeOutcome:
+        """Return the files under the call's path whose path matches its glob pattern."""
+        tools = self.tools
+        if not call.pattern:
+            raise ToolRefused("pattern must be a non-empty glob")
+        base = tools._path(call.path or ".")
+        cap = min(call.limit or host_limits.LIST_MAX_ENTRIES, host_limits.LIST_MAX_ENTRIES)
+        found: list[str] = []
+        more = False
+        for file in _walk(base, None if tools.assume_yes else tools.root):
+            relative = str(file.relative_to(base)) if file.is_relative_to(base) else str(file)
+            pattern = call.pattern
+            if fnmatch.fnmatch(relative, pattern) or (
+                "/" not in pattern and fnmatch.fnmatch(file.name, pattern)
+            ):
+                if len(found) >= cap:
+                    more = True
+                    break
+                found.append(tools._shown(file))
+        text = "\n".join(found) if found else "no files match"
+        return contract.NativeOutcome.done(text, entries=tuple(found), truncated=more)
+
+    async def _shell(self, call: NativeCall) -> NativeOutcome:
+        """Return the outcome of a command, after the person allowed it (stopped if cancelled)."""
+        outcome = contract.NativeOutcome
+        command = call.command
+        if not command.strip():
+            raise ToolRefused("command must be a non-empty string")
+        cwd = self.tools._path(call.cwd or ".")
+        timeout = min(
+            call.timeout or self.tools.command_timeout, host_limits.COMMAND_MAX_TIMEOUT_SECONDS
+        )
+        await self._allowed(f"run `{command}`? [y/N] ")
+        started = time.monotonic()
+        # A session of its own: a timeout or a cancelled round stops its children too.
+        process = await asyncio.create_subprocess_shell(
+            command,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        try:
+            out, err = await asyncio.wait_for(process.communicate(), timeout)
+        except TimeoutError:
+            _kill_group(process.pid)
+            out, err = await process.communicate()
+            said = out.decode("utf-8", "replace") + err.decode("utf-8", "replace")
+            return outcome.failed(bound_output(f"stopped after {timeout:g} s (timeout)\n{said}"))
+        except BaseException:
+            _kill_group(process.pid)
+            await process.wait()
+            raise
+        stdout = bound_output(out.decode("utf-8", "replace"))
+        stderr = bound_output(err.decode("utf-8", "replace"))
+        code = process.returncode if process.returncode is not None else -1
+        return outcome.done(
+            f"exit code {code}\n{stdout}{stderr}",
+            exit_code=code,
+            stdout=stdout,
+            stderr=stderr,
+            duration_ms=int((time.monotonic() - started) * 1000),
+        )
+
+
+def _question(call: NativeCall) -> str:
+    """Return what the person is asked before a write, an edit or a delete."""
+    if call.kind == "write":
+        return f"write {call.path} ({len(call.content.encode('utf-8'))} bytes)? [y/N] "
+    if call.kind == "edit":
+        return f"edit {call.path} ({len(call.edits)} change(s))? [y/N] "
+    return f"delete {call.path}? [y/N] "
+
+
+def _kill_group(pid: int) -> None:
+    """Stop the process PID leads and everything it started."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
