@@ -36,6 +36,7 @@ from .setup import (
     route_for,
     unknown_model_line,
 )
+from .terminal_text import visible
 
 __all__ = ["SLASH_COMMANDS", "ChatRepl", "run_chat"]
 
@@ -97,12 +98,13 @@ class ChatRepl:
     # Output -------------------------------------------------------------------------------
 
     def write(self, text: str = "") -> None:
-        """Write one line."""
+        """Write one line (the caller made any text it did not write itself visible)."""
         self.out.write(text + "\n")
         self.out.flush()
 
     def say(self, text: str) -> None:
         """Write a line a cell said (it may arrive from a background thread at the prompt)."""
+        text = visible(text)
         if not self.at_prompt:
             self.out.write(text + "\n")
         elif self.out.isatty():
@@ -128,7 +130,7 @@ class ChatRepl:
     def show_notices(self) -> None:
         """Write the standing notices above the prompt."""
         for notice in self.host.notices():
-            self.write(self.style.yellow(f"! {notice.text}"))
+            self.write(self.style.yellow(f"! {visible(notice.text, lines=False)}"))
 
     def banner(self) -> None:
         """Write who is talking to whom."""
@@ -179,7 +181,7 @@ class ChatRepl:
                 messages.pop()  # nothing was answered: the history stays as it was
             # Only a terminal's line editor recalls the line; piped input has no ↑.
             recall = self.style.dim(" (↑ recalls your line)") if sys.stdin.isatty() else ""
-            self.write(self.style.red(f"error: {exc}") + recall)
+            self.write(self.style.red(f"error: {visible(str(exc), lines=False)}") + recall)
             return
         except Exception as exc:  # a bug, or a tool that broke: the chat goes on
             view.close()
@@ -187,7 +189,7 @@ class ChatRepl:
             if self.verbose:
                 traceback.print_exc()
             line = contract.scrub(f"error: internal error: {type(exc).__name__}: {exc}")
-            self.write(self.style.red(line))
+            self.write(self.style.red(visible(line, lines=False)))
             return
         view.close()
         if outcome.interrupted:
@@ -228,18 +230,18 @@ class ChatRepl:
             elif name == "/effort":
                 self.effort(rest)
             elif name == "/cursor":
-                self.write(self.host.command("cursor").run(rest))
+                self.write(visible(self.host.command("cursor").run(rest)))
             else:
                 self.write(f"unknown command {name}; /help lists them")
         except (HostError, contract.CursorError) as exc:
-            self.write(self.style.red(f"error: {exc}"))
+            self.write(self.style.red(f"error: {visible(str(exc), lines=False)}"))
         except KeyboardInterrupt:  # Ctrl-C stops a slow command (/models), not the chat
             self.write(self.style.dim("(interrupted)"))
         except Exception as exc:  # a bug must not end the chat
             if self.verbose:
                 traceback.print_exc()
             line = contract.scrub(f"error: internal error: {type(exc).__name__}: {exc}")
-            self.write(self.style.red(line))
+            self.write(self.style.red(visible(line, lines=False)))
         return True
 
     def models(self) -> None:

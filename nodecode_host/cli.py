@@ -61,6 +61,7 @@ from .setup import (
     format_models,
     make_host,
 )
+from .terminal_text import visible
 
 if TYPE_CHECKING:
     from nodecode_cursor.host import Cell, SignInState
@@ -293,7 +294,7 @@ def _show_notices(host: ReferenceHost, stream: TextIO) -> None:
     """Write the host's standing notices to STREAM."""
     style = Style(stream)
     for notice in host.notices():
-        stream.write(style.yellow(f"! {notice.text}") + "\n")
+        stream.write(style.yellow(f"! {visible(notice.text, lines=False)}") + "\n")
     stream.flush()
 
 
@@ -612,7 +613,7 @@ def _report(status: int, message: str, *, as_json: bool) -> None:
     if as_json:
         print(json.dumps({"error": {"status": status, "message": message}}, ensure_ascii=False))
     else:
-        print(f"nodecode-cursor: {message}", file=sys.stderr)
+        print(f"nodecode-cursor: {visible(message, lines=False)}", file=sys.stderr)
 
 
 # The commands that take --json: only their usage errors answer in JSON.
