@@ -28,6 +28,7 @@ from .refhost import Conversation, ReferenceHost
 from .render import Style, TerminalView
 from .setup import (
     PROVIDER,
+    allow_secret,
     checked_route,
     confirm,
     fetch_models,
@@ -348,7 +349,7 @@ def run_chat(args: argparse.Namespace) -> int:
         route = checked_route(host, args.model, args.effort)
         cwd = Path.cwd()
         tools = (
-            HostTools(cwd, assume_yes=args.yes, confirm=confirm)
+            HostTools(cwd, assume_yes=args.yes, confirm=confirm, allow_secret=allow_secret)
             if args.tools == "default"
             else Toolbox()
         )

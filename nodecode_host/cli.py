@@ -54,6 +54,7 @@ from .render import Style, TerminalView
 from .setup import (
     DEFAULT_MODEL,
     PROVIDER,
+    allow_secret,
     checked_route,
     confirm,
     fetch_models,
@@ -228,7 +229,10 @@ def _toolbox(spec: str, *, assume_yes: bool, interactive: bool) -> Toolbox:
         return Toolbox()
     if spec == "default":
         return HostTools(
-            Path.cwd(), assume_yes=assume_yes, confirm=confirm if interactive else None
+            Path.cwd(),
+            assume_yes=assume_yes,
+            confirm=confirm if interactive else None,
+            allow_secret=allow_secret if interactive else None,
         )
     return load_tool_file(spec)
 

@@ -24,6 +24,22 @@ TOOL_OUTPUT_CHARS = 32_000
 SEARCH_MAX_MATCHES = 200
 SEARCH_MAX_FILE_BYTES = 2 * 1024 * 1024
 
+# read_file returns at most this many bytes of a file in one call: a 3 GiB file must not
+# be read into memory. A bigger file is read a part at a time, by start_line/end_line
+# (streamed through, so the host holds only the part asked for).
+READ_FILE_MAX_BYTES = 1024 * 1024
+
+# run_command keeps this much of a command's output from its start and from its end
+# while it streams (the middle is counted and dropped), so the host's memory stays flat
+# whatever a command prints.
+COMMAND_OUTPUT_HEAD_BYTES = 64 * 1024
+COMMAND_OUTPUT_TAIL_BYTES = 32 * 1024
+
+# search_files gives up after this many seconds in all (walking, reading and matching):
+# a regular expression such as (a+)+$ can backtrack for ever, and the regex engine's
+# own timeout stops it mid-match.
+SEARCH_BUDGET_SECONDS = 10.0
+
 # list_directory names at most this many entries (a node_modules must not flood the turn).
 LIST_MAX_ENTRIES = 500
 
