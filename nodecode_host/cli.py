@@ -202,6 +202,14 @@ def build_parser() -> Parser:
     serve.add_argument(
         "--port", type=_port, default=8765, help="the port to listen on (default 8765)"
     )
+    serve.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a web origin (such as http://localhost:3000) whose pages may call the API; "
+        "repeatable (requests from any other page are refused)",
+    )
     return parser
 
 
@@ -528,7 +536,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
                     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
             with contextlib.suppress(asyncio.CancelledError):
                 await serve(
-                    host, listen_host=listen_host, port=port, api_key=api_key, ready=announce
+                    host,
+                    listen_host=listen_host,
+                    port=port,
+                    api_key=api_key,
+                    allowed_origins=tuple(getattr(args, "allow_origin", None) or ()),
+                    ready=announce,
                 )
             print("nodecode-cursor: stopped", file=sys.stderr)
 

@@ -49,3 +49,15 @@ LOGIN_PROGRESS_SECONDS = 0.25
 # How long `nodecode-cursor login` waits, once the sign-in has ended, for the line saying
 # how it went (the cell says it from its background thread just after).
 LOGIN_SAY_SECONDS = 5.0
+
+# `serve`'s connection layer: what one client may hold before it has said who it is.
+# Request headers past this size are answered 431 (h11 buffers a head whole).
+SERVE_MAX_HEADER_BYTES = 32 * 1024
+# A request's head must arrive within this long of its first byte (or of the accept).
+SERVE_HEADER_TIMEOUT_SECONDS = 10.0
+# A request's whole body must arrive within this long of its head.
+SERVE_BODY_TIMEOUT_SECONDS = 30.0
+# A kept-alive connection with no new request for this long is closed.
+SERVE_IDLE_TIMEOUT_SECONDS = 30.0
+# Connections served at once; one more is answered 503 and closed.
+SERVE_MAX_CONNECTIONS = 64
