@@ -32,6 +32,7 @@ __all__ = [
     "ResourceExhausted",
     "StoreError",
     "StreamIncomplete",
+    "check_cleartext",
     "json_kind",
     "scrub",
 ]
@@ -214,3 +215,40 @@ def json_kind(value: object) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
+
+
+def check_cleartext(url: str, setting: str) -> None:
+    """Return quietly when URL is https, or http to a loopback host; else raise ConfigError.
+
+    The bearer and the refresh token travel to these URLs: in clear, only to this
+    machine (127.0.0.0/8, ::1, localhost). SETTING names the setting in the message.
+    """
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+    except ValueError:
+        raise ConfigError(f"{setting} is not a URL", code="bad_config") from None
+    if parts.scheme == "https" and host:
+        return
+    if parts.scheme == "http" and _loopback_host(host):
+        return
+    raise ConfigError(
+        f"{setting} must be an https:// URL (http:// only to a loopback host such as "
+        f"127.0.0.1 or localhost), not {parts.scheme or 'a bare'}://{host or '…'}: tokens "
+        "would travel in clear",
+        code="bad_config",
+    )
+
+
+def _loopback_host(host: str) -> bool:
+    """Return whether HOST names this machine: localhost, 127.0.0.0/8 or ::1."""
+    import ipaddress
+
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

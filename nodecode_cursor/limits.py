@@ -99,3 +99,8 @@ def client_version(configured: str | None = None) -> str:
 # first: a checkpoint names only the recent ones, and 128 conversations times this
 # bounds the process (the history's own blobs are bounded by the history itself).
 MAX_SERVICE_BLOB_BYTES = 8 * 1024 * 1024
+
+# A round's text, thinking and tool-call updates together may not pass this many bytes
+# (config ``cursor.max_reply_bytes``): an endless stream must not grow the client without
+# bound, and no real answer comes near it.
+MAX_REPLY_BYTES = 64 * 1024 * 1024

@@ -19,6 +19,7 @@ import threading
 import weakref
 from typing import TYPE_CHECKING
 
+from . import limits
 from .blobs import Conversations
 from .writers import WriterTable
 
@@ -53,6 +54,7 @@ class CellState:
         "ended_sessions",
         "lock",
         "markers",
+        "max_reply_bytes",
         "roster_fetches",
         "rosters",
         "writers",
@@ -78,6 +80,8 @@ class CellState:
         # stays as it was, yet status must not call it live. A new sign-in brings a new
         # refresh token, so it is never in here.
         self.ended_sessions: set[str] = set()
+        # The cap on one round's text, thinking and tool-call bytes (cursor.max_reply_bytes).
+        self.max_reply_bytes = limits.MAX_REPLY_BYTES
 
     def close(self) -> None:
         """Forget everything kept; a fetch landing later keeps nothing (returns nothing)."""
