@@ -11,13 +11,19 @@ the class (``NotSignedIn``, ``ModelNotFound``, ``ResourceExhausted``), never the
 text. ``str()`` is the one line. No error ever holds a token: callers build
 details from the service's words and our own, never from headers or request
 bodies. ``json_kind`` names a JSON value's kind for an error that must not echo
-the value. Mapping the service's errors onto these classes is ``connect.py``'s job.
+the value. ``scrub`` removes what is shaped like a credential and, by value,
+every secret the cell was handed or made (``remember_secret``: the bearer, the
+refresh token, an API key, the PKCE verifier), so an opaque key a service echoes
+is caught too; every error, and the host's log filter, goes through it. Mapping the
+service's errors onto these classes is ``connect.py``'s job.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import threading
+from collections import OrderedDict
 
 __all__ = [
     "NOT_SIGNED_IN",
@@ -34,6 +40,7 @@ __all__ = [
     "StreamIncomplete",
     "check_cleartext",
     "json_kind",
+    "remember_secret",
     "scrub",
 ]
 
@@ -57,8 +64,35 @@ _CREDENTIAL_SHAPES = re.compile(
 )
 
 
+# The exact secrets this process holds, newest last. Process-wide, not on CellState: an
+# error is built wherever it happens (a sign-in thread, a host's log filter) with no
+# state at hand, and a secret must be scrubbed from every one. Bounded, oldest dropped.
+_SECRETS: OrderedDict[str, None] = OrderedDict()
+_SECRETS_LOCK = threading.Lock()
+_MAX_SECRETS = 256
+# Shorter values are too likely to be ordinary words to replace everywhere.
+_MIN_SECRET_CHARS = 8
+
+
+def remember_secret(value: str | None) -> None:
+    """Add VALUE to the secrets ``scrub`` removes by value (returns nothing; short ones skipped)."""
+    if not value or len(value) < _MIN_SECRET_CHARS:
+        return
+    with _SECRETS_LOCK:
+        _SECRETS[value] = None
+        _SECRETS.move_to_end(value)
+        while len(_SECRETS) > _MAX_SECRETS:
+            _SECRETS.popitem(last=False)
+
+
 def scrub(text: str) -> str:
-    """Return ``text`` with anything shaped like a credential replaced by ``[redacted]``."""
+    """Return ``text`` with every known secret, and anything shaped like a credential,
+    replaced by ``[redacted]``."""
+    with _SECRETS_LOCK:
+        known = sorted(_SECRETS, key=len, reverse=True)  # a longer secret holding a shorter
+    for secret in known:
+        if secret in text:
+            text = text.replace(secret, "[redacted]")
     return _CREDENTIAL_SHAPES.sub("[redacted]", text)
 
 

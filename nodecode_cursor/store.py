@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import StoreError, json_kind
+from .errors import StoreError, json_kind, remember_secret
 from .limits import EXPIRY_MARGIN_SECONDS, FALLBACK_TOKEN_LIFETIME_SECONDS
 
 if TYPE_CHECKING:
@@ -53,6 +53,11 @@ class TokenEntry:
     refresh_token: str = field(repr=False)
     expires_at: float
     email: str | None = None
+
+    def __post_init__(self) -> None:
+        """Remember both tokens as secrets, so no error or log line can carry them."""
+        remember_secret(self.access_token)
+        remember_secret(self.refresh_token)
 
     def as_json(self) -> dict[str, Any]:
         """Return the entry as auth.json keeps it (email only when known)."""
@@ -241,6 +246,7 @@ class AuthStore:
         key = saved.get("key")
         if not isinstance(key, str):
             return None
+        remember_secret(key.strip())
         return key.strip() or None
 
     # --- writing -------------------------------------------------------------------

@@ -574,8 +574,9 @@ _HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
 class TokenRedactor(logging.Filter):
     """Removes credentials from log records, their tracebacks included, before they are written.
 
-    The tokens in the environment go by value; anything else credential-shaped
-    goes by ``errors.scrub``, the package's one redaction rule.
+    The tokens in the environment (and serve's client key) go by value; so does
+    every secret the cell holds, and anything else credential-shaped, through
+    ``errors.scrub``, the package's one redaction rule.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -593,7 +594,7 @@ class TokenRedactor(logging.Filter):
     @staticmethod
     def redacted(text: str) -> str:
         """Return TEXT without the environment's tokens or anything shaped like a credential."""
-        for name in ("CURSOR_ACCESS_TOKEN", "CURSOR_API_KEY"):
+        for name in ("CURSOR_ACCESS_TOKEN", "CURSOR_API_KEY", API_KEY_ENV):
             secret = os.environ.get(name)
             if secret and len(secret) >= 8:
                 text = text.replace(secret, "[redacted]")
