@@ -135,7 +135,7 @@ class CursorCommand:
             # Checked and removed under the store's lock: another process may sign in or out.
             self.store.update(change)
         except StoreError as exc:
-            return f"{PROVIDER}: {exc.detail}"
+            return f"{PROVIDER}: {exc.detail}; the kept tokens are still on disk"
         self.host.notice(None, key=NOTICE_KEY)
         if forgot:
             return f"{PROVIDER}: signed out"

@@ -360,8 +360,13 @@ def cmd_logout(args: argparse.Namespace) -> int:
     """Forget the kept sign-in; return the exit code."""
     host = make_host(args)
     try:
-        _cursor(host).sign_in_state()  # a broken auth.json fails the command, and stays as it is
-        print(host.command(PROVIDER).run("logout"))
+        cell = _cursor(host)
+        cell.sign_in_state()  # a broken auth.json fails the command, and stays as it is
+        line = host.command(PROVIDER).run("logout")
+        if cell.sign_in_state().signed_in:
+            # The write failed: say so, and fail, for the tokens are still there.
+            raise HostError(f"logout failed: {line.removeprefix(PROVIDER + ': ')}")
+        print(line)
         return 0
     finally:
         host.stop()
