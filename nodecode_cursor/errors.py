@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import math
 import re
-import threading
-from collections import OrderedDict
 
 __all__ = [
     "NOT_SIGNED_IN",
@@ -67,8 +65,9 @@ _CREDENTIAL_SHAPES = re.compile(
 # The exact secrets this process holds, newest last. Process-wide, not on CellState: an
 # error is built wherever it happens (a sign-in thread, a host's log filter) with no
 # state at hand, and a secret must be scrubbed from every one. Bounded, oldest dropped.
-_SECRETS: OrderedDict[str, None] = OrderedDict()
-_SECRETS_LOCK = threading.Lock()
+# Each step below is one dict operation, atomic under the GIL, so threads need no lock
+# (and this pure module imports no threading).
+_SECRETS: dict[str, None] = {}
 _MAX_SECRETS = 256
 # Shorter values are too likely to be ordinary words to replace everywhere.
 _MIN_SECRET_CHARS = 8
@@ -78,18 +77,20 @@ def remember_secret(value: str | None) -> None:
     """Add VALUE to the secrets ``scrub`` removes by value (returns nothing; short ones skipped)."""
     if not value or len(value) < _MIN_SECRET_CHARS:
         return
-    with _SECRETS_LOCK:
-        _SECRETS[value] = None
-        _SECRETS.move_to_end(value)
-        while len(_SECRETS) > _MAX_SECRETS:
-            _SECRETS.popitem(last=False)
+    _SECRETS.pop(value, None)
+    _SECRETS[value] = None  # to the end: the newest
+    while len(_SECRETS) > _MAX_SECRETS:
+        oldest = next(iter(tuple(_SECRETS)), None)
+        if oldest is None:
+            break
+        _SECRETS.pop(oldest, None)
 
 
 def scrub(text: str) -> str:
     """Return ``text`` with every known secret, and anything shaped like a credential,
     replaced by ``[redacted]``."""
-    with _SECRETS_LOCK:
-        known = sorted(_SECRETS, key=len, reverse=True)  # a longer secret holding a shorter
+    # A snapshot (tuple() of a dict is atomic); longer first, as one may hold a shorter.
+    known = sorted(tuple(_SECRETS), key=len, reverse=True)
     for secret in known:
         if secret in text:
             text = text.replace(secret, "[redacted]")
