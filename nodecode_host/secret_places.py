@@ -54,12 +54,19 @@ class SecretPlaces:
     def standard(cls, host_home: Path | str | None = None) -> SecretPlaces:
         """Return the host's home and the well-known secret places of the person's home."""
         places: list[tuple[Path, str]] = []
+        try:
+            home: Path | None = Path.home()
+        except RuntimeError:  # no HOME and no passwd entry: only the host's home is known
+            home = None
         if host_home is None:
-            host_home = os.environ.get("NODECODE_HOME") or Path.home() / ".nodecode"
-        places.append((Path(host_home).expanduser(), "the host's home, with its auth.json"))
-        home = Path.home()
-        for name in _HOME_PLACES:
-            places.append((home / name, f"~/{name}, where credentials are kept"))
+            host_home = os.environ.get("NODECODE_HOME") or (
+                home / ".nodecode" if home is not None else None
+            )
+        if host_home is not None:
+            places.append((Path(host_home).expanduser(), "the host's home, with its auth.json"))
+        if home is not None:
+            for name in _HOME_PLACES:
+                places.append((home / name, f"~/{name}, where credentials are kept"))
         return cls(tuple(_both(places)))
 
     def why(self, path: Path) -> str | None:
