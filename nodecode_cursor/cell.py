@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import limits
-from .errors import ConfigError, json_kind
+from .errors import ConfigError, check_cleartext, json_kind
 from .host import DoctorCheck, Host, RoundContext, RoundResult, SignInState
 
 if TYPE_CHECKING:
@@ -49,6 +49,7 @@ class Settings:
     lane: str = PROVIDER
     # Run cursor-agent with an empty managed HOME (the person's Claude Code hooks stay out).
     agent_isolate_home: bool = False
+    max_reply_bytes: int = limits.MAX_REPLY_BYTES
 
     @classmethod
     def from_section(cls, section: Mapping[str, Any]) -> Settings:
@@ -94,15 +95,29 @@ class Settings:
                 code="bad_config",
             )
 
+        cap = section.get("max_reply_bytes", limits.MAX_REPLY_BYTES)
+        if not isinstance(cap, int) or isinstance(cap, bool) or cap < 1:
+            raise ConfigError(
+                '"max_reply_bytes" in the "cursor" config section must be a positive whole '
+                f"number, not {json_kind(cap)}",
+                code="bad_config",
+            )
+
+        base_url = (text("base_url", limits.DEFAULT_BASE_URL) or "").rstrip("/")
+        web_url = (text("web_url", limits.DEFAULT_WEB_URL) or "").rstrip("/")
+        # Tokens go to both: only a loopback one may be cleartext.
+        check_cleartext(base_url, "base_url")
+        check_cleartext(web_url, "web_url")
         return cls(
             lane=lane,
             agent_isolate_home=isolate,
-            base_url=(text("base_url", limits.DEFAULT_BASE_URL) or "").rstrip("/"),
-            web_url=(text("web_url", limits.DEFAULT_WEB_URL) or "").rstrip("/"),
+            base_url=base_url,
+            web_url=web_url,
             client_version=text("client_version", None),
             enabled=enabled,
             proxy=text("proxy", None),
             transport=transport,
+            max_reply_bytes=cap,
         )
 
 
@@ -140,6 +155,7 @@ class CursorCell:
         self.host = host
         self.settings = settings
         self.state = CellState(home=host.home)
+        self.state.max_reply_bytes = settings.max_reply_bytes
         self._command = CursorCommand(
             host,
             base_url=settings.base_url,
@@ -325,6 +341,8 @@ class CursorCell:
         """Return one round on Cursor, with the cell's settings filling what ``ctx`` leaves open."""
         from . import lane
 
+        if ctx.base_url:
+            check_cleartext(ctx.base_url, "the round's base_url")
         if self._takes_agent_lane(ctx.model):
             return await self.agent_round(ctx)
         filled = dataclasses.replace(

@@ -169,7 +169,7 @@ class CursorCommand:
             # Checked and removed under the store's lock: another process may sign in or out.
             self.store.update(change)
         except StoreError as exc:
-            return f"{PROVIDER}: {exc.detail}"
+            return f"{PROVIDER}: {exc.detail}; the kept tokens are still on disk"
         self.host.notice(None, key=NOTICE_KEY)
         if self.on_logout is not None:
             self.on_logout()

@@ -14,7 +14,7 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from .errors import NOT_SIGNED_IN, ConfigError
+from .errors import NOT_SIGNED_IN, ConfigError, remember_secret
 from .limits import DEFAULT_BASE_URL
 from .store import PROVIDER, AuthStore
 
@@ -43,6 +43,7 @@ _TOKEN_SHAPE = re.compile(r"[\x21-\x7e]+")
 def checked_token(token: str, source: str) -> str:
     """Return ``token`` when it can be sent as a bearer; else ConfigError naming ``source``."""
     if _TOKEN_SHAPE.fullmatch(token):
+        remember_secret(token)  # every bearer passes here: scrubbed by value from then on
         return token
     raise ConfigError(
         f"the Cursor token from {source} has characters a token cannot hold "

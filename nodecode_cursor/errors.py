@@ -11,7 +11,11 @@ the class (``NotSignedIn``, ``ModelNotFound``, ``ResourceExhausted``), never the
 text. ``str()`` is the one line. No error ever holds a token: callers build
 details from the service's words and our own, never from headers or request
 bodies. ``json_kind`` names a JSON value's kind for an error that must not echo
-the value. Mapping the service's errors onto these classes is ``connect.py``'s job.
+the value. ``scrub`` removes what is shaped like a credential and, by value,
+every secret the cell was handed or made (``remember_secret``: the bearer, the
+refresh token, an API key, the PKCE verifier), so an opaque key a service echoes
+is caught too; every error, and the host's log filter, goes through it. Mapping the
+service's errors onto these classes is ``connect.py``'s job.
 """
 
 from __future__ import annotations
@@ -32,7 +36,9 @@ __all__ = [
     "ResourceExhausted",
     "StoreError",
     "StreamIncomplete",
+    "check_cleartext",
     "json_kind",
+    "remember_secret",
     "scrub",
 ]
 
@@ -56,8 +62,38 @@ _CREDENTIAL_SHAPES = re.compile(
 )
 
 
+# The exact secrets this process holds, newest last. Process-wide, not on CellState: an
+# error is built wherever it happens (a sign-in thread, a host's log filter) with no
+# state at hand, and a secret must be scrubbed from every one. Bounded, oldest dropped.
+# Each step below is one dict operation, atomic under the GIL, so threads need no lock
+# (and this pure module imports no threading).
+_SECRETS: dict[str, None] = {}
+_MAX_SECRETS = 256
+# Shorter values are too likely to be ordinary words to replace everywhere.
+_MIN_SECRET_CHARS = 8
+
+
+def remember_secret(value: str | None) -> None:
+    """Add VALUE to the secrets ``scrub`` removes by value (returns nothing; short ones skipped)."""
+    if not value or len(value) < _MIN_SECRET_CHARS:
+        return
+    _SECRETS.pop(value, None)
+    _SECRETS[value] = None  # to the end: the newest
+    while len(_SECRETS) > _MAX_SECRETS:
+        oldest = next(iter(tuple(_SECRETS)), None)
+        if oldest is None:
+            break
+        _SECRETS.pop(oldest, None)
+
+
 def scrub(text: str) -> str:
-    """Return ``text`` with anything shaped like a credential replaced by ``[redacted]``."""
+    """Return ``text`` with every known secret, and anything shaped like a credential,
+    replaced by ``[redacted]``."""
+    # A snapshot (tuple() of a dict is atomic); longer first, as one may hold a shorter.
+    known = sorted(tuple(_SECRETS), key=len, reverse=True)
+    for secret in known:
+        if secret in text:
+            text = text.replace(secret, "[redacted]")
     return _CREDENTIAL_SHAPES.sub("[redacted]", text)
 
 
@@ -214,3 +250,40 @@ def json_kind(value: object) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
+
+
+def check_cleartext(url: str, setting: str) -> None:
+    """Return quietly when URL is https, or http to a loopback host; else raise ConfigError.
+
+    The bearer and the refresh token travel to these URLs: in clear, only to this
+    machine (127.0.0.0/8, ::1, localhost). SETTING names the setting in the message.
+    """
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+    except ValueError:
+        raise ConfigError(f"{setting} is not a URL", code="bad_config") from None
+    if parts.scheme == "https" and host:
+        return
+    if parts.scheme == "http" and _loopback_host(host):
+        return
+    raise ConfigError(
+        f"{setting} must be an https:// URL (http:// only to a loopback host such as "
+        f"127.0.0.1 or localhost), not {parts.scheme or 'a bare'}://{host or '…'}: tokens "
+        "would travel in clear",
+        code="bad_config",
+    )
+
+
+def _loopback_host(host: str) -> bool:
+    """Return whether HOST names this machine: localhost, 127.0.0.0/8 or ::1."""
+    import ipaddress
+
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

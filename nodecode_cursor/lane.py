@@ -146,6 +146,7 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
         attempt = _Attempt(ctx, messages, token, system, tools, wire, conversation, table, display)
         attempt.rotate_on_refusal = not variant_retry
         attempt.state = state  # its HTTP/2 pool and what transport worked (transport.open_run)
+        attempt.max_reply_bytes = state.max_reply_bytes
         try:
             result = await attempt.run()
         except ProviderError as exc:
@@ -414,12 +415,47 @@ def _exec_answer(reply: Any) -> bool:
     return bool(reply.exec_client_message.WhichOneof("message") != "request_context_result")
 
 
-def _heartbeat(message: Any) -> bool:
-    """Return whether MESSAGE is only a server heartbeat (an interaction update saying nothing)."""
-    return bool(
-        message.WhichOneof("message") == "interaction_update"
-        and message.interaction_update.WhichOneof("message") == "heartbeat"
-    )
+# Interaction updates that are progress when they carry something (text and thinking
+# deltas only when not empty), and the ones that are progress by arriving.
+_DELTA_UPDATES = frozenset({"text_delta", "thinking_delta"})
+_TOOL_UPDATES = frozenset(
+    {"partial_tool_call", "tool_call_delta", "tool_call_started", "tool_call_completed"}
+)
+_TURN_UPDATES = frozenset({"turn_ended", "step_started", "step_completed", "thinking_completed"})
+# Server messages that are progress whatever they hold: a checkpoint, and the exec
+# channel the service asks for a tool over.
+_PROGRESS_MESSAGES = frozenset({"conversation_checkpoint_update", "exec_server_message"})
+
+
+def _progress(message: Any) -> bool:
+    """Return whether MESSAGE is progress: text, thinking, a tool call, a checkpoint, a turn event.
+
+    A heartbeat, an empty frame, a message of fields we do not know and an empty
+    text or thinking delta are not: a service that sends only those is silent.
+    """
+    kind = message.WhichOneof("message")
+    if kind in _PROGRESS_MESSAGES:
+        return True
+    if kind != "interaction_update":
+        return False
+    update = message.interaction_update
+    which = update.WhichOneof("message")
+    if which in _DELTA_UPDATES:
+        return bool(getattr(update, which).text)
+    return which in _TOOL_UPDATES or which in _TURN_UPDATES
+
+
+def _reply_size(message: Any) -> int:
+    """Return the bytes MESSAGE adds to the reply: its text, thinking or tool-call update."""
+    if message.WhichOneof("message") != "interaction_update":
+        return 0
+    update = message.interaction_update
+    which = update.WhichOneof("message")
+    if which in _DELTA_UPDATES:
+        return len(getattr(update, which).text.encode("utf-8"))
+    if which in _TOOL_UPDATES:
+        return int(getattr(update, which).ByteSize())
+    return 0
 
 
 class _Attempt:
@@ -464,6 +500,8 @@ class _Attempt:
         # Whether an exec answer went out after the fold's newest checkpoint: then a
         # resume from it would replay work the service already had an answer for.
         self.answered_since_checkpoint = False
+        # A round's text, thinking and tool-call updates past this many bytes fail it.
+        self.max_reply_bytes = limits.MAX_REPLY_BYTES
 
     async def run(self) -> RoundResult:
         """Return the round's result from its runs; raise the error that ended them.
@@ -613,18 +651,21 @@ class _Attempt:
     async def _pump(self, run: RunTransport, fold: Fold, answerer: Answerer) -> None:
         """Feed every server message to the fold and send its answers, until the stream ends.
 
-        Server heartbeats keep the socket busy but say nothing, so they never move
-        the deadline: a stream of only heartbeats for the request timeout is as
-        incomplete as a silent one, and heartbeats after the turn ended do not
-        stretch the short grace. A message that says something pushes the deadline
-        to the request timeout from now, or to the grace once the turn has ended.
+        Only progress moves the deadline (``_progress``: text, thinking, a tool
+        call, a checkpoint, a turn event). Heartbeats, empty frames, fields we do not
+        know and empty deltas keep the socket busy but say nothing: a stream of only
+        those for the request timeout is as incomplete as a silent one, and they do
+        not stretch the short grace after the turn ended. Progress pushes the deadline
+        to the request timeout from now, or to the grace once the turn has ended. The
+        text, thinking and tool-call updates together may not pass ``max_reply_bytes``.
         """
         loop = asyncio.get_running_loop()
         idle = run.settings.request_timeout
         checkpoint = fold.checkpoint
         wait = min(TURN_END_GRACE_SECONDS, idle)
         deadline: asyncio.Timeout | None = None
-        beats = 0  # heartbeats since the last message that said something
+        beats = 0  # messages since the last one that said something
+        reply_bytes = 0
         # Native tools the host runs in place, each in a task of its own: the stream keeps
         # being read meanwhile, and the idle deadline waits while any is running (the
         # service is waiting for the answer, perhaps on a person's confirmation).
@@ -644,6 +685,14 @@ class _Attempt:
             ):
                 async for message in messages:
                     self.frames += 1
+                    reply_bytes += _reply_size(message)
+                    if reply_bytes > self.max_reply_bytes:
+                        raise ProviderError(
+                            f"Cursor's answer passed {self.max_reply_bytes} bytes of text, "
+                            "thinking and tool arguments (cursor.max_reply_bytes); the round "
+                            "is stopped",
+                            code="reply_too_large",
+                        )
                     fold.feed(message)
                     if fold.checkpoint is not checkpoint:
                         checkpoint = fold.checkpoint
@@ -653,7 +702,7 @@ class _Attempt:
                             if checkpoint is not None and _exec_answer(reply):
                                 self.answered_since_checkpoint = True
                             run.send(reply.SerializeToString())
-                    if _heartbeat(message):
+                    if not _progress(message):
                         beats += 1
                         continue
                     beats = 0
@@ -663,7 +712,7 @@ class _Attempt:
             if deadline is None or not deadline.expired():
                 raise
             if not fold.turn_ended:
-                what = "only heartbeats" if beats else "nothing"
+                what = "only heartbeats or empty messages" if beats else "nothing"
                 raise StreamIncomplete(
                     f"Cursor sent {what} for {idle:g} s; the stream is incomplete (try again)"
                 ) from None

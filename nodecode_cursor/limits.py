@@ -172,3 +172,8 @@ POOL_KEEPALIVE_SECONDS = 60.0
 # After a stream's end frame the body ends at once (its terminating chunk); a run waits
 # this long for it so the connection goes back to the pool, else lets it close.
 DRAIN_SECONDS = 0.5
+
+# A round's text, thinking and tool-call updates together may not pass this many bytes
+# (config ``cursor.max_reply_bytes``): an endless stream must not grow the client without
+# bound, and no real answer comes near it.
+MAX_REPLY_BYTES = 64 * 1024 * 1024

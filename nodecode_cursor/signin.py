@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
-from .errors import SIGN_IN_HINT, CredentialError, CursorError, ProviderError
+from .errors import SIGN_IN_HINT, CredentialError, CursorError, ProviderError, remember_secret
 from .limits import (
     OAUTH_CLIENT_ID,
     POLL_BACKOFF,
@@ -121,6 +121,7 @@ def _base64url(raw: bytes) -> str:
 def pkce_pair() -> tuple[str, str]:
     """Return (verifier, challenge): 32 random octets as base64url, and its SHA-256 likewise."""
     verifier = _base64url(secrets.token_bytes(32))
+    remember_secret(verifier)  # whoever reads it while the poll runs could claim the sign-in
     challenge = _base64url(hashlib.sha256(verifier.encode("ascii")).digest())
     return verifier, challenge
 

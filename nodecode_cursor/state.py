@@ -22,6 +22,7 @@ import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import limits
 from .blobs import Conversations
 from .clients import HttpClients
 from .runpool import RunConnections
@@ -69,6 +70,7 @@ class CellState:
         "http_clients",
         "lock",
         "markers",
+        "max_reply_bytes",
         "roster_fetches",
         "rosters",
         "run_connections",
@@ -109,6 +111,8 @@ class CellState:
         # The HTTP/1.1 clients runs, appends, the roster and the catalog go through (one
         # per event loop and proxy, closed with their loop; clients.py).
         self.http_clients = HttpClients()
+        # The cap on one round's text, thinking and tool-call bytes (cursor.max_reply_bytes).
+        self.max_reply_bytes = limits.MAX_REPLY_BYTES
 
     def close(self) -> None:
         """Forget everything kept; a fetch landing later keeps nothing (returns nothing)."""

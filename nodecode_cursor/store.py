@@ -8,6 +8,11 @@ module owns ``oauth_tokens.cursor = {access_token, refresh_token, expires_at,
 email?}`` and reads ``api_keys.cursor.key`` (a key saved by a host's
 ``/connect``). A file that is not what it should be is never overwritten:
 every read and write raises ``StoreError`` naming the path and the fault.
+Before it is trusted, the home folder (and ``config.json`` in it, which names
+where tokens are sent) must belong to this user and be writable by nobody else,
+auth.json must be a regular file of bounded size (a FIFO or a device would hang
+every read), and the lock file must not be a link. Temp files a killed write left
+behind (they may hold tokens) are removed by the next write or logout.
 
 The sign-in flow, the refresh and the credential ladder live elsewhere
 (``signin.py``, ``credentials.py``); this module does no network I/O.
@@ -20,6 +25,7 @@ import contextlib
 import json
 import math
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -27,13 +33,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import StoreError, json_kind
+from .errors import StoreError, json_kind, remember_secret
 from .limits import EXPIRY_MARGIN_SECONDS, FALLBACK_TOKEN_LIFETIME_SECONDS
 
 if TYPE_CHECKING:
     from filelock import FileLock
 
-__all__ = ["AUTH_FILE", "PROVIDER", "AuthStore", "TokenEntry", "token_expiry", "token_user_id"]
+__all__ = [
+    "AUTH_FILE",
+    "MAX_AUTH_FILE_BYTES",
+    "PROVIDER",
+    "AuthStore",
+    "TokenEntry",
+    "token_expiry",
+    "token_user_id",
+]
 
 AUTH_FILE = "auth.json"
 PROVIDER = "cursor"
@@ -43,6 +57,11 @@ MAX_CLAIMS_CHARS = 64 * 1024
 # auth.json holds secrets: only its owner may read it, or list the folder holding it.
 FILE_MODE = 0o600
 DIR_MODE = 0o700
+# An auth.json larger than this is not one a host wrote: it is refused, not read whole.
+MAX_AUTH_FILE_BYTES = 4 * 1024 * 1024
+# Folder and config.json bits that let someone else change where tokens go.
+_OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
+CONFIG_FILE = "config.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +72,11 @@ class TokenEntry:
     refresh_token: str = field(repr=False)
     expires_at: float
     email: str | None = None
+
+    def __post_init__(self) -> None:
+        """Remember both tokens as secrets, so no error or log line can carry them."""
+        remember_secret(self.access_token)
+        remember_secret(self.refresh_token)
 
     def as_json(self) -> dict[str, Any]:
         """Return the entry as auth.json keeps it (email only when known)."""
@@ -127,13 +151,26 @@ class AuthStore:
     def locked(self) -> Iterator[None]:
         """Hold the file lock (re-entrant in one thread; excludes other threads and processes)."""
         self._ensure_dir()
+        if self.lock_path.is_symlink():
+            raise StoreError(
+                f"{self.lock_path} is a symbolic link; remove it (the lock is a plain file "
+                "the cell makes itself), nothing will be written until then"
+            )
         if self._lock is None:
             # Imported here: a host imports every cell at start-up, and filelock is not free.
             from filelock import FileLock
 
             self._lock = FileLock(str(self.lock_path), mode=FILE_MODE)
-        with self._lock:
+        try:
+            self._lock.acquire()
+        except OSError as exc:
+            raise StoreError(
+                f"{self.lock_path} cannot be locked ({exc.strerror or type(exc).__name__})"
+            ) from None
+        try:
             yield
+        finally:
+            self._lock.release()
 
     def _ensure_dir(self) -> None:
         """Create the home folder (mode 0700) when it is missing."""
@@ -145,10 +182,36 @@ class AuthStore:
 
     # --- reading -------------------------------------------------------------------
 
+    def check_home(self) -> None:
+        """Return quietly when the home folder and its config.json are the person's alone.
+
+        StoreError, with the fix, when another user owns either or may write to it:
+        they could point the cell's URLs elsewhere and collect the tokens sent there.
+        """
+        folder = self.path.parent
+        for where in (folder, folder / CONFIG_FILE):
+            try:
+                info = os.stat(where)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                raise StoreError(f"{where} cannot be checked ({type(exc).__name__})") from None
+            if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+                raise StoreError(
+                    f"{where} belongs to another user; the cell uses a home only its own user "
+                    f"owns (fix: chown $USER {where}, or set NODECODE_HOME to a folder of yours)"
+                )
+            if info.st_mode & _OTHERS_WRITE:
+                raise StoreError(
+                    f"{where} is writable by other users, who could redirect the sign-in "
+                    f"(fix: chmod go-w {where})"
+                )
+
     def read(self) -> dict[str, Any]:
         """Return auth.json as a dict ({} when absent); raise StoreError when it is corrupt."""
+        self.check_home()
         try:
-            text = self.path.read_text(encoding="utf-8")
+            text = self._read_text()
         except FileNotFoundError:
             return {}
         except (OSError, UnicodeDecodeError) as exc:
@@ -179,6 +242,31 @@ class AuthStore:
             )
         self._check_shapes(data)
         return data
+
+    def _read_text(self) -> str:
+        """Return auth.json's text; StoreError when it is no regular file or too large.
+
+        Opened without blocking and checked on what was opened: a FIFO in its place
+        would otherwise hang every read, and a device or a huge file stall it.
+        """
+        fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise StoreError(
+                    f"{self.path} is not a regular file (a FIFO, a device or a socket); "
+                    "remove it, nothing will be read or written until then"
+                )
+            if info.st_size > MAX_AUTH_FILE_BYTES:
+                raise StoreError(
+                    f"{self.path} is larger than {MAX_AUTH_FILE_BYTES} bytes, more than any "
+                    "auth file holds; fix or remove it, nothing will be written until then"
+                )
+            os.set_blocking(fd, True)
+            data = handle.read(MAX_AUTH_FILE_BYTES + 1)
+        if len(data) > MAX_AUTH_FILE_BYTES:
+            raise StoreError(f"{self.path} is larger than {MAX_AUTH_FILE_BYTES} bytes")
+        return data.decode("utf-8")
 
     def _check_shapes(self, data: dict[str, Any]) -> None:
         """Raise StoreError when a part this cell reads or writes has the wrong shape."""
@@ -241,6 +329,7 @@ class AuthStore:
         key = saved.get("key")
         if not isinstance(key, str):
             return None
+        remember_secret(key.strip())
         return key.strip() or None
 
     # --- writing -------------------------------------------------------------------
@@ -252,6 +341,7 @@ class AuthStore:
         """
         with self.locked():
             data = self.read()
+            self._remove_leftovers()
             if change(data):
                 self._write(data)
 
@@ -272,6 +362,12 @@ class AuthStore:
             return True
 
         self.update(change)
+
+    def _remove_leftovers(self) -> None:
+        """Remove temp files a killed write left beside auth.json (the caller holds the lock)."""
+        for leftover in self.path.parent.glob(".auth.json.*.tmp"):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
 
     def _write(self, data: dict[str, Any]) -> None:
         """Write ``data`` atomically with mode 0600 (the caller holds the lock)."""

@@ -33,6 +33,7 @@ from .refhost import Conversation, ReferenceHost, TurnOutcome
 from .render import Style, TerminalView
 from .setup import (
     PROVIDER,
+    allow_secret,
     checked_route,
     confirm,
     fetch_models,
@@ -42,6 +43,7 @@ from .setup import (
     route_for,
     unknown_model_line,
 )
+from .terminal_text import visible
 
 if TYPE_CHECKING:
     from nodecode_cursor.host import AccountUsageView
@@ -132,12 +134,13 @@ class ChatRepl:
     # Output -------------------------------------------------------------------------------
 
     def write(self, text: str = "") -> None:
-        """Write one line."""
+        """Write one line (the caller made any text it did not write itself visible)."""
         self.out.write(text + "\n")
         self.out.flush()
 
     def say(self, text: str) -> None:
         """Write a line a cell said (it may arrive from a background thread at the prompt)."""
+        text = visible(text)
         if not self.at_prompt:
             self.out.write(text + "\n")
         elif self.out.isatty():
@@ -163,7 +166,7 @@ class ChatRepl:
     def show_notices(self) -> None:
         """Write the standing notices above the prompt."""
         for notice in self.host.notices():
-            self.write(self.style.yellow(f"! {notice.text}"))
+            self.write(self.style.yellow(f"! {visible(notice.text, lines=False)}"))
 
     def banner(self) -> None:
         """Write who is talking to whom."""
@@ -220,7 +223,7 @@ class ChatRepl:
                 messages.pop()  # nothing was answered: the history stays as it was
             # Only a terminal's line editor recalls the line; piped input has no ↑.
             recall = self.style.dim(" (↑ recalls your line)") if sys.stdin.isatty() else ""
-            self.write(self.style.red(f"error: {exc}") + recall)
+            self.write(self.style.red(f"error: {visible(str(exc), lines=False)}") + recall)
             return
         except Exception as exc:  # a bug, or a tool that broke: the chat goes on
             view.close()
@@ -228,7 +231,7 @@ class ChatRepl:
             if self.verbose:
                 traceback.print_exc()
             line = contract.scrub(f"error: internal error: {type(exc).__name__}: {exc}")
-            self.write(self.style.red(line))
+            self.write(self.style.red(visible(line, lines=False)))
             return
         view.close()
         self.footer(outcome)
@@ -359,18 +362,18 @@ class ChatRepl:
             elif name == "/effort":
                 self.effort(rest)
             elif name == "/cursor":
-                self.write(self.host.command("cursor").run(rest))
+                self.write(visible(self.host.command("cursor").run(rest)))
             else:
                 self.write(f"unknown command {name}; /help lists them")
         except (HostError, contract.CursorError) as exc:
-            self.write(self.style.red(f"error: {exc}"))
+            self.write(self.style.red(f"error: {visible(str(exc), lines=False)}"))
         except KeyboardInterrupt:  # Ctrl-C stops a slow command (/models), not the chat
             self.write(self.style.dim("(interrupted)"))
         except Exception as exc:  # a bug must not end the chat
             if self.verbose:
                 traceback.print_exc()
             line = contract.scrub(f"error: internal error: {type(exc).__name__}: {exc}")
-            self.write(self.style.red(line))
+            self.write(self.style.red(visible(line, lines=False)))
         return True
 
     def models(self) -> None:
@@ -477,7 +480,7 @@ def run_chat(args: argparse.Namespace) -> int:
         route = checked_route(host, args.model, args.effort)
         cwd = Path.cwd()
         tools = (
-            HostTools(cwd, assume_yes=args.yes, confirm=confirm)
+            HostTools(cwd, assume_yes=args.yes, confirm=confirm, allow_secret=allow_secret)
             if args.tools == "default"
             else Toolbox()
         )

@@ -55,6 +55,7 @@ from .render import Style, TerminalView
 from .setup import (
     DEFAULT_MODEL,
     PROVIDER,
+    allow_secret,
     checked_route,
     confirm,
     fetch_models,
@@ -63,6 +64,7 @@ from .setup import (
     make_host,
     native_tools_on,
 )
+from .terminal_text import visible
 
 if TYPE_CHECKING:
     from nodecode_cursor.host import Cell, SignInState
@@ -231,6 +233,14 @@ def build_parser() -> Parser:
     serve.add_argument(
         "--port", type=_port, default=8765, help="the port to listen on (default 8765)"
     )
+    serve.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a web origin (such as http://localhost:3000) whose pages may call the API; "
+        "repeatable (requests from any other page are refused)",
+    )
     return parser
 
 
@@ -258,7 +268,10 @@ def _toolbox(spec: str, *, assume_yes: bool, interactive: bool) -> Toolbox:
         return Toolbox()
     if spec == "default":
         return HostTools(
-            Path.cwd(), assume_yes=assume_yes, confirm=confirm if interactive else None
+            Path.cwd(),
+            assume_yes=assume_yes,
+            confirm=confirm if interactive else None,
+            allow_secret=allow_secret if interactive else None,
         )
     return load_tool_file(spec)
 
@@ -341,7 +354,7 @@ def _show_notices(host: ReferenceHost, stream: TextIO) -> None:
     """Write the host's standing notices to STREAM."""
     style = Style(stream)
     for notice in host.notices():
-        stream.write(style.yellow(f"! {notice.text}") + "\n")
+        stream.write(style.yellow(f"! {visible(notice.text, lines=False)}") + "\n")
     stream.flush()
 
 
@@ -448,8 +461,13 @@ def cmd_logout(args: argparse.Namespace) -> int:
     """Forget the kept sign-in; return the exit code."""
     host = make_host(args)
     try:
-        _cursor(host).sign_in_state()  # a broken auth.json fails the command, and stays as it is
-        print(host.command(PROVIDER).run("logout"))
+        cell = _cursor(host)
+        cell.sign_in_state()  # a broken auth.json fails the command, and stays as it is
+        line = host.command(PROVIDER).run("logout")
+        if cell.sign_in_state().signed_in:
+            # The write failed: say so, and fail, for the tokens are still there.
+            raise HostError(f"logout failed: {line.removeprefix(PROVIDER + ': ')}")
+        print(line)
         return 0
     finally:
         host.stop()
@@ -626,7 +644,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
                     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
             with contextlib.suppress(asyncio.CancelledError):
                 await serve(
-                    host, listen_host=listen_host, port=port, api_key=api_key, ready=announce
+                    host,
+                    listen_host=listen_host,
+                    port=port,
+                    api_key=api_key,
+                    allowed_origins=tuple(getattr(args, "allow_origin", None) or ()),
+                    ready=announce,
                 )
             print("nodecode-cursor: stopped", file=sys.stderr)
 
@@ -661,8 +684,9 @@ _HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
 class TokenRedactor(logging.Filter):
     """Removes credentials from log records, their tracebacks included, before they are written.
 
-    The tokens in the environment go by value; anything else credential-shaped
-    goes by ``errors.scrub``, the package's one redaction rule.
+    The tokens in the environment (and serve's client key) go by value; so does
+    every secret the cell holds, and anything else credential-shaped, through
+    ``errors.scrub``, the package's one redaction rule.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -680,7 +704,7 @@ class TokenRedactor(logging.Filter):
     @staticmethod
     def redacted(text: str) -> str:
         """Return TEXT without the environment's tokens or anything shaped like a credential."""
-        for name in ("CURSOR_ACCESS_TOKEN", "CURSOR_API_KEY"):
+        for name in ("CURSOR_ACCESS_TOKEN", "CURSOR_API_KEY", API_KEY_ENV):
             secret = os.environ.get(name)
             if secret and len(secret) >= 8:
                 text = text.replace(secret, "[redacted]")
@@ -717,7 +741,7 @@ def _report(status: int, message: str, *, as_json: bool) -> None:
     if as_json:
         print(json.dumps({"error": {"status": status, "message": message}}, ensure_ascii=False))
     else:
-        print(f"nodecode-cursor: {message}", file=sys.stderr)
+        print(f"nodecode-cursor: {visible(message, lines=False)}", file=sys.stderr)
 
 
 # The commands that take --json: only their usage errors answer in JSON.

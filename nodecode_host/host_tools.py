@@ -4,9 +4,16 @@
 ``read_file``, ``list_directory``, ``search_files`` and ``run_command``, each
 working inside one folder (the working directory). Reading outside it, and every
 command, needs the person's say-so (``--yes``, or a confirmation asked each time).
-Every result is bounded, since a tool result rides in every later request of the
-conversation. ``FileTools`` holds OpenAI-style definitions loaded from a JSON file:
-its calls are returned to the caller, never run.
+The host's home and the places credentials are kept (``secret_places.py``) are
+refused even inside the folder unless the person allows that one call; ``--yes``
+does not open them. Every result is bounded, since a tool result rides in every
+later request of the conversation, and so is what the host holds while it works:
+reads are capped, command output is kept as a head and a tail while it streams,
+a command's whole process tree is stopped at its timeout, and a search has a
+budget of seconds. Special files (FIFOs, devices) are refused, never opened to
+wait on. Commands run without the host's own secrets in their environment.
+``FileTools`` holds OpenAI-style definitions loaded from a JSON file: its calls
+are returned to the caller, never run.
 
 The names avoid the tools Cursor's agent drives natively (``bash``, ``read``,
 ``write``, ``delete``, ``ls``, ``grep``, ``todo``), so the service never mistakes a
@@ -17,20 +24,28 @@ the error text as the tool's result.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import json
 import os
-import re
+import selectors
 import signal
+import stat
 import subprocess
+import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+import regex
 
 from . import limits as host_limits
 from .errors import HostConfigError
+from .secret_places import SecretPlaces
 
 __all__ = [
+    "CHILD_SECRET_ENV",
     "NATIVE_TOOL_NAMES",
     "FileTools",
     "HostTools",
@@ -49,6 +64,11 @@ NATIVE_TOOL_NAMES = frozenset({"bash", "read", "write", "delete", "ls", "grep", 
 _SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", ".git", ".venv", "venv"})
 
 Confirm = Callable[[str], bool]
+# (tool, path, why it is a secret place) -> whether the person allows this one call.
+AllowSecret = Callable[[str, str, str], bool]
+
+# The secrets the host itself is given, which no command the model runs may inherit.
+CHILD_SECRET_ENV = frozenset({"CURSOR_ACCESS_TOKEN", "CURSOR_API_KEY", "NODECODE_SERVE_API_KEY"})
 
 
 def bound_output(text: str, limit: int = host_limits.TOOL_OUTPUT_CHARS) -> str:
@@ -84,7 +104,8 @@ _DEFINITIONS: tuple[dict[str, Any], ...] = (
     _function(
         "read_file",
         "Read a text file in the working directory. Optionally only lines start_line..end_line "
-        "(1-based, inclusive).",
+        f"(1-based, inclusive). A whole file is read only up to "
+        f"{host_limits.READ_FILE_MAX_BYTES // 1024} KiB; read a bigger one by line ranges.",
         {
             "path": {
                 "type": "string",
@@ -105,7 +126,11 @@ _DEFINITIONS: tuple[dict[str, Any], ...] = (
         "search_files",
         "Search the working tree for lines matching a regular expression; answers path:line: text.",
         {
-            "pattern": {"type": "string", "description": "A Python regular expression"},
+            "pattern": {
+                "type": "string",
+                "description": "A Python regular expression; the search stops after "
+                f"{host_limits.SEARCH_BUDGET_SECONDS:g} s",
+            },
             "path": {"type": "string", "description": "Folder or file to search; default '.'"},
             "include": {"type": "string", "description": "Only file names matching this glob"},
         },
@@ -149,12 +174,17 @@ class HostTools(Toolbox):
         *,
         assume_yes: bool = False,
         confirm: Confirm | None = None,
+        allow_secret: AllowSecret | None = None,
+        secrets: SecretPlaces | None = None,
         command_timeout: float = host_limits.COMMAND_TIMEOUT_SECONDS,
     ) -> None:
         self.root = Path(root).resolve()
         self.assume_yes = assume_yes
         # None means nobody can be asked (not a terminal): commands are refused.
         self.confirm = confirm
+        # Asked before a tool reaches a secret place; None (nobody to ask) refuses.
+        self.allow_secret = allow_secret
+        self.secrets = secrets if secrets is not None else SecretPlaces.standard()
         self.command_timeout = command_timeout
 
     def definitions(self) -> list[dict[str, Any]]:
@@ -188,6 +218,8 @@ class HostTools(Toolbox):
                 return ToolFailure(f"error: unknown tool {name!r}")
         except ToolRefused as exc:
             return ToolFailure(f"error: {exc}")
+        except ValueError as exc:  # a path the OS cannot take, whatever slipped past the checks
+            return ToolFailure(f"error: {exc}")
         except OSError as exc:
             where = f": {exc.filename}" if exc.filename else ""
             return ToolFailure(f"error: {exc.strerror or exc}{where}")
@@ -195,17 +227,32 @@ class HostTools(Toolbox):
 
     # Paths -------------------------------------------------------------------------------
 
-    def _path(self, raw: Any, *, default: str | None = None) -> Path:
-        """Return RAW resolved against the root; refuse one outside it unless assume_yes."""
+    def _path(self, raw: Any, tool: str, *, default: str | None = None) -> Path:
+        """Return RAW resolved against the root; refuse one outside it unless assume_yes.
+
+        A secret place is refused unless the person allows this call (asked each time;
+        --yes does not open it).
+        """
         if raw is None and default is not None:
             raw = default
         if not isinstance(raw, str) or not raw:
             raise ToolRefused("path must be a non-empty string")
-        path = (self.root / Path(raw).expanduser()).resolve()
+        if "\0" in raw:
+            raise ToolRefused("path holds a NUL character, which no file name can")
+        written = self.root / Path(raw).expanduser()
+        path = written.resolve()
         if not self.assume_yes and not path.is_relative_to(self.root):
             raise ToolRefused(
                 f"{raw} is outside the working directory {self.root} (the host allows that "
                 "only with --yes)"
+            )
+        why = self.secrets.why(written)
+        if why is not None and not (
+            self.allow_secret is not None and self.allow_secret(tool, str(path), why)
+        ):
+            raise ToolRefused(
+                f"{raw} is in {why}: the host keeps its tools out of it unless the person "
+                "allows that call when asked (--yes does not)"
             )
         return path
 
@@ -216,30 +263,36 @@ class HostTools(Toolbox):
     # Tools -------------------------------------------------------------------------------
 
     def read_file(self, args: dict[str, Any]) -> str:
-        """Return the file's text, or the asked line range of it."""
-        path = self._path(args.get("path"))
+        """Return the file's text, or the asked line range of it (at most READ_FILE_MAX_BYTES)."""
+        path = self._path(args.get("path"), "read_file")
         if path.is_dir():
             raise ToolRefused(f"{self._shown(path)} is a folder; use list_directory")
-        data = path.read_bytes()
-        if b"\0" in data[:8192]:
-            return f"{self._shown(path)} is a binary file of {len(data)} bytes"
-        text = data.decode("utf-8", errors="replace")
         start, end = args.get("start_line"), args.get("end_line")
-        if start is None and end is None:
-            return text
         for value, label in ((start, "start_line"), (end, "end_line")):
-            if value is not None and (not isinstance(value, int) or value < 1):
+            if value is not None and (
+                not isinstance(value, int) or isinstance(value, bool) or value < 1
+            ):
                 raise ToolRefused(f"{label} must be a positive integer")
-        lines = text.splitlines(keepends=True)
-        first = (start or 1) - 1
-        last = end or len(lines)
-        if first >= len(lines):
-            return f"{self._shown(path)} has only {len(lines)} lines"
-        return "".join(lines[first:last])
+        cap = host_limits.READ_FILE_MAX_BYTES
+        with _open_regular(path, self._shown(path)) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if b"\0" in handle.read(8192):
+                return f"{self._shown(path)} is a binary file of {size} bytes"
+            handle.seek(0)
+            if start is None and end is None:
+                data = handle.read(cap + 1)
+                if len(data) > cap:
+                    raise ToolRefused(
+                        f"{self._shown(path)} is {size} bytes, more than read_file returns at "
+                        f"once ({cap} bytes); read it a part at a time with start_line and "
+                        "end_line"
+                    )
+                return data.decode("utf-8", errors="replace")
+            return _line_range(handle, self._shown(path), start or 1, end, cap)
 
     def list_directory(self, args: dict[str, Any]) -> str:
         """Return the folder's entries, one a line, folders ending with '/'."""
-        path = self._path(args.get("path"), default=".")
+        path = self._path(args.get("path"), "list_directory", default=".")
         entries = sorted(path.iterdir(), key=lambda p: p.name)
         shown = [e.name + ("/" if e.is_dir() else "") for e in entries]
         more = len(shown) - host_limits.LIST_MAX_ENTRIES
@@ -254,24 +307,32 @@ class HostTools(Toolbox):
         if not isinstance(pattern, str) or not pattern:
             raise ToolRefused("pattern must be a non-empty string")
         try:
-            regex = re.compile(pattern)
-        except re.error as exc:
+            compiled = regex.compile(pattern)
+        except (regex.error, ValueError, OverflowError) as exc:
             raise ToolRefused(f"bad regular expression: {exc}") from None
         include = args.get("include")
         if include is not None and not isinstance(include, str):
             raise ToolRefused("include must be a glob string")
-        base = self._path(args.get("path"), default=".")
+        base = self._path(args.get("path"), "search_files", default=".")
         found: list[str] = []
+        budget = host_limits.SEARCH_BUDGET_SECONDS
+        deadline = time.monotonic() + budget
         # A link inside the folder can point anywhere: without --yes, search only what
-        # read_file would read.
-        for file in _walk(base, None if self.assume_yes else self.root):
-            if include and not fnmatch.fnmatch(file.name, include):
-                continue
-            for number, line in _matching_lines(file, regex):
-                found.append(f"{self._shown(file)}:{number}: {line[:400]}")
-                if len(found) >= host_limits.SEARCH_MAX_MATCHES:
-                    found.append(f"… stopped at {host_limits.SEARCH_MAX_MATCHES} matches")
-                    return "\n".join(found)
+        # read_file would read. Secret places are never searched.
+        try:
+            for file in _walk(base, None if self.assume_yes else self.root, self.secrets):
+                if include and not fnmatch.fnmatch(file.name, include):
+                    continue
+                for number, line in _matching_lines(file, compiled, deadline):
+                    found.append(f"{self._shown(file)}:{number}: {line[:400]}")
+                    if len(found) >= host_limits.SEARCH_MAX_MATCHES:
+                        found.append(f"… stopped at {host_limits.SEARCH_MAX_MATCHES} matches")
+                        return "\n".join(found)
+        except TimeoutError:
+            found.append(
+                f"… search stopped after {budget:g} s, its time budget (a regular expression "
+                "that backtracks this much needs a simpler pattern, or a narrower path)"
+            )
         return "\n".join(found) if found else "no matches"
 
     def run_command(self, args: dict[str, Any]) -> str:
@@ -279,6 +340,8 @@ class HostTools(Toolbox):
         command = args.get("command")
         if not isinstance(command, str) or not command.strip():
             raise ToolRefused("command must be a non-empty string")
+        if "\0" in command:
+            raise ToolRefused("command holds a NUL character, which no shell command can")
         timeout = args.get("timeout", self.command_timeout)
         if not isinstance(timeout, int | float) or timeout <= 0:
             timeout = self.command_timeout
@@ -298,7 +361,7 @@ class HostTools(Toolbox):
 
     def write_file(self, args: dict[str, Any]) -> str:
         """Return what was written: the file at path now holds content (folders made)."""
-        path = self._path(args.get("path"))
+        path = self._path(args.get("path"), "write_file")
         content = args.get("content")
         if not isinstance(content, str):
             raise ToolRefused("content must be a string")
@@ -311,7 +374,7 @@ class HostTools(Toolbox):
 
     def edit_file(self, args: dict[str, Any]) -> str:
         """Return what changed: each old text (found exactly once) replaced by its new text."""
-        path = self._path(args.get("path"))
+        path = self._path(args.get("path"), "edit_file")
         edits = args.get("edits")
         if not isinstance(edits, list) or not edits:
             raise ToolRefused("edits must be a non-empty list of {old_text, new_text}")
@@ -331,7 +394,7 @@ class HostTools(Toolbox):
 
     def delete_file(self, args: dict[str, Any]) -> str:
         """Return what was deleted: the file at path (never a folder)."""
-        path = self._path(args.get("path"))
+        path = self._path(args.get("path"), "delete_file")
         if path.is_dir():
             raise ToolRefused(f"{self._shown(path)} is a folder; only files are deleted")
         size = path.stat().st_size
@@ -353,14 +416,18 @@ class ToolFailure(str):
     __slots__ = ()
 
 
-def _walk(base: Path, root: Path | None = None) -> Iterator[Path]:
+def _walk(
+    base: Path, root: Path | None = None, secrets: SecretPlaces | None = None
+) -> Iterator[Path]:
     """Yield the files under BASE (or BASE itself), skipping hidden and cache folders.
 
     With ROOT, a file or folder whose real path (links followed) is outside ROOT
-    is skipped too.
+    is skipped too; with SECRETS, so is one in a secret place.
     """
 
     def inside(path: Path) -> bool:
+        if secrets is not None and secrets.why(path) is not None:
+            return False
         return root is None or path.resolve().is_relative_to(root)
 
     if base.is_file():
@@ -378,23 +445,131 @@ def _walk(base: Path, root: Path | None = None) -> Iterator[Path]:
                 yield Path(folder) / name
 
 
-def _matching_lines(file: Path, regex: re.Pattern[str]) -> Iterator[tuple[int, str]]:
-    """Yield (line number, line) of FILE's lines REGEX finds; nothing for big or binary files."""
+def _matching_lines(
+    file: Path, compiled: regex.Pattern[str], deadline: float
+) -> Iterator[tuple[int, str]]:
+    """Yield (line number, line) of FILE's lines COMPILED finds; nothing for big, binary or
+    special files. TimeoutError once DEADLINE (monotonic) passes, even mid-match."""
     try:
-        if file.stat().st_size > host_limits.SEARCH_MAX_FILE_BYTES:
-            return
-        data = file.read_bytes()
-    except OSError:
+        with _open_regular(file, str(file)) as handle:
+            if os.fstat(handle.fileno()).st_size > host_limits.SEARCH_MAX_FILE_BYTES:
+                return
+            data = handle.read(host_limits.SEARCH_MAX_FILE_BYTES + 1)
+    except (OSError, ToolRefused):
         return
     if b"\0" in data[:8192]:
         return
     for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
-        if regex.search(line):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        if compiled.search(line, timeout=left):
             yield number, line
 
 
+def _open_regular(path: Path, shown: str) -> IO[bytes]:
+    """Return PATH open for reading in binary; ToolRefused when it is no regular file.
+
+    A FIFO would block the open (and every read) for ever, and a device can be
+    endless: both are refused, checked before opening and again on what was opened.
+    """
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise ToolRefused(f"{shown} is not a regular file (a FIFO, device or socket)")
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ToolRefused(f"{shown} is not a regular file (a FIFO, device or socket)")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def _line_range(handle: IO[bytes], shown: str, first: int, last: int | None, cap: int) -> str:
+    """Return lines FIRST..LAST (1-based) of HANDLE, read as a stream, at most CAP bytes."""
+    kept: list[bytes] = []
+    size = 0
+    number = 0
+    more = False
+    while last is None or number < last:
+        piece = handle.readline(cap + 1)
+        if not piece:
+            break
+        whole = piece.endswith(b"\n")
+        while not whole and len(piece) > cap:  # a line longer than the cap: skip its rest
+            rest = handle.readline(cap + 1)
+            if not rest:
+                break
+            whole = rest.endswith(b"\n")
+            piece = piece[:cap]
+        number += 1
+        if number < first:
+            continue
+        if size + len(piece) > cap:
+            more = True
+            break
+        kept.append(piece)
+        size += len(piece)
+    if number < first:
+        return f"{shown} has only {number} lines"
+    text = b"".join(kept).decode("utf-8", errors="replace")
+    if more:
+        text += (
+            f"\n… stopped at {cap} bytes, after line {first + len(kept) - 1}; ask for the "
+            "next lines with start_line"
+        )
+    return text
+
+
+def child_environment() -> dict[str, str]:
+    """Return the host's environment without the secrets a command must not inherit."""
+    return {k: v for k, v in os.environ.items() if k not in CHILD_SECRET_ENV}
+
+
+class _HeadTail:
+    """A stream's first HEAD and last TAIL bytes, and how many were dropped between."""
+
+    def __init__(self, head: int, tail: int) -> None:
+        self.head = bytearray()
+        self.tail: deque[bytes] = deque()
+        self.tail_size = 0
+        self.dropped = 0
+        self._head_room = head
+        self._tail_room = tail
+
+    def add(self, chunk: bytes) -> None:
+        """Keep CHUNK's part that belongs to the head or the tail (returns nothing)."""
+        room = self._head_room - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if not chunk:
+            return
+        self.tail.append(chunk)
+        self.tail_size += len(chunk)
+        while self.tail_size - len(self.tail[0]) >= self._tail_room:
+            self.dropped += len(self.tail[0])
+            self.tail_size -= len(self.tail.popleft())
+        extra = self.tail_size - self._tail_room
+        if extra > 0:
+            self.tail[0] = self.tail[0][extra:]
+            self.tail_size -= extra
+            self.dropped += extra
+
+    def text(self) -> str:
+        """Return what was kept, the dropped middle named."""
+        head = bytes(self.head).decode("utf-8", errors="replace")
+        tail = b"".join(self.tail).decode("utf-8", errors="replace")
+        if self.dropped:
+            return f"{head}\n… [{self.dropped} bytes of output dropped] …\n{tail}"
+        return head + tail
+
+
 def _run_shell(command: str, cwd: Path, timeout: float) -> str:
-    """Return 'exit code N' and the output of COMMAND run by the shell in CWD."""
+    """Return 'exit code N' and the output of COMMAND run by the shell in CWD.
+
+    Output is read as it comes and only its head and tail are kept. At TIMEOUT the
+    command's whole tree is killed and the host stops waiting, even when a child
+    that left the session still holds the output open.
+    """
     # A session of its own lets a timeout (or Ctrl-C) stop the command's children too.
     process = subprocess.Popen(
         command,
@@ -404,28 +579,90 @@ def _run_shell(command: str, cwd: Path, timeout: float) -> str:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        env=child_environment(),
     )
+    assert process.stdout is not None
+    output = _HeadTail(host_limits.COMMAND_OUTPUT_HEAD_BYTES, host_limits.COMMAND_OUTPUT_TAIL_BYTES)
+    deadline = time.monotonic() + timeout
+    pipe = os.fstat(process.stdout.fileno()).st_ino
+    timed_out = False
     try:
-        out, _ = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(process)
-        out, _ = process.communicate()
-        text = out.decode("utf-8", errors="replace")
-        return bound_output(f"stopped after {timeout:g} s (timeout)\n{text}")
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdout, selectors.EVENT_READ)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    timed_out = True
+                    break
+                if selector.select(left):
+                    chunk = os.read(process.stdout.fileno(), 65536)
+                    if not chunk:
+                        break
+                    output.add(chunk)
+        if not timed_out:
+            try:
+                process.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                timed_out = True
     except BaseException:
-        _kill_group(process)
-        process.communicate()
+        _kill_tree(process, pipe)
+        process.stdout.close()
+        process.wait()
         raise
-    text = out.decode("utf-8", errors="replace")
-    return bound_output(f"exit code {process.returncode}\n{text}")
+    if timed_out:
+        _kill_tree(process, pipe)
+    process.stdout.close()
+    process.wait()
+    if timed_out:
+        return bound_output(f"stopped after {timeout:g} s (timeout)\n{output.text()}")
+    return bound_output(f"exit code {process.returncode}\n{output.text()}")
 
 
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    """Stop PROCESS and everything it started."""
-    try:
+def _kill_tree(process: subprocess.Popen[bytes], pipe: int) -> None:
+    """Stop PROCESS and everything it started: its group, its session, and any process
+    still holding its output pipe (one that called setsid has left both)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
+    for pid in _tree_members(process.pid, pipe):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
         process.kill()
+
+
+def _tree_members(leader: int, pipe: int) -> list[int]:
+    """Return the processes (Linux /proc) in LEADER's session, below it, or holding PIPE."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return []
+    parents: dict[int, int] = {}
+    members: set[int] = set()
+    me = os.getpid()
+    for entry in proc.iterdir():
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        pid = int(entry.name)
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            parents[pid] = int(fields[1])
+            if int(fields[3]) == leader:  # the session the command was started in
+                members.add(pid)
+            for fd in (entry / "fd").iterdir():
+                if os.readlink(fd) == f"pipe:[{pipe}]":
+                    members.add(pid)
+                    break
+        except (OSError, IndexError, ValueError):
+            continue
+    for pid in parents:  # descendants, through however many parents
+        seen: set[int] = set()
+        parent = parents.get(pid)
+        while parent is not None and parent not in seen and parent > 1:
+            if parent == leader:
+                members.add(pid)
+                break
+            seen.add(parent)
+            parent = parents.get(parent)
+    return sorted(members)
 
 
 class FileTools(Toolbox):

@@ -24,6 +24,22 @@ TOOL_OUTPUT_CHARS = 32_000
 SEARCH_MAX_MATCHES = 200
 SEARCH_MAX_FILE_BYTES = 2 * 1024 * 1024
 
+# read_file returns at most this many bytes of a file in one call: a 3 GiB file must not
+# be read into memory. A bigger file is read a part at a time, by start_line/end_line
+# (streamed through, so the host holds only the part asked for).
+READ_FILE_MAX_BYTES = 1024 * 1024
+
+# run_command keeps this much of a command's output from its start and from its end
+# while it streams (the middle is counted and dropped), so the host's memory stays flat
+# whatever a command prints.
+COMMAND_OUTPUT_HEAD_BYTES = 64 * 1024
+COMMAND_OUTPUT_TAIL_BYTES = 32 * 1024
+
+# search_files gives up after this many seconds in all (walking, reading and matching):
+# a regular expression such as (a+)+$ can backtrack for ever, and the regex engine's
+# own timeout stops it mid-match.
+SEARCH_BUDGET_SECONDS = 10.0
+
 # list_directory names at most this many entries (a node_modules must not flood the turn).
 LIST_MAX_ENTRIES = 500
 
@@ -33,3 +49,19 @@ LOGIN_PROGRESS_SECONDS = 0.25
 # How long `nodecode-cursor login` waits, once the sign-in has ended, for the line saying
 # how it went (the cell says it from its background thread just after).
 LOGIN_SAY_SECONDS = 5.0
+
+# `serve`'s connection layer: what one client may hold before it has said who it is.
+# Request headers past this size are answered 431 (h11 buffers a head whole).
+SERVE_MAX_HEADER_BYTES = 32 * 1024
+# A request's head must arrive within this long of its first byte (or of the accept).
+SERVE_HEADER_TIMEOUT_SECONDS = 10.0
+# A request's whole body must arrive within this long of its head.
+SERVE_BODY_TIMEOUT_SECONDS = 30.0
+# A kept-alive connection with no new request for this long is closed.
+SERVE_IDLE_TIMEOUT_SECONDS = 30.0
+# Connections served at once; one more is answered 503 and closed.
+SERVE_MAX_CONNECTIONS = 64
+
+# After killing a timed-out command's group, how long the host waits for the leader to be
+# reaped; a child that left the session may hold the output pipe, and is not waited for.
+COMMAND_REAP_SECONDS = 1.0

@@ -33,7 +33,17 @@ from typing import TYPE_CHECKING, Any
 
 from . import contract
 from . import limits as host_limits
-from .host_tools import HostTools, Toolbox, ToolRefused, _walk, bound_output
+from .host_tools import (
+    HostTools,
+    Toolbox,
+    ToolRefused,
+    _HeadTail,
+    _walk,
+    bound_output,
+    child_environment,
+)
+from .setup import command_question
+from .terminal_text import visible
 
 if TYPE_CHECKING:
     from nodecode_cursor.host import NativeCall, NativeOutcome
@@ -92,7 +102,9 @@ class NativeTools:
             if call.kind == "shell":
                 return await self._shell(call)
             if call.kind in ("write", "edit", "delete"):
-                self.tools._path(call.path)  # a path outside the folder is refused unasked
+                self.tools._path(
+                    call.path, f"{call.kind}_file"
+                )  # outside the folder: refused unasked
                 await self._allowed(_question(call))
             return await asyncio.to_thread(self._run, call)
         except ToolRefused as exc:
@@ -131,7 +143,7 @@ class NativeTools:
             if call.limit is not None:
                 args["end_line"] = max(1, call.offset or 1) + max(1, call.limit) - 1
             text = tools.read_file(args)
-            size = tools._path(call.path).stat().st_size
+            size = tools._path(call.path, "read_file").stat().st_size
             whole = call.offset is None and call.limit is None
             shown = bound_output(text)
             return outcome.done(
@@ -178,7 +190,7 @@ class NativeTools:
             return outcome.done(tools.edit_file({"path": call.path, "edits": edits}))
         if call.kind == "delete":
             before = tools.read_file({"path": call.path})
-            size = tools._path(call.path).stat().st_size
+            size = tools._path(call.path, "delete_file").stat().st_size
             text = tools.delete_file({"path": call.path})
             return outcome.done(text, file_size=size, content=bound_output(before))
         return outcome.refused(f"the host does not run {call.kind}")
@@ -188,7 +200,7 @@ class NativeTools:
         tools = self.tools
         if not call.pattern:
             raise ToolRefused("pattern must be a non-empty glob")
-        base = tools._path(call.path or ".")
+        base = tools._path(call.path or ".", "search_files")
         cap = min(call.limit or host_limits.LIST_MAX_ENTRIES, host_limits.LIST_MAX_ENTRIES)
         found: list[str] = []
         more = False
@@ -211,13 +223,16 @@ class NativeTools:
         command = call.command
         if not command.strip():
             raise ToolRefused("command must be a non-empty string")
-        cwd = self.tools._path(call.cwd or ".")
+        if "\0" in command:
+            raise ToolRefused("command holds a NUL character, which no shell can take")
+        cwd = self.tools._path(call.cwd or ".", "run_command")
         timeout = min(
             call.timeout or self.tools.command_timeout, host_limits.COMMAND_MAX_TIMEOUT_SECONDS
         )
-        await self._allowed(f"run `{command}`? [y/N] ")
+        await self._allowed(command_question(command))
         started = time.monotonic()
         # A session of its own: a timeout or a cancelled round stops its children too.
+        # The child gets the host's environment without the cell's secrets.
         process = await asyncio.create_subprocess_shell(
             command,
             cwd=cwd,
@@ -225,20 +240,30 @@ class NativeTools:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
+            env=child_environment(),
         )
+        # Only a bounded head and tail of each stream is kept, whatever the command prints.
+        out = _HeadTail(
+            host_limits.COMMAND_OUTPUT_HEAD_BYTES, host_limits.COMMAND_OUTPUT_TAIL_BYTES
+        )
+        err = _HeadTail(
+            host_limits.COMMAND_OUTPUT_HEAD_BYTES, host_limits.COMMAND_OUTPUT_TAIL_BYTES
+        )
+        assert process.stdout is not None and process.stderr is not None
+        readers = asyncio.gather(_drain(process.stdout, out), _drain(process.stderr, err))
         try:
-            out, err = await asyncio.wait_for(process.communicate(), timeout)
+            async with asyncio.timeout(timeout):
+                await readers
+                await process.wait()
         except TimeoutError:
-            _kill_group(process.pid)
-            out, err = await process.communicate()
-            said = out.decode("utf-8", "replace") + err.decode("utf-8", "replace")
+            await _stop(process, readers)
+            said = out.text() + err.text()
             return outcome.failed(bound_output(f"stopped after {timeout:g} s (timeout)\n{said}"))
         except BaseException:
-            _kill_group(process.pid)
-            await process.wait()
+            await _stop(process, readers)
             raise
-        stdout = bound_output(out.decode("utf-8", "replace"))
-        stderr = bound_output(err.decode("utf-8", "replace"))
+        stdout = bound_output(out.text())
+        stderr = bound_output(err.text())
         code = process.returncode if process.returncode is not None else -1
         return outcome.done(
             f"exit code {code}\n{stdout}{stderr}",
@@ -249,13 +274,33 @@ class NativeTools:
         )
 
 
+async def _drain(stream: asyncio.StreamReader, sink: _HeadTail) -> None:
+    """Read STREAM to its end into SINK (which keeps a bounded head and tail)."""
+    while chunk := await stream.read(65536):
+        sink.add(chunk)
+
+
+async def _stop(process: asyncio.subprocess.Process, readers: asyncio.Future[Any]) -> None:
+    """Kill PROCESS's whole group and stop reading it, without waiting on a held pipe."""
+    _kill_group(process.pid)
+    readers.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await readers
+    # The leader is gone; a child that left the session may still hold the pipes, so
+    # the host waits for the leader alone, and briefly.
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(host_limits.COMMAND_REAP_SECONDS):
+            await process.wait()
+
+
 def _question(call: NativeCall) -> str:
     """Return what the person is asked before a write, an edit or a delete."""
+    path = visible(call.path, lines=False)  # the model wrote it: shown, never interpreted
     if call.kind == "write":
-        return f"write {call.path} ({len(call.content.encode('utf-8'))} bytes)? [y/N] "
+        return f"write {path} ({len(call.content.encode('utf-8'))} bytes)? [y/N] "
     if call.kind == "edit":
-        return f"edit {call.path} ({len(call.edits)} change(s))? [y/N] "
-    return f"delete {call.path}? [y/N] "
+        return f"edit {path} ({len(call.edits)} change(s))? [y/N] "
+    return f"delete {path}? [y/N] "
 
 
 def _kill_group(pid: int) -> None:

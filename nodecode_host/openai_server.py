@@ -6,7 +6,11 @@ through the cell's ``cursor`` lane, streamed as Server-Sent Events when the
 client asks. HTTP/1.1 is parsed with h11 (sans-I/O) over asyncio streams:
 keep-alive, chunked bodies, several connections at once. A client that goes
 away mid-round cancels its round. When ``NODECODE_SERVE_API_KEY`` is set every
-request must carry ``Authorization: Bearer <key>``. The Cursor token is the
+request must carry ``Authorization: Bearer <key>``. Every request passes
+``serve_gate.Gate`` on its head alone (origin, Host, key, content type) before
+its body is read or any route sees it; headers are capped, each phase of a
+request has a deadline, connections are capped, and an ``accept()`` that fails
+for want of file descriptors is logged in one line and retried. The Cursor token is the
 cell's own business (its credential ladder); this server never sees one unless
 the cell raises an error, and errors never carry tokens.
 
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
+import errno
 import ipaddress
 import json
 import logging
@@ -30,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import h11
 
 from . import anthropic_api, contract, responses_api
+from . import limits as host_limits
 from .api_round import (
     MODEL_PREFIX,
     ApiError,
@@ -49,6 +54,7 @@ from .openai_api import (
     models_object,
     parse_chat_request,
 )
+from .serve_gate import Gate, Preflight, Refusal
 
 if TYPE_CHECKING:
     from nodecode_cursor.host import Cell, RoundContext, RoundResult, StreamPart
@@ -73,6 +79,8 @@ PROVIDER = "cursor"
 # rather than held in memory.
 MAX_BODY_BYTES = 64 * 1024 * 1024
 _READ_SIZE = 65536
+# accept() failures for want of resources (asyncio retries them on its own after a pause).
+_ACCEPT_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
 
 Lane = Callable[["RoundContext"], Awaitable["RoundResult"]]
 
@@ -100,9 +108,25 @@ _END = object()
 class ApiServer:
     """The server's state: the host it serves from, the key, and what is in flight."""
 
-    def __init__(self, host: ServedHost, *, api_key: str | None = None) -> None:
+    def __init__(
+        self,
+        host: ServedHost,
+        *,
+        api_key: str | None = None,
+        allowed_origins: tuple[str, ...] = (),
+        max_connections: int = host_limits.SERVE_MAX_CONNECTIONS,
+        header_timeout: float = host_limits.SERVE_HEADER_TIMEOUT_SECONDS,
+        body_timeout: float = host_limits.SERVE_BODY_TIMEOUT_SECONDS,
+        idle_timeout: float = host_limits.SERVE_IDLE_TIMEOUT_SECONDS,
+    ) -> None:
         self.host = host
         self.api_key = api_key or None
+        self.allowed_origins = allowed_origins
+        self.max_connections = max_connections
+        self.header_timeout = header_timeout
+        self.body_timeout = body_timeout
+        self.idle_timeout = idle_timeout
+        self._accept_warned = 0.0
         self.listen_host = DEFAULT_LISTEN_HOST
         self.port = 0
         self.rounds_in_flight = 0
@@ -115,6 +139,7 @@ class ApiServer:
         self._listed: list[str] | None = None
         # Responses kept for previous_response_id (in memory, bounded).
         self.responses = responses_api.ResponseStore()
+        self._previous_handler: Any = None
 
     @property
     def url(self) -> str:
@@ -123,23 +148,57 @@ class ApiServer:
 
     # Connections ----------------------------------------------------------------------------
 
+    @property
+    def gate(self) -> Gate:
+        """Return the checks every request passes before any route (``serve_gate``)."""
+        return Gate(self.listen_host, self.port, self.api_key, self.allowed_origins)
+
     async def connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """Serve one connection: requests one after another until either side closes."""
-        conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_BODY_BYTES)
+        if self.connections >= self.max_connections:
+            await _turn_away(writer)
+            return
+        conn = h11.Connection(
+            h11.SERVER, max_incomplete_event_size=host_limits.SERVE_MAX_HEADER_BYTES
+        )
         self.connections += 1
+        waiting = self.header_timeout  # the first request's head is due at once
         try:
             while True:
                 try:
-                    request = await self._read_request(conn, reader)
+                    head = await self._read_head(conn, reader, waiting)
                 except h11.RemoteProtocolError as exc:
                     await self._send_bad_request(conn, writer, exc)
                     return
-                if request is None:
+                except TimeoutError:
+                    log.debug("closing a connection that sent no whole request head in time")
                     return
-                head, body = request
+                if head is None:
+                    return
+                waiting = self.idle_timeout
                 started = time.monotonic()
-                self._served[id(conn)] = {}
+                headers = {
+                    k.decode("latin-1").lower(): v.decode("latin-1") for k, v in head.headers
+                }
+                self._served[id(conn)] = {
+                    "origin": headers.get("origin"),
+                    "method": head.method.decode("latin-1").upper(),
+                }
                 try:
+                    if not await self._admitted(conn, writer, head, headers):
+                        return
+                    try:
+                        body = await self._read_body(conn, reader)
+                    except h11.RemoteProtocolError as exc:
+                        await self._send_bad_request(conn, writer, exc)
+                        return
+                    except TimeoutError:
+                        error = error_object(408, "the request body did not arrive in time")
+                        with contextlib.suppress(h11.LocalProtocolError, ConnectionError, OSError):
+                            await self._send_json(conn, writer, 408, error, close=True)
+                        return
+                    if body is None:
+                        return
                     await self._dispatch(conn, reader, writer, head, body)
                 finally:
                     self._log_request(conn, head, time.monotonic() - started)
@@ -163,35 +222,97 @@ class ApiServer:
         path = head.target.decode("latin-1").split("?", 1)[0]
         log.info(
             "%s %s -> %s in %.3fs%s",
-            head.method.decode("latin-1"),
-            path,
+            _loggable(head.method.decode("latin-1")),
+            _loggable(path),
             status,
             seconds,
-            f" (model {served['model']})" if "model" in served else "",
+            f" (model {_loggable(str(served['model']))})" if "model" in served else "",
         )
 
-    async def _read_request(
-        self, conn: h11.Connection, reader: asyncio.StreamReader
-    ) -> tuple[h11.Request, bytes] | None:
-        """Return the next request and its body, or None when the client closed first."""
-        head: h11.Request | None = None
-        body = bytearray()
+    async def _admitted(
+        self,
+        conn: h11.Connection,
+        writer: asyncio.StreamWriter,
+        head: h11.Request,
+        headers: Mapping[str, str],
+    ) -> bool:
+        """Return whether the request may go on to its body and route; else answer it.
+
+        The one place every route passes through, on the head alone: a refused
+        request is answered and its connection closed without reading its body.
+        """
+        method = head.method.decode("latin-1").upper()
+        verdict = self.gate.admit(method, headers)
+        if verdict is None:
+            declared = headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+                verdict = Refusal(413, "request body too large", "request_too_large")
+            else:
+                return True
+        if isinstance(verdict, Preflight):
+            await self._send(
+                conn,
+                writer,
+                h11.Response(
+                    status_code=204,
+                    headers=[*verdict.headers, ("content-length", "0"), ("connection", "close")],
+                ),
+            )
+            await self._send(conn, writer, h11.EndOfMessage())
+            return False
+        path = head.target.decode("latin-1").split("?", 1)[0]
+        if verdict.code == "invalid_api_key":
+            # Who was refused, never what they sent: the header may hold a real key.
+            log.warning("refused %s %s: missing or wrong client API key", method, _loggable(path))
+        # In the refused API's own error shape (an Anthropic client reads Anthropic's).
+        body = _error_body(path, ApiError(verdict.status, verdict.message, code=verdict.code))
+        await self._send_json(conn, writer, verdict.status, body, close=True)
+        return False
+
+    async def _read_head(
+        self, conn: h11.Connection, reader: asyncio.StreamReader, waiting: float
+    ) -> h11.Request | None:
+        """Return the next request's head, or None when the client closed first.
+
+        TimeoutError when no byte comes within WAITING, or the head is not whole
+        within the header timeout of its first byte.
+        """
+        loop = asyncio.get_running_loop()
+        deadline: float | None = None
         while True:
             event = conn.next_event()
             if event is h11.NEED_DATA:
-                data = await reader.read(_READ_SIZE)
+                left = waiting if deadline is None else deadline - loop.time()
+                async with asyncio.timeout(max(0.0, left)):
+                    data = await reader.read(_READ_SIZE)
+                if deadline is None:
+                    deadline = loop.time() + self.header_timeout
                 conn.receive_data(data)
                 continue
             if isinstance(event, h11.Request):
-                head = event
-            elif isinstance(event, h11.Data):
-                body += event.data
-                if len(body) > MAX_BODY_BYTES:
-                    raise h11.RemoteProtocolError("request body too large", 413)
-            elif isinstance(event, h11.EndOfMessage) and head is not None:
-                return head, bytes(body)
-            else:  # ConnectionClosed (or PAUSED, which a server in this state never sees)
-                return None
+                return event
+            return None  # ConnectionClosed (or PAUSED, which a server in this state never sees)
+
+    async def _read_body(self, conn: h11.Connection, reader: asyncio.StreamReader) -> bytes | None:
+        """Return the request's body, or None when the client closed first.
+
+        TimeoutError when it is not whole within the body timeout.
+        """
+        body = bytearray()
+        async with asyncio.timeout(self.body_timeout):
+            while True:
+                event = conn.next_event()
+                if event is h11.NEED_DATA:
+                    conn.receive_data(await reader.read(_READ_SIZE))
+                    continue
+                if isinstance(event, h11.Data):
+                    body += event.data
+                    if len(body) > MAX_BODY_BYTES:
+                        raise h11.RemoteProtocolError("request body too large", 413)
+                elif isinstance(event, h11.EndOfMessage):
+                    return bytes(body)
+                else:
+                    return None
 
     async def _send_bad_request(
         self, conn: h11.Connection, writer: asyncio.StreamWriter, exc: h11.RemoteProtocolError
@@ -200,7 +321,10 @@ class ApiServer:
         if conn.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
             return
         status = exc.error_status_hint if 400 <= exc.error_status_hint < 500 else 400
-        message = "request body too large" if status == 413 else "malformed HTTP request"
+        message = {
+            413: "request body too large",
+            431: f"request headers larger than {host_limits.SERVE_MAX_HEADER_BYTES} bytes",
+        }.get(status, "malformed HTTP request")
         with contextlib.suppress(h11.LocalProtocolError, ConnectionError, OSError):
             await self._send_json(conn, writer, status, error_object(status, message), close=True)
 
@@ -220,14 +344,6 @@ class ApiServer:
         path = target.split("?", 1)[0].rstrip("/") or "/"
         method = head.method.decode("latin-1").upper()
         try:
-            if not self._authorized(headers):
-                # Who was refused, never what they sent: the header may hold a real key.
-                log.warning("refused %s %s: missing or wrong client API key", method, path)
-                raise ApiError(
-                    401,
-                    "a valid API key is required (Authorization: Bearer …)",
-                    code="invalid_api_key",
-                )
             if path in ("/v1/models", "/models"):
                 if method != "GET":
                     raise ApiError(405, f"{method} is not allowed on {path}")
@@ -259,20 +375,6 @@ class ApiServer:
                 raise  # the answer already began: only closing the connection is left
             error = _unexpected(exc)
             await self._send_json(conn, writer, error.status, _error_body(path, error))
-
-    def _authorized(self, headers: Mapping[str, str]) -> bool:
-        """Return whether the request may be served (any request when no key is configured)."""
-        if self.api_key is None:
-            return True
-        # Anthropic's clients send the key as x-api-key; OpenAI's as a bearer token.
-        anthropic_key = headers.get("x-api-key")
-        if anthropic_key is not None:
-            return hmac.compare_digest(anthropic_key.strip().encode(), self.api_key.encode())
-        given = headers.get("authorization", "")
-        scheme, _, key = given.partition(" ")
-        if scheme.lower() != "bearer":
-            return False
-        return hmac.compare_digest(key.strip().encode(), self.api_key.encode())
 
     async def _models(self) -> dict[str, Any]:
         """Return the models answer: the account's roster, else the bundled rows."""
@@ -394,11 +496,11 @@ class ApiServer:
         self._served.setdefault(id(conn), {})["model"] = request.requested_model
         log.debug(
             "round request: model %s, %d messages, %d tools, stream %s, session %s",
-            request.requested_model,
+            _loggable(request.requested_model),
             len(request.messages),
             len(request.tools),
             request.stream,
-            request.session_id or "-",
+            _loggable(request.session_id or "-"),
         )
         self._fit_effort(request)
         if request.stream:
@@ -542,7 +644,11 @@ class ApiServer:
     async def _send(self, conn: h11.Connection, writer: asyncio.StreamWriter, event: Any) -> None:
         """Send one h11 event and wait until the socket takes it."""
         if isinstance(event, h11.Response):
-            self._served.setdefault(id(conn), {})["status"] = event.status_code
+            served = self._served.setdefault(id(conn), {})
+            served["status"] = event.status_code
+            cors = self.gate.cors_headers(served.get("origin"))
+            if cors and event.status_code != 204:
+                event = h11.Response(status_code=event.status_code, headers=[*event.headers, *cors])
         data = conn.send(event)
         if data:
             writer.write(data)
@@ -566,13 +672,19 @@ class ApiServer:
         if close:
             headers.append(("connection", "close"))
         await self._send(conn, writer, h11.Response(status_code=status, headers=headers))
-        await self._send(conn, writer, h11.Data(data=body))
+        # An answer to HEAD has the headers alone (h11 refuses a body there, and the
+        # connection would be lost: Claude Code's first request is HEAD /).
+        if self._served.get(id(conn), {}).get("method") != "HEAD":
+            await self._send(conn, writer, h11.Data(data=body))
         await self._send(conn, writer, h11.EndOfMessage())
 
     # Life cycle -----------------------------------------------------------------------------
 
     async def start(self, listen_host: str, port: int) -> None:
         """Start listening on LISTEN_HOST:PORT (port 0 picks a free one)."""
+        loop = asyncio.get_running_loop()
+        self._previous_handler = loop.get_exception_handler()
+        loop.set_exception_handler(self._loop_exception)
         self._server = await asyncio.start_server(self._guarded, listen_host, port)
         sockname = self._server.sockets[0].getsockname()
         self.listen_host, self.port = str(sockname[0]), int(sockname[1])
@@ -596,6 +708,26 @@ class ApiServer:
                 exc_info=(type(error), error, error.__traceback__) if error else None,
             )
 
+    def _loop_exception(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """Log an accept() that failed for want of resources in one line; pass on the rest.
+
+        asyncio pauses accepting and retries on its own; its default handler would
+        print a traceback for every failed accept.
+        """
+        error = context.get("exception")
+        if isinstance(error, OSError) and error.errno in _ACCEPT_ERRNOS:
+            now = time.monotonic()
+            if now - self._accept_warned > 10:
+                self._accept_warned = now
+                log.warning(
+                    "cannot accept connections for now: %s; retrying", error.strerror or error
+                )
+            return
+        if self._previous_handler is not None:
+            self._previous_handler(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
     async def close(self) -> None:
         """Stop listening and close every connection."""
         if self._server is not None:
@@ -605,6 +737,7 @@ class ApiServer:
             await _cancel(*self._tasks)
             await self._server.wait_closed()
             self._server = None
+            asyncio.get_running_loop().set_exception_handler(self._previous_handler)
 
 
 def _sse_head() -> h11.Response:
@@ -682,6 +815,7 @@ async def serve(
     listen_host: str = DEFAULT_LISTEN_HOST,
     port: int = DEFAULT_PORT,
     api_key: str | None = None,
+    allowed_origins: tuple[str, ...] = (),
     ready: Callable[[ApiServer], None] | None = None,
 ) -> None:
     """Serve the OpenAI-compatible API from HOST_OBJ's cursor lane until cancelled.
@@ -690,7 +824,7 @@ async def serve(
     one when PORT is 0). Cancelling the task closes every connection and
     cancels every round in flight.
     """
-    server = ApiServer(host_obj, api_key=api_key)
+    server = ApiServer(host_obj, api_key=api_key, allowed_origins=allowed_origins)
     await server.start(listen_host, port)
     try:
         if ready is not None:
@@ -715,3 +849,27 @@ def loopback(listen_host: str) -> bool:
         return ipaddress.ip_address(listen_host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+async def _turn_away(writer: asyncio.StreamWriter) -> None:
+    """Answer a connection past the cap with a 503 and close it, reading nothing."""
+    body = json.dumps(
+        error_object(503, "the server is at its connection limit; try again shortly")
+    ).encode()
+    head = (
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
+        f"content-length: {len(body)}\r\nretry-after: 1\r\nconnection: close\r\n\r\n"
+    ).encode()
+    with contextlib.suppress(ConnectionError, OSError, TimeoutError):
+        writer.write(head + body)
+        async with asyncio.timeout(5):
+            await writer.drain()
+    writer.close()
+    with contextlib.suppress(ConnectionError, OSError):
+        await writer.wait_closed()
+
+
+def _loggable(text: str) -> str:
+    """Return TEXT a client sent, escaped for a log line (no control characters, bounded)."""
+    shown = text.encode("unicode_escape").decode("ascii")
+    return shown if len(shown) <= 200 else shown[:200] + "…"

@@ -1,10 +1,12 @@
 """How the reference host shows a turn on a terminal: text live, reasoning dimmed, tools framed.
 
 ``Style`` colours text only when the stream is a terminal and ``NO_COLOR`` is
-unset. ``TerminalView`` is a ``TurnObserver`` that writes stream parts as they
-arrive: assistant text as it is, reasoning dimmed (or nowhere), each tool call
-with its arguments and a bounded preview of its result. Running the turn is
-``refhost.py``'s job; this module only writes.
+unset. Everything the model controls passes through ``terminal_text.visible``
+first, so its control characters are shown, never obeyed. ``TerminalView`` is a
+``TurnObserver`` that writes stream parts as they arrive: assistant text as it
+is, reasoning dimmed (or nowhere), each tool call with its arguments and a
+bounded preview of its result. Running the turn is ``refhost.py``'s job; this
+module only writes.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from . import contract
 from .refhost import TurnObserver
+from .terminal_text import visible
 
 if TYPE_CHECKING:
     from nodecode_cursor.host import RoundResult, StreamPart
@@ -63,9 +66,9 @@ class Style:
 
 
 def call_summary(call: dict[str, Any]) -> str:
-    """Return a tool call as one short line: name(arguments)."""
+    """Return a tool call as one short line, safe for a terminal: name(arguments)."""
     function = call.get("function") or {}
-    name = str(function.get("name", "?"))
+    name = visible(str(function.get("name", "?")), lines=False)
     arguments = str(function.get("arguments", ""))
     try:
         compact = json.dumps(json.loads(arguments), ensure_ascii=False, separators=(", ", ": "))
@@ -73,13 +76,15 @@ def call_summary(call: dict[str, Any]) -> str:
         compact = arguments
     if len(compact) > _ARGS_CHARS:
         compact = compact[: _ARGS_CHARS - 1] + "…"
-    return f"{name}({compact})"
+    return f"{name}({visible(compact, lines=False)})"
 
 
 def result_preview(text: str) -> str:
-    """Return the first lines of a tool result, saying how much more there is."""
-    lines = text.splitlines() or [""]
-    shown = "\n".join(lines[:_PREVIEW_LINES])
+    """Return the first lines of a tool result, safe for a terminal, saying how much more."""
+    lines = text.split("\n") if text else [""]
+    if len(lines) > 1 and not lines[-1]:
+        lines.pop()  # the line feed ending the last line opens no new one
+    shown = "\n".join(visible(line, lines=False) for line in lines[:_PREVIEW_LINES])
     if len(shown) > _PREVIEW_CHARS:
         shown = shown[:_PREVIEW_CHARS] + "…"
     if len(lines) > _PREVIEW_LINES:
@@ -126,7 +131,7 @@ class TerminalView(TurnObserver):
             self.round_number += 1
             if self.rounds:
                 self._end_line()
-                label = f"── round {self.round_number} · {part.model} ──"
+                label = f"── round {self.round_number} · {visible(part.model, lines=False)} ──"
                 self.tools.write(self.style.dim(label) + "\n")
                 self.tools.flush()
         elif isinstance(part, contract.ReasoningDelta):
@@ -139,14 +144,14 @@ class TerminalView(TurnObserver):
                 self.reasoning.write(self.style.dim("thinking: "))
             self._last = "reasoning"
             self._ended = part.text.endswith("\n")
-            self.reasoning.write(self.style.dim(part.text))
+            self.reasoning.write(self.style.dim(visible(part.text)))
             self.reasoning.flush()
         elif isinstance(part, contract.TextDelta):
             if self._last == "reasoning":
                 self._end_line()
             self._last = "text"
             self._ended = part.text.endswith("\n")
-            self.out.write(part.text)
+            self.out.write(visible(part.text))
             self.out.flush()
         elif isinstance(part, contract.ToolCallStart):
             self._end_line()

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from . import contract
 from .errors import HostConfigError
 from .refhost import ReferenceHost, json_kind
+from .terminal_text import has_hidden, visible
 
 if TYPE_CHECKING:
     from nodecode_cursor.errors import BadEffort, UnknownModel
@@ -30,6 +31,7 @@ __all__ = [
     "DEFAULT_MODEL",
     "HOST_DEFAULTS",
     "PROVIDER",
+    "allow_secret",
     "catalog_models",
     "checked_route",
     "configured",
@@ -284,10 +286,39 @@ def for_shell(message: str) -> str:
     return message
 
 
+def command_question(command: str) -> str:
+    """Return the question that asks the person to allow COMMAND.
+
+    The command stands on a line of its own, exactly as the shell will get it, with
+    line breaks and every non-printing character shown as a visible escape: the
+    model writes the command, and must not be able to make it look like another.
+    """
+    lines = ["the model asks to run this command:", "  " + visible(command, lines=False)]
+    if has_hidden(command):
+        lines.append(
+            "  (it holds line breaks or non-printing characters, shown above as \\n, \\x1b, …)"
+        )
+    return "\n".join(lines) + "\nrun it? [y/N] "
+
+
 def confirm(command: str) -> bool:
     """Return whether the person allows COMMAND (asked on the terminal)."""
+    return _ask(command_question(command))
+
+
+def allow_secret(tool: str, path: str, why: str) -> bool:
+    """Return whether the person lets TOOL reach PATH, a place that holds secrets (WHY)."""
+    shown = visible(path, lines=False)
+    return _ask(
+        f"{visible(tool, lines=False)} asks to reach {shown}, which holds secrets ({why}).\n"
+        "allow this once? [y/N] "
+    )
+
+
+def _ask(question: str) -> bool:
+    """Return whether the person answers QUESTION with yes (asked on the terminal)."""
     try:
-        answer = input(f"run `{command}`? [y/N] ")
+        answer = input(question)
     except EOFError:
         return False
     return answer.strip().lower() in ("y", "yes")

@@ -142,7 +142,8 @@ def test_chat_runs_a_confirmed_command_for_the_model(
     try:
         child.expect("> ")
         child.sendline('Use run_command with {"command": "echo tool-said-$((6*7))"}')
-        child.expect(r"run `echo tool-said-\$\(\(6\*7\)\)`\? \[y/N\]")
+        child.expect_exact("the model asks to run this command:\r\n  echo tool-said-$((6*7))\r\n")
+        child.expect_exact("run it? [y/N] ")
         child.sendline("y")
         child.expect("run_command returned: exit code 0")
         child.expect("tool-said-42")

@@ -583,7 +583,8 @@ def test_a_client_leaving_a_non_streamed_round_cancels_it(
     assert server is not None
     body = json.dumps(chat("slow")).encode()
     head = (
-        f"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+        "POST /v1/chat/completions HTTP/1.1\r\n"
+        f"host: {server.listen_host}:{server.port}\r\ncontent-type: application/json\r\n"
         f"content-length: {len(body)}\r\n\r\n"
     ).encode()
     with socket.create_connection((server.listen_host, server.port), timeout=5) as sock:
@@ -599,7 +600,8 @@ def test_stopping_the_server_cancels_rounds_in_flight(host: ReferenceHost, sim: 
     assert server is not None
     body = json.dumps(chat("slow", stream=True)).encode()
     head = (
-        f"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+        "POST /v1/chat/completions HTTP/1.1\r\n"
+        f"host: {server.listen_host}:{server.port}\r\ncontent-type: application/json\r\n"
         f"content-length: {len(body)}\r\n\r\n"
     ).encode()
     with socket.create_connection((server.listen_host, server.port), timeout=5) as sock:

@@ -121,7 +121,11 @@ def test_errors_after_the_stream_began_are_each_apis_own(
             api.url + "/responses", json={"model": MODEL, "input": "x", "stream": True}
         )
         missing = client.get(api.url + "/models/nope")
-        wrong = client.post(api.url + "/messages", content=b"{", headers={"x-api-key": "k"})
+        wrong = client.post(
+            api.url + "/messages",
+            content=b"{",
+            headers={"x-api-key": "k", "content-type": "application/json"},
+        )
     event, data = sse(messages.text)[-1]
     assert event == "error" and data["error"]["type"] == "api_error"
     event, data = sse(responses.text)[-1]
@@ -277,3 +281,28 @@ def test_the_schema_check_names_the_first_fault() -> None:
     assert schema_problem({"name": "x", "more": 1}, schema) == (
         "$ has a property the schema does not allow: 'more'"
     )
+
+
+def test_a_head_request_keeps_its_connection_for_the_next_request(
+    sim: Simulator, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Claude Code opens with HEAD /: its answer carries no body, and the connection
+    # stays usable (a body there broke it, and the next request was reset).
+    import socket
+    from urllib.parse import urlsplit
+
+    with served(sim, home, monkeypatch) as api:
+        where = urlsplit(api.root)
+        assert where.hostname is not None and where.port is not None
+        with socket.create_connection((where.hostname, where.port), timeout=10) as sock:
+            host = f"{where.hostname}:{where.port}".encode()
+            sock.sendall(b"HEAD / HTTP/1.1\r\nhost: " + host + b"\r\n\r\n")
+            sock.sendall(b"GET /v1/models HTTP/1.1\r\nhost: " + host + b"\r\n\r\n")
+            received = b""
+            while b'"object":"list"' not in received:
+                chunk = sock.recv(65536)
+                assert chunk, received
+                received += chunk
+    first, _, rest = received.partition(b"\r\n\r\n")
+    assert first.startswith(b"HTTP/1.1 404")
+    assert rest.startswith(b"HTTP/1.1 200")  # nothing between: the HEAD answer had no body

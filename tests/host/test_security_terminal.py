@@ -1,0 +1,83 @@
+"""What the model controls cannot drive the person's terminal (issue 12, item 1).
+
+The chat runs on a real pseudo-terminal against the simulator; the model's
+text, reasoning, tool names and arguments and the run_command confirmation
+carry escape sequences, and none of them reaches the terminal as one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cli_run import close_chat, spawn_chat
+
+from cursor_simulator import Simulator
+from cursor_simulator.agent import (
+    Checkpoint,
+    End,
+    StepCompleted,
+    StepStarted,
+    Text,
+    Thinking,
+    ToolCall,
+    TurnEnded,
+)
+from nodecode_host.render import call_summary, result_preview
+
+CLEAR = "\x1b[2J\x1b[H"
+FORGED = "touch PWNED #" + CLEAR + "\r\nrun `ls`? [y/N] "
+
+
+def test_visible_shows_controls_and_keeps_prose() -> None:
+    from nodecode_host.terminal_text import visible
+
+    assert visible("a\x1b[31mred\x07\r") == "a\\x1b[31mred\\x07\\r"
+    assert visible("two\nlines\tand tab") == "two\nlines\tand tab"
+    assert visible("two\nlines", lines=False) == "two\\nlines"
+    assert visible("\x9b2J \u202egnp.exe") == "\\x9b2J \\u202egnp.exe"
+    assert visible("plain — unicode ✓") == "plain — unicode ✓"
+
+
+def test_summaries_and_previews_carry_no_escape() -> None:
+    call = {"function": {"name": "x\x1b[2J", "arguments": '{"a": "\\u001b]0;title\\u0007"}'}}
+    assert "\x1b" not in call_summary(call)
+    assert "\x07" not in call_summary(call)
+    assert "\x1b" not in result_preview("ok\n\x1b[2Jcleared\rover")
+
+
+def test_the_run_command_confirmation_cannot_be_forged(
+    sim: Simulator, home: Path, tmp_path: Path
+) -> None:
+    sim.agent.script(
+        [
+            StepStarted(),
+            Thinking("plan" + CLEAR),
+            Text("hello" + CLEAR + "\x1b]0;pwned\x07"),
+            ToolCall("run_command", {"command": FORGED}, call_id="call_1"),
+            StepCompleted(),
+            TurnEnded(10, 5),
+            Checkpoint(),
+            End(),
+        ]
+    )
+    child = spawn_chat(sim, home, tmp_path)
+    seen = ""
+    try:
+        child.expect("> ")
+        child.sendline("go")
+        child.expect_exact("run it? [y/N] ", timeout=15)
+        seen = child.before
+        child.sendline("n")
+        child.expect("> ")
+        seen += child.before
+        close_chat(child)
+    finally:
+        child.close(force=True)
+    # The escape characters never reached the terminal; they are shown instead.
+    assert "\x1b" not in seen, repr(seen)
+    assert "\x07" not in seen
+    assert "hello\\x1b[2J\\x1b[H\\x1b]0;pwned\\x07" in seen
+    # The command stands on its own line, exactly, with its line break made visible.
+    assert "  touch PWNED #\\x1b[2J\\x1b[H\\r\\nrun `ls`? [y/N] \r\n" in seen
+    assert "non-printing characters" in seen
+    assert not (tmp_path / "PWNED").exists()
