@@ -503,9 +503,15 @@ class ChatReply:
 # Models --------------------------------------------------------------------------------------
 
 
-def model_object(model_id: str, name: str, window: int) -> dict[str, Any]:
-    """Return OpenAI's model object (``GET /v1/models/{id}``) for one row."""
-    return {
+def model_object(
+    model_id: str, name: str, window: int, extra: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Return OpenAI's model object (``GET /v1/models/{id}``) for one row.
+
+    EXTRA holds what the account's model catalog says of it (the max-mode window,
+    images, thinking, parameter axes), each field only when known.
+    """
+    found = {
         "id": model_id,
         "object": "model",
         "created": 0,
@@ -513,8 +519,12 @@ def model_object(model_id: str, name: str, window: int) -> dict[str, Any]:
         "name": name,
         "context_window": window,
     }
+    found.update({key: value for key, value in (extra or {}).items() if value is not None})
+    return found
 
 
-def models_object(rows: Iterable[tuple[str, str, int]]) -> dict[str, Any]:
-    """Return the ``GET /v1/models`` answer for ROWS of (id, display name, context window)."""
+def models_object(
+    rows: Iterable[tuple[str, str, int, Mapping[str, Any] | None]],
+) -> dict[str, Any]:
+    """Return the ``GET /v1/models`` answer for ROWS of (id, name, window, catalog extras)."""
     return {"object": "list", "data": [model_object(*row) for row in rows]}

@@ -388,7 +388,9 @@ class ApiServer:
         if not roster.live:
             log.info("serving the bundled model rows: %s", roster.reason)
         self._listed = [m.id for m in roster.models]
-        return models_object((m.id, m.name, m.context_window) for m in roster.models)
+        return models_object(
+            (m.id, m.name, m.context_window, _catalog_extra(m)) for m in roster.models
+        )
 
     async def _model(self, path: str) -> dict[str, Any]:
         """Return one listed model's object (``GET /v1/models/{id}``); 404 when it is not listed."""
@@ -781,6 +783,17 @@ async def _next(
     if round_task.cancelled():
         return _unexpected(asyncio.CancelledError())
     return _unexpected(round_task.exception() or RuntimeError("the round ended without an answer"))
+
+
+def _catalog_extra(model: Any) -> dict[str, Any]:
+    """Return what the account's catalog says of MODEL, for its model object (None: unknown)."""
+    parameters = getattr(model, "parameters", ())
+    return {
+        "max_context_window": getattr(model, "max_context_window", None),
+        "supports_images": getattr(model, "images", None),
+        "supports_thinking": getattr(model, "thinking", None),
+        "parameters": {key: list(values) for key, values in parameters} or None,
+    }
 
 
 def _error_body(path: str, error: ApiError) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from cursor_simulator.agent import (
     Thinking,
     TurnEnded,
 )
+from cursor_simulator.models import RosterEntry
 from nodecode_host.openai_server import ApiServer, loopback, serve
 from nodecode_host.refhost import ReferenceHost
 
@@ -170,6 +171,21 @@ def test_models_lists_the_accounts_roster(api: RunningServer, sim: Simulator) ->
     assert all(row["object"] == "model" and row["owned_by"] == "cursor" for row in body["data"])
     seen = sim.requests_to("/agent.v1.AgentService/GetUsableModels")
     assert seen and seen[-1].headers["authorization"] == f"Bearer {TOKEN}"
+
+
+def test_models_carry_what_the_catalog_says(api: RunningServer, sim: Simulator) -> None:
+    sim.models.roster = [RosterEntry("claude-sonnet-5-max", "Claude Sonnet 5 Max", max_mode=True)]
+    sim.models.roster.append(RosterEntry("composer-2.5", "Composer 2.5"))
+    with httpx.Client(base_url=api.url) as client:
+        rows = {row["id"]: row for row in client.get("/models").json()["data"]}
+        one = client.get("/models/claude-sonnet-5-max").json()
+    sonnet = rows["claude-sonnet-5-max"]
+    assert sonnet["max_context_window"] == 1_000_000 and sonnet["supports_thinking"] is True
+    assert sonnet["parameters"]["effort"] == ["low", "medium", "high", "xhigh"]
+    assert one == sonnet
+    # A model the catalog does not know carries no invented fields.
+    assert "parameters" not in rows["composer-2.5"]
+    assert "max_context_window" not in rows["composer-2.5"]
 
 
 def test_models_falls_back_to_the_bundled_rows(api: RunningServer, sim: Simulator) -> None:
