@@ -122,11 +122,16 @@ def agent_version(path: str) -> str | None:
     return lines[0] if done.returncode == 0 and lines else None
 
 
-def agent_status_line(*, required: bool) -> str | None:
-    """Return the status words for the CLI (None when it is absent and not the chosen lane)."""
+def agent_status_line(*, required: bool) -> str:
+    """Return the status words for the CLI: on the PATH and its version, or not there.
+
+    When it is the chosen lane and missing, the words say how to install it.
+    """
     path = find_agent()
     if path is None:
-        return f"{AGENT_BINARY} is not on the PATH ({INSTALL_HINT})" if required else None
+        if required:
+            return f"{AGENT_BINARY} is not on the PATH ({INSTALL_HINT})"
+        return f"{AGENT_BINARY} is not on the PATH (the cursor-agent lane is unavailable)"
     version = agent_version(path)
     return f"{AGENT_BINARY} {version} is on the PATH" if version else f"{path} is on the PATH"
 

@@ -383,8 +383,8 @@ class CursorCell:
         kept = model.strip() if model.strip().startswith(f"{AGENT_LANE}/") else name
         return Route(kept, requested, None, name, (), find_model(name) is not None)
 
-    def _agent_status(self) -> str | None:
-        """Return what /cursor status says of cursor-agent (None: nothing to say)."""
+    def _agent_status(self) -> str:
+        """Return what /cursor status says of cursor-agent: on the PATH (its version) or not."""
         from .agent_lane import agent_status_line
 
         return agent_status_line(required=self.settings.lane == AGENT_LANE)

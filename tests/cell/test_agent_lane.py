@@ -302,7 +302,10 @@ def test_status_names_the_cli_and_its_version(
     line = cell.commands["cursor"].run("status")
     assert line.endswith(f"; cursor-agent {VERSION} is on the PATH")
     monkeypatch.setenv("PATH", str(tmp_path))
-    assert "cursor-agent" not in cell.commands["cursor"].run("status")
+    absent = cell.commands["cursor"].run("status")
+    assert absent.endswith(
+        "; cursor-agent is not on the PATH (the cursor-agent lane is unavailable)"
+    )
     chosen = CursorCell()
     assert chosen.start(MemoryHost(home, {"cursor": {"lane": "cursor-agent"}}))
     try:

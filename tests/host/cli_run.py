@@ -35,6 +35,17 @@ TOKEN = "sim-token-for-cli-tests"
 RUN_TIMEOUT = 60
 CLI = [sys.executable, "-m", "nodecode_host.cli"]
 ENV_STATUS = "cursor: not signed in; a token from the environment (CURSOR_ACCESS_TOKEN) is used"
+# What /cursor status adds of Cursor's CLI, whether it is on the PATH or not.
+AGENT_STATUS = "; cursor-agent "
+
+
+def sign_in_status(line: str) -> str:
+    """Return the sign-in half of a status LINE (what it says of cursor-agent set aside)."""
+    head, said, _ = line.partition(AGENT_STATUS)
+    assert said, f"status says nothing of cursor-agent: {line!r}"
+    return head
+
+
 NOT_SIGNED_IN_NOTICE = "! cursor: not signed in: /cursor login, or set CURSOR_ACCESS_TOKEN"
 # The loggers -v turns on (the in-process run puts them back as they were).
 _LOGGERS = ("nodecode_cursor", "nodecode_host")
