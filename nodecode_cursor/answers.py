@@ -112,6 +112,8 @@ class Answerer:
     ) -> None:
         # The kinds of native ask the host runs in place (empty: every one is refused).
         self.native_kinds = native_kinds
+        # Outcomes of the calls run in place this round, by call id (a repeat is replayed).
+        self._outcomes: dict[str, NativeOutcome] = {}
         self.cwd = cwd
         self.blobs = blobs
         self.fold = fold
@@ -152,6 +154,8 @@ class Answerer:
         call = native_call(ask, self.cwd)
         if call is None:
             return None
+        if call.id and call.id in self._outcomes:
+            return ask, call  # asked again (a resumed run): replayed, not shown twice
         if self.fold.on_part is not None:
             arguments = resolved_messages(call.id, call.kind, call.arguments(), "", failed=False)
             text = arguments[0]["function"]["arguments"]
@@ -162,8 +166,21 @@ class Answerer:
         self, ask: agent_pb2.ExecServerMessage, call: NativeCall, outcome: NativeOutcome
     ) -> list[agent_pb2.AgentClientMessage]:
         """Return the answer of a call run in place, and record it on the round as resolved."""
+        if call.id:
+            self._outcomes[call.id] = outcome
         self._record(call, outcome.text, failed=outcome.status != "done", by=None)
         return native_answer(ask, call, outcome)
+
+    def replay(
+        self, ask: agent_pb2.ExecServerMessage, call: NativeCall
+    ) -> list[agent_pb2.AgentClientMessage] | None:
+        """Return the answer a call with CALL's id got before in this round, or None.
+
+        The service asks a call again after a resumed run; it runs once (a command
+        must not run twice) and the repeat is answered with its first outcome.
+        """
+        outcome = self._outcomes.get(call.id) if call.id else None
+        return None if outcome is None else native_answer(ask, call, outcome)
 
     def _record(self, call: NativeCall, text: str, *, failed: bool, by: str | None) -> None:
         """Record CALL and its result TEXT as a resolved call (its start shown first when BY)."""

@@ -745,6 +745,11 @@ class _Attempt:
         if runner is None or found is None:
             return False
         ask, call = found
+        again = answerer.replay(ask, call)
+        if again is not None:
+            for reply in again:
+                run.send(reply.SerializeToString())
+            return True
 
         async def serve() -> None:
             from .errors import scrub

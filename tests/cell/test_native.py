@@ -512,3 +512,29 @@ def test_an_answer_that_is_no_typed_result_ends_the_run_with_an_error(sim: Simul
         lane.stream_round_sync(ctx(sim, [{"role": "user", "content": "go"}]))
     assert "answered with a throw" in str(caught.value)
     assert any("git_diff_request" in v for v in sim.agent.violations())
+
+
+def test_a_call_asked_again_is_answered_from_its_first_run(sim: Simulator) -> None:
+    # After a resumed run the service may ask the same call again: a command must not
+    # run twice, so the repeat gets the first outcome.
+    ask = {"command": "touch once", "tool_call_id": "c-once"}
+    sim.agent.script(script(Native("shell_args", ask), Native("shell_args", ask)))
+    runner = Runner({"shell": NativeOutcome.done("", exit_code=0, stdout="", duration_ms=3)})
+    parts: list[StreamPart] = []
+    lane.stream_round_sync(
+        ctx(
+            sim,
+            [{"role": "user", "content": "run"}],
+            run_native=runner,
+            native_kinds=ALL_KINDS,
+            on_part=parts.append,
+        )
+    )
+    assert [call.command for call in runner.calls] == ["touch once"]  # ran once
+    first, again = (exec_answer(sim, index) for index in (0, 1))
+    # The same result, each under its own ask id and exec id.
+    assert first[1][0].removeprefix(head(first[0])).replace(exec_id(first[0]), b"") == (
+        again[1][0].removeprefix(head(again[0])).replace(exec_id(again[0]), b"")
+    )
+    assert sum(isinstance(p, ResolvedCallStart) for p in parts) == 1
+    assert sim.agent.violations() == []
