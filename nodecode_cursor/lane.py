@@ -491,6 +491,8 @@ class _Attempt:
         # and whether that rotates the conversation at once or is the round's call.
         self.refused_bare = False
         self.rotate_on_refusal = True
+        # The digests of the rounds this attempt recorded in the writer table.
+        self.written: list[str] = []
         # Runs of this attempt after the first, each resuming a broken one.
         self.resumes = 0
         self.first_request_id: str | None = None
@@ -587,7 +589,13 @@ class _Attempt:
             blobs.unpin(pin)
             self.saw_output = fold.saw_output
         self.duration = time.monotonic() - started
-        return self._finish(build, fold)
+        result = self._finish(build, fold)
+        store = self.table.store
+        if store is not None:
+            # The disk table may wait on another process's lock: never on the event loop.
+            for digest in self.written:
+                await asyncio.to_thread(store.put, digest, self.ctx.model)
+        return result
 
     async def _one_run(
         self, settings: RunSettings, data: bytes, fold: Fold, answerer: Answerer
@@ -856,9 +864,11 @@ class _Attempt:
             conversation.keep_checkpoint(fold.checkpoint, build.history.system_ids)
         messages = fold.messages()
         message = messages[-1]
-        for said in messages:
-            if said.get("role") == "assistant":
-                self.table.record(said, self.ctx.model)
+        self.written = [
+            self.table.record(said, self.ctx.model, persist=False)
+            for said in messages
+            if said.get("role") == "assistant"
+        ]
         usage = fold.usage
         log.debug(
             "round end finish=%s input=%d output=%d cache_read=%d cache_write=%d "

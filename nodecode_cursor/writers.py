@@ -118,8 +118,13 @@ class WriterTable:
         self._writers = dict(kept)
         self._loaded = True
 
-    def record(self, message: Mapping[str, Any], model: str) -> None:
-        """Remember that MODEL wrote the round MESSAGE (and keep it in the store, if any)."""
+    def record(self, message: Mapping[str, Any], model: str, *, persist: bool = True) -> str:
+        """Remember that MODEL wrote the round MESSAGE; return the round's digest.
+
+        With PERSIST (and a store) it is kept in the store too; a caller on an event
+        loop passes False and puts ``(digest, model)`` in the store from a worker
+        thread, since the store may wait on another process's lock.
+        """
         if not self._loaded:
             self._load()
         if len(self._writers) >= self.limit:
@@ -129,8 +134,9 @@ class WriterTable:
             self._writers.clear()
         digest = round_digest(message)
         self._writers[digest] = model
-        if self.store is not None:
+        if persist and self.store is not None:
             self.store.put(digest, model)
+        return digest
 
     def writer_of(self, message: Mapping[str, Any]) -> str | None:
         """Return the model that wrote the round MESSAGE, when this table or its store knows it."""
