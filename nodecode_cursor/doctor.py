@@ -126,9 +126,11 @@ async def _reach_and_roster(cell: CursorCell, token: str) -> tuple[list[DoctorCh
         )
     except ProviderError as exc:
         if exc.detail.startswith("could not reach"):
+            # DNS, the proxy, the connection and TLS passed (reach.py) before this.
             fix = (
-                "check the network, DNS and TLS to the service, and the proxy "
-                "(the cursor.proxy setting, HTTPS_PROXY); --base-url overrides the address"
+                "the checks above passed, so the request failed further on: check that "
+                "--base-url names Cursor's service and that the proxy (the cursor.proxy "
+                "setting, HTTPS_PROXY) lets the request through"
             )
             return [
                 _fail("reaching the service", exc.detail, fix),
