@@ -2,7 +2,9 @@
 
 The checks run in order, each ending in one verdict (ok, failed, or not
 checked) and, on failure, the fix: the credential (which one, its expiry, a
-refresh when due), reaching the service (proxy, TLS, DNS), the client version
+refresh when due), reaching the service one layer at a time (``reach.py``: DNS,
+the proxy, the connection, TLS — these need no credential) and then its HTTP
+answer, the client version
 (Cursor refusing an outdated client names ``CURSOR_CLIENT_VERSION``), the
 account's roster (``GetUsableModels``) and the model catalog
 (``AvailableModels``), then — only when asked, since they cost a few tokens —
@@ -124,9 +126,11 @@ async def _reach_and_roster(cell: CursorCell, token: str) -> tuple[list[DoctorCh
         )
     except ProviderError as exc:
         if exc.detail.startswith("could not reach"):
+            # DNS, the proxy, the connection and TLS passed (reach.py) before this.
             fix = (
-                "check the network, DNS and TLS to the service, and the proxy "
-                "(the cursor.proxy setting, HTTPS_PROXY); --base-url overrides the address"
+                "the checks above passed, so the request failed further on: check that "
+                "--base-url names Cursor's service and that the proxy (the cursor.proxy "
+                "setting, HTTPS_PROXY) lets the request through"
             )
             return [
                 _fail("reaching the service", exc.detail, fix),
@@ -243,12 +247,20 @@ async def diagnose(cell: CursorCell, *, rounds: bool, report: Report) -> list[Do
         checks.append(check)
         report(check)
 
+    from .reach import check_network
+
     credential, token = await asyncio.to_thread(_credential, cell)
     add(credential)
-    later = ("reaching the service", "client version", "roster", "catalog", "transports")
-    if token is None:
+    # The layers below HTTP need no credential: a person signed out still learns them.
+    network = await check_network(cell.settings.base_url, cell.settings.proxy)
+    for check in network:
+        add(check)
+    broken = next((c.name for c in network if c.status == "fail"), None)
+    later = ("reaching the service", "client version", "roster", "catalog", "transports", "rounds")
+    if token is None or broken is not None:
+        why = "no credential" if token is None else f"the {broken} check failed"
         for name in later:
-            add(_skip(name, "no credential"))
+            add(_skip(name, why))
         return checks
     found, ids = await _reach_and_roster(cell, token)
     for check in found:

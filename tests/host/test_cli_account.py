@@ -131,6 +131,33 @@ def test_the_plan_notice_at_80_then_95_and_cleared_by_a_new_period(
     assert notice(host) is None
 
 
+def test_the_plan_notice_on_a_plan_with_usage_based_pricing(
+    chat: tuple[ChatRepl, io.StringIO, Clock, ReferenceHost], sim: Simulator
+) -> None:
+    # Past the plan, rounds go on at a price: the notice warns all the same, once per level.
+    repl, _out, clock, host = chat
+    sim.dashboard.usage_based(limit_dollars=100, spent_cents=2550)
+    sim.dashboard.set_percents(81.0, auto=20.0, api=30.0)
+    repl.turn("hello")
+    warned = notice(host)
+    assert warned is not None and warned.startswith(
+        "cursor: 81% of your plan's Total usage is used"
+    )
+    sim.dashboard.set_percents(100.0)
+    clock.now += 301
+    repl.turn("hello")
+    full = notice(host)
+    assert full is not None and full.startswith("cursor: 100% of your plan's Total usage is used")
+    assert full.endswith("(/cursor usage)")
+    clock.now += 301
+    repl.turn("hello")
+    assert notice(host) == full and sim.dashboard.count(USAGE_PATH) == 3
+    sim.dashboard.new_period()
+    clock.now += 301
+    repl.turn("hello")
+    assert notice(host) is None
+
+
 def test_a_refused_dashboard_leaves_the_chat_quiet(
     chat: tuple[ChatRepl, io.StringIO, Clock, ReferenceHost], sim: Simulator
 ) -> None:

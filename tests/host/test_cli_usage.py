@@ -41,6 +41,31 @@ def test_usage_json_with_usage_based_pricing(sim: Simulator, home: Path) -> None
     assert data["period_end"].endswith("Z")
 
 
+def test_usage_json_without_usage_based_pricing(sim: Simulator, home: Path) -> None:
+    done = run_main("--base-url", sim.url, "usage", "--json", env=cli_env(home))
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["plan"] == "Pro"
+    assert [(w["key"], w["percent_used"]) for w in data["windows"]] == [
+        ("total", 42.5),
+        ("auto", 20.0),
+        ("api", 65.0),
+    ]
+    assert (data["included_usd"], data["spent_usd"]) == (20.0, 8.5)
+    assert data["beyond_plan"] == {"state": "off", "used_usd": None, "limit_usd": None}
+    assert data["period_start"] < data["period_end"]
+
+
+def test_usage_with_usage_based_pricing(sim: Simulator, home: Path) -> None:
+    sim.dashboard.usage_based(limit_dollars=100, spent_cents=2550)
+    done = run_main("--base-url", sim.url, "usage", env=cli_env(home))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "Cursor plan: Pro ($8.50 of $20.00 included used)"
+    assert lines[4] == "  beyond the plan: $25.50 of $100.00 limit"
+    assert lines[5].startswith("  resets ")
+
+
 def test_a_refused_dashboard_is_one_line_and_asked_once(sim: Simulator, home: Path) -> None:
     sim.dashboard.refuse(USAGE_PATH, 403, "permission_denied", "no")
     done = run_main("--base-url", sim.url, "usage", env=cli_env(home))
