@@ -5,9 +5,9 @@ Usage: .venv/bin/python benchmarks/run.py
 Runs each script of this folder in its own process (so one's imports and
 caches do not flatter the next), prints their output as it comes, and writes
 RESULTS.md: the machine (CPUs, CPU model, Python), the date, and each script's
-output. The verdicts (``verdict: PASS|FAIL``) come from floors.py and are
-collected at the top. Exits non-zero when any verdict fails, so a CI job may
-run it, though the test suite does not.
+output. The verdicts (``verdict: PASS|FAIL``) come from floors.py and
+serve_load.py and are collected at the top. Exits non-zero when any verdict
+fails, so a CI job may run it, though the test suite does not.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-# floors.py holds the targets; the others print supporting detail.
+# floors.py and serve_load.py hold the targets; the others print supporting detail.
 SCRIPTS = (
     "floors.py",
     "catalog.py",
@@ -29,6 +29,7 @@ SCRIPTS = (
     "register_first.py",
     "h2_latency.py",
     "native_tools.py",
+    "serve_load.py",
 )
 
 

@@ -399,6 +399,9 @@ class AgentService:
         self.frame_delay = 0.0
         # A pause before each append is answered, to make a slow (or timed-out) append.
         self.append_delay = 0.0
+        # The model's think time: a pause before a run's first token (text, thinking or a
+        # tool call), after the context asks; benchmarks set a realistic one (0.3 s).
+        self.first_token_delay = 0.0
         # Lose the appends that reach a run before its RunSSE registered it (a poll run
         # is registered by its first append, as its client sends append 0 first).
         self.drop_early_appends = True
@@ -723,7 +726,11 @@ class _Player:
             if refusal is not None:
                 yield self._end({"error": refusal})
                 return
+            delay = self.service.first_token_delay
             for step in steps:
+                if delay and isinstance(step, (Text, Thinking, ToolCall)):
+                    self._sleep(delay)
+                    delay = 0.0
                 yield from self._step(step)
                 if self.run.ended:
                     return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import time
 import uuid
 from typing import Any
 
@@ -119,6 +120,32 @@ def test_a_run_streams_frames_after_the_run_request(sim: Simulator) -> None:
     assert b"\x00\x00\x00\x00\x08" + b"\x0a\x06\x0a\x04\x0a\x02hi" in raw
     assert raw.endswith(b"\x02\x00\x00\x00\x02{}")
     assert sim.agent.run().usage == [TurnEnded(1, 1)]
+
+
+def test_the_first_token_waits_the_model_think_time_and_only_once(sim: Simulator) -> None:
+    sim.agent.first_token_delay = 0.3
+    sim.agent.script([Heartbeat(count=1), Text("hi"), Text("yo"), TurnEnded(1, 1), End()])
+    body = b"\x00\x00\x00\x00\x04" + b"\x0a\x02r9"
+    sent = headers("r9", "application/connect+proto")
+    sent["x-cursor-streaming"] = "true"
+    assert post_append(sim, "r9", 0, RUN_REQUEST).status_code == 200
+    arrived: list[tuple[float, bytes]] = []
+    with httpx.stream("POST", sim.url + RUN, content=body, headers=sent) as answer:
+        for chunk in answer.iter_raw():
+            arrived.append((time.monotonic(), chunk))
+    raw = b"".join(chunk for _, chunk in arrived)
+    # The heartbeat (AgentServerMessage{1 interaction_update{13 heartbeat{}}}) comes at once.
+    heartbeat = b"\x00\x00\x00\x00\x04" + b"\x0a\x02\x6a\x00"
+    assert arrived[0][1].startswith(heartbeat)
+    # Text: AgentServerMessage{1 InteractionUpdate{1 TextDeltaUpdate{1 "hi"}}}, then "yo".
+    hi = b"\x00\x00\x00\x00\x08" + b"\x0a\x06\x0a\x04\x0a\x02hi"
+    yo = b"\x00\x00\x00\x00\x08" + b"\x0a\x06\x0a\x04\x0a\x02yo"
+    assert hi not in arrived[0][1]
+    when_hi = next(at for at, chunk in arrived if hi in chunk)
+    when_yo = next(at for at, chunk in arrived if yo in chunk)
+    assert when_hi - arrived[0][0] >= 0.29
+    assert when_yo - when_hi < 0.25  # the think time comes once, before the first token
+    assert raw.index(hi) < raw.index(yo)
 
 
 def test_a_blob_that_does_not_hash_to_its_id_is_a_violation(sim: Simulator) -> None:
