@@ -306,3 +306,34 @@ def test_a_head_request_keeps_its_connection_for_the_next_request(
     first, _, rest = received.partition(b"\r\n\r\n")
     assert first.startswith(b"HTTP/1.1 404")
     assert rest.startswith(b"HTTP/1.1 200")  # nothing between: the HEAD answer had no body
+
+
+def test_a_secret_the_service_echoes_never_reaches_a_client(
+    sim: Simulator, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The service's error quotes the bearer it was sent: an opaque token, no JWT or
+    # "Bearer" shape to recognise. It is scrubbed by value from the body and the stream.
+    from served import TOKEN
+
+    from cursor_simulator.agent import EndError
+
+    echo = EndError("internal", f"upstream refused key {TOKEN}; try again")
+    with served(sim, home, monkeypatch) as api, httpx.Client(timeout=60) as client:
+        sim.agent.script([echo])
+        plain = client.post(
+            api.url + "/chat/completions",
+            json={"model": MODEL, "messages": [{"role": "user", "content": "x"}]},
+        )
+        sim.agent.script([echo])
+        streamed = client.post(
+            api.url + "/chat/completions",
+            json={"model": MODEL, "messages": [{"role": "user", "content": "x"}], "stream": True},
+        )
+        sim.agent.script([echo])
+        anthropic = client.post(
+            api.url + "/messages",
+            json={"model": MODEL, "max_tokens": 10, "messages": [{"role": "user", "content": "x"}]},
+        )
+    for answer in (plain, streamed, anthropic):
+        assert "upstream refused key" in answer.text, answer.text  # the error did come through
+        assert TOKEN not in answer.text
