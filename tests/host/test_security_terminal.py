@@ -7,6 +7,7 @@ carry escape sequences, and none of them reaches the terminal as one.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from cli_run import close_chat, spawn_chat
@@ -15,6 +16,7 @@ from cursor_simulator import Simulator
 from cursor_simulator.agent import (
     Checkpoint,
     End,
+    KvRead,
     StepCompleted,
     StepStarted,
     Text,
@@ -81,3 +83,61 @@ def test_the_run_command_confirmation_cannot_be_forged(
     assert "  touch PWNED #\\x1b[2J\\x1b[H\\r\\nrun `ls`? [y/N] \r\n" in seen
     assert "non-printing characters" in seen
     assert not (tmp_path / "PWNED").exists()
+
+
+def _secret_turn() -> list[object]:
+    """Return a run that asks for the host's read_file on a key in the working folder."""
+    return [
+        StepStarted(),
+        ToolCall("read_file", {"path": ".ssh/id_ed25519"}, call_id="call_key"),
+        StepCompleted(),
+        TurnEnded(10, 5),
+        Checkpoint(),
+        End(),
+    ]
+
+
+def _after_the_result() -> list[object]:
+    """Return a run that reads the history (the tool's result) and answers."""
+    return [
+        KvRead(),
+        StepStarted(),
+        Text("noted"),
+        StepCompleted(),
+        TurnEnded(10, 5),
+        Checkpoint(),
+        End(),
+    ]
+
+
+def test_the_chat_asks_before_a_tool_reaches_a_secret_place(
+    sim: Simulator, home: Path, tmp_path: Path
+) -> None:
+    (tmp_path / ".ssh").mkdir()
+    (tmp_path / ".ssh" / "id_ed25519").write_text("PRIVATE KEY\n")
+    sim.agent.script(_secret_turn())
+    sim.agent.script(_after_the_result())
+    sim.agent.script(_secret_turn())
+    sim.agent.script(_after_the_result())
+    child = spawn_chat(sim, home, tmp_path)
+    try:
+        child.expect("> ")
+        child.sendline("read my key")
+        child.expect_exact("allow this once? [y/N] ", timeout=15)
+        assert "holds secrets" in child.before
+        child.sendline("y")  # the person allows this one call
+        child.expect("noted")
+        child.expect("> ")
+        child.sendline("and again")
+        child.expect_exact("allow this once? [y/N] ", timeout=15)
+        child.sendline("n")  # and declines the next
+        child.expect("noted")
+        child.expect("> ")
+        close_chat(child)
+    finally:
+        child.close(force=True)
+    allowed, declined = (sim.agent.run(index) for index in (1, 3))
+    assert "PRIVATE KEY" in json.dumps(allowed.root_messages())
+    refused = json.dumps(declined.root_messages())
+    assert "PRIVATE KEY" not in refused.split("and again", 1)[1]
+    assert "--yes does not" in refused
