@@ -13,6 +13,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from nodecode_cursor import connect
+from nodecode_cursor._proto import agent_pb2
+
 from .family import RouteHost, connect_error
 from .server import SimRequest, SimResponse
 
@@ -64,9 +67,6 @@ def _default_roster() -> list[RosterEntry]:
 
 def install(sim: RouteHost) -> ModelsState:
     """Serve GetUsableModels on ``sim``; return its state."""
-    from nodecode_cursor import connect
-    from nodecode_cursor._proto import agent_pb2
-
     state = ModelsState(roster=_default_roster())
 
     def handle(request: SimRequest) -> SimResponse:

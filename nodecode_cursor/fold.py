@@ -42,6 +42,7 @@ from .host import (
     ToolCallStart,
     Usage,
 )
+from .native import resolved_messages, service_call
 from .values import decode_value, finite
 
 __all__ = [
@@ -508,8 +509,6 @@ class Fold:
 
     def _service_resolved(self, call_id: str, tool_call: agent_pb2.ToolCall) -> None:
         """Record a call the service ran itself (a todo update, a hosted search) as resolved."""
-        from .native import resolved_messages, service_call
-
         found = service_call(tool_call)
         if found is None:
             return
