@@ -388,12 +388,14 @@ def _refusal(status: int, body: bytes, what: str) -> ProviderError:
             retryable=status in (429, 503, 504),
         )
     classified = classify_connect_error(parsed, http_status=status)
-    hint = f"; run {SIGN_IN_HINT}" if status in (401, 403) or code == "unauthenticated" else ""
+    sign_in = status in (401, 403) or code == "unauthenticated"
     return ProviderError(
-        f"Cursor's dashboard refused {what}: HTTP {status} {code}{hint}",
+        f"Cursor's dashboard refused {what}: HTTP {status} {code}"
+        + (f"; run {SIGN_IN_HINT}" if sign_in else ""),
         status=classified.status,
         retryable=classified.retryable,
         code=classified.code,
+        hint=SIGN_IN_HINT if sign_in else None,
     )
 
 

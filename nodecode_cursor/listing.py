@@ -91,6 +91,8 @@ class Roster:
     models: tuple[RosterModel, ...]
     live: bool
     reason: str | None = None
+    # The refusal's hint (``CursorError.hint``, e.g. /cursor login), so a host words it its way.
+    hint: str | None = None
 
 
 def _account(token: str) -> str:
@@ -450,7 +452,9 @@ async def list_models(
         if not isinstance(roster, CursorError):
             raise roster
         log.debug("roster unavailable: %s", roster.detail)
-        return Roster(joined(_bundled(), catalog), live=False, reason=roster.detail)
+        return Roster(
+            joined(_bundled(), catalog), live=False, reason=roster.detail, hint=roster.hint
+        )
     return Roster(joined(roster, catalog), live=True)
 
 

@@ -95,11 +95,13 @@ def error_for(exc: CursorError, *, listed: Collection[str] | None = None) -> Api
     when given, are the model ids the server lists: an unknown model's hint
     names only those, so a client is never pointed at a model it cannot see.
     """
-    # The cell words its sign-in hints for a chat (/cursor login); this API is served by
+    # The cell words its sign-in hint for a chat (/cursor login); this API is served by
     # `nodecode-cursor serve`, run from a shell, where the verb is a command.
-    detail = exc.detail.replace("/cursor login", "nodecode-cursor login")
+    detail = exc.detail
+    if exc.hint == contract.SIGN_IN_HINT:
+        detail = detail.replace(contract.SIGN_IN_HINT, "nodecode-cursor login")
     code = getattr(exc, "code", None)
-    if isinstance(exc, contract.CredentialError) or code == "not_signed_in":
+    if isinstance(exc, (contract.CredentialError, contract.NotSignedIn)):
         return ApiError(401, detail, code="not_signed_in")
     if isinstance(exc, contract.UnknownModel):
         nearest = [m for m in exc.near if listed is None or m in listed]

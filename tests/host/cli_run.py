@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 
 from cursor_simulator import Simulator
+from nodecode_cursor.errors import NOT_SIGNED_IN
 from nodecode_host.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
@@ -35,7 +36,8 @@ TOKEN = "sim-token-for-cli-tests"
 RUN_TIMEOUT = 60
 CLI = [sys.executable, "-m", "nodecode_host.cli"]
 ENV_STATUS = "cursor: not signed in; a token from the environment (CURSOR_ACCESS_TOKEN) is used"
-NOT_SIGNED_IN_NOTICE = "! cursor: not signed in: /cursor login, or set CURSOR_ACCESS_TOKEN"
+# The chat's standing notice: the cell's own not-signed-in sentence.
+NOT_SIGNED_IN_NOTICE = f"! cursor: {NOT_SIGNED_IN}"
 # The loggers -v turns on (the in-process run puts them back as they were).
 _LOGGERS = ("nodecode_cursor", "nodecode_host")
 
