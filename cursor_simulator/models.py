@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any
 
 from nodecode_cursor import connect
 from nodecode_cursor._proto import agent_pb2
@@ -113,8 +112,3 @@ def install(sim: RouteHost) -> ModelsState:
 
     sim.route(PATH, handle)
     return state
-
-
-def roster_from_dicts(rows: list[dict[str, Any]]) -> list[RosterEntry]:
-    """Return roster entries from plain dicts (for scripts and tests)."""
-    return [RosterEntry(**row) for row in rows]

@@ -38,16 +38,12 @@ from .variants import AVAILABLE_MODELS_PATH, catalog_request, parse_catalog
 if TYPE_CHECKING:
     from .cell import CursorCell
 
-__all__ = ["FAMILIES", "ROUNDS_COST_TOKENS", "diagnose", "family_of"]
+__all__ = ["FAMILIES", "diagnose", "family_of"]
 
 log = logging.getLogger("nodecode_cursor.doctor")
 
 # The families a round is tried on, by the model id's first word; the order is the report's.
 FAMILIES = ("composer", "claude", "gpt", "gemini", "grok", "kimi")
-ROUNDS_COST_TOKENS = (
-    "the round checks send one tiny prompt per transport and per model family: "
-    "they cost a few tokens (--no-rounds skips them)"
-)
 PROMPT = "Reply with the single word: ok"
 ROUND_TIMEOUT_SECONDS = 60.0
 _VERSION_WORDS = ("version", "update", "upgrade", "outdated")
