@@ -21,6 +21,7 @@ it. Nothing here is Cursor's code or text.
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import json
 import queue
@@ -30,15 +31,16 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from google.protobuf import json_format
+
+from nodecode_cursor import connect, values
+from nodecode_cursor._proto import agent_pb2, aiserver_pb2
 
 from .catalog import CatalogState
 from .family import RouteHost, connect_error
 from .server import Cut, SimRequest, SimResponse
-
-if TYPE_CHECKING:
-    from nodecode_cursor._proto import agent_pb2
-
 
 __all__ = [
     "APPEND_PATH",
@@ -459,9 +461,6 @@ class AgentService:
 
     def handle_run(self, request: SimRequest) -> SimResponse:
         """Serve RunSSE: check the call, then stream the next script."""
-        from nodecode_cursor import connect
-        from nodecode_cursor._proto import aiserver_pb2
-
         if request.method != "POST":
             return connect_error(405, "unimplemented", "RunSSE takes POST")
         if self.sse_refusal is not None:
@@ -506,9 +505,6 @@ class AgentService:
 
     def handle_poll(self, request: SimRequest) -> SimResponse:
         """Serve RunPoll: check the call, then stream the next script as poll frames."""
-        from nodecode_cursor import connect
-        from nodecode_cursor._proto import aiserver_pb2
-
         if request.method != "POST":
             return connect_error(405, "unimplemented", "RunPoll takes POST")
         refused = self.sim.check_bearer(request)
@@ -539,8 +535,6 @@ class AgentService:
 
     def handle_bidi(self, request: SimRequest) -> tuple[SimResponse, Callable[[bytes], None]]:
         """Serve Run over HTTP/2: the answer, and the sink taking the client's framed messages."""
-        from nodecode_cursor import connect
-        from nodecode_cursor._proto import agent_pb2
 
         def nothing(data: bytes) -> None:
             return None
@@ -619,8 +613,6 @@ class AgentService:
 
     def handle_append(self, request: SimRequest) -> SimResponse:
         """Serve BidiAppend: check headers and seqno order, hand the message to its run."""
-        from nodecode_cursor._proto import agent_pb2, aiserver_pb2
-
         if request.method != "POST":
             return connect_error(405, "unimplemented", "BidiAppend takes POST")
         refused = self.sim.check_bearer(request)
@@ -835,22 +827,15 @@ class _Player:
     # --- frames -------------------------------------------------------------------
 
     def _frame(self, **member: Any) -> bytes:
-        from nodecode_cursor import connect
-        from nodecode_cursor._proto import agent_pb2
-
         if self.service.frame_delay:
             self._sleep(self.service.frame_delay)
         message = agent_pb2.AgentServerMessage(**member)
         return connect.encode_frame(message.SerializeToString())
 
     def _update(self, **member: Any) -> bytes:
-        from nodecode_cursor._proto import agent_pb2
-
         return self._frame(interaction_update=agent_pb2.InteractionUpdate(**member))
 
     def _end(self, trailer: dict[str, Any]) -> bytes:
-        from nodecode_cursor import connect
-
         with self.run.lock:
             self.run.ended = True
         payload = json.dumps(trailer, separators=(",", ":")).encode()
@@ -868,26 +853,23 @@ class _Player:
     # --- one step -----------------------------------------------------------------
 
     def _step(self, step: Step) -> Iterator[bytes]:
-        from nodecode_cursor._proto import agent_pb2
-
-        pb = agent_pb2
         if isinstance(step, Text):
             self.run.text += step.text
-            yield self._update(text_delta=pb.TextDeltaUpdate(text=step.text))
+            yield self._update(text_delta=agent_pb2.TextDeltaUpdate(text=step.text))
         elif isinstance(step, Thinking):
-            yield self._update(thinking_delta=pb.ThinkingDeltaUpdate(text=step.text))
+            yield self._update(thinking_delta=agent_pb2.ThinkingDeltaUpdate(text=step.text))
         elif isinstance(step, ThinkingDone):
-            yield self._update(thinking_completed=pb.ThinkingCompletedUpdate())
+            yield self._update(thinking_completed=agent_pb2.ThinkingCompletedUpdate())
         elif isinstance(step, TokenDelta):
-            yield self._update(token_delta=pb.TokenDeltaUpdate(tokens=step.tokens))
+            yield self._update(token_delta=agent_pb2.TokenDeltaUpdate(tokens=step.tokens))
         elif isinstance(step, StepStarted):
-            yield self._update(step_started=pb.StepStartedUpdate())
+            yield self._update(step_started=agent_pb2.StepStartedUpdate())
         elif isinstance(step, StepCompleted):
-            yield self._update(step_completed=pb.StepCompletedUpdate(step_id=step.step_id))
+            yield self._update(step_completed=agent_pb2.StepCompletedUpdate(step_id=step.step_id))
         elif isinstance(step, TurnEnded):
             self.run.usage.append(step)
             yield self._update(
-                turn_ended=pb.TurnEndedUpdate(
+                turn_ended=agent_pb2.TurnEndedUpdate(
                     input_tokens=step.input,
                     output_tokens=step.output,
                     cache_read_tokens=step.cache_read,
@@ -899,7 +881,7 @@ class _Player:
             for index in range(step.count):
                 if index and step.interval:
                     self._sleep(step.interval)
-                yield self._update(heartbeat=pb.HeartbeatUpdate())
+                yield self._update(heartbeat=agent_pb2.HeartbeatUpdate())
         elif isinstance(step, Checkpoint):
             state = self._checkpoint(step)
             if self.run.run_request is not None:
@@ -920,14 +902,15 @@ class _Player:
             blob_id = hashlib.sha256(step.data).digest()
             ask = self._next_id()
             yield self._frame(
-                kv_server_message=pb.KvServerMessage(
-                    id=ask, set_blob_args=pb.SetBlobArgs(blob_id=blob_id, blob_data=step.data)
+                kv_server_message=agent_pb2.KvServerMessage(
+                    id=ask,
+                    set_blob_args=agent_pb2.SetBlobArgs(blob_id=blob_id, blob_data=step.data),
                 )
             )
             self._wait(_kv_answer(ask))
         elif isinstance(step, Exec):
             ask = self._next_id()
-            exec_message = pb.ExecServerMessage(id=ask, exec_id=f"exec-{ask}")
+            exec_message = agent_pb2.ExecServerMessage(id=ask, exec_id=f"exec-{ask}")
             getattr(exec_message, step.member).CopyFrom(
                 step.args if step.args is not None else type(getattr(exec_message, step.member))()
             )
@@ -955,8 +938,6 @@ class _Player:
             raise TypeError(f"unknown script step {step!r}")
 
     def _checkpoint(self, step: Checkpoint) -> agent_pb2.ConversationStateStructure:
-        from nodecode_cursor._proto import agent_pb2
-
         state = agent_pb2.ConversationStateStructure()
         if step.state is not None:
             state.ParseFromString(step.state)
@@ -967,29 +948,28 @@ class _Player:
         return state
 
     def _tool_call(self, step: ToolCall) -> Iterator[bytes]:
-        from nodecode_cursor import values
-        from nodecode_cursor._proto import agent_pb2 as pb
-
         call_id = step.call_id or f"call_sim_{self._next_id()}"
-        bare = pb.McpArgs(
+        bare = agent_pb2.McpArgs(
             name=step.name,
             tool_name=step.name,
             tool_call_id=call_id,
             provider_identifier=PROVIDER_IDENTIFIER,
         )
-        full = pb.McpArgs()
+        full = agent_pb2.McpArgs()
         full.CopyFrom(bare)
         for key, value in step.args.items():
             full.args[key] = values.encode_value(value)
         if step.approval_only:
             full.smart_mode_approval_only = True
 
-        def tool_call(args: pb.McpArgs) -> pb.ToolCall:
-            return pb.ToolCall(mcp_tool_call=pb.McpToolCall(args=args), tool_call_id=call_id)
+        def tool_call(args: agent_pb2.McpArgs) -> agent_pb2.ToolCall:
+            return agent_pb2.ToolCall(
+                mcp_tool_call=agent_pb2.McpToolCall(args=args), tool_call_id=call_id
+            )
 
         if step.stream:
             yield self._update(
-                tool_call_started=pb.ToolCallStartedUpdate(
+                tool_call_started=agent_pb2.ToolCallStartedUpdate(
                     call_id=call_id, tool_call=tool_call(bare)
                 )
             )
@@ -997,20 +977,20 @@ class _Player:
             half = text[: len(text) // 2]
             for cumulative in (half, text) if step.complete else (half,):
                 yield self._update(
-                    partial_tool_call=pb.PartialToolCallUpdate(
+                    partial_tool_call=agent_pb2.PartialToolCallUpdate(
                         call_id=call_id, tool_call=tool_call(bare), args_text_delta=cumulative
                     )
                 )
         if step.complete:
             yield self._update(
-                tool_call_completed=pb.ToolCallCompletedUpdate(
+                tool_call_completed=agent_pb2.ToolCallCompletedUpdate(
                     call_id=call_id, tool_call=tool_call(full)
                 )
             )
         if step.exec:
             ask = self._next_id()
             yield self._frame(
-                exec_server_message=pb.ExecServerMessage(
+                exec_server_message=agent_pb2.ExecServerMessage(
                     id=ask, exec_id=f"exec-{ask}", mcp_args=full
                 )
             )
@@ -1024,10 +1004,8 @@ class _Player:
                 self.run.handoffs.append(call_id)
 
     def _native(self, step: Native) -> Iterator[bytes]:
-        from nodecode_cursor._proto import agent_pb2 as pb
-
         ask = self._next_id()
-        exec_message = pb.ExecServerMessage(id=ask, exec_id=f"exec-{ask}")
+        exec_message = agent_pb2.ExecServerMessage(id=ask, exec_id=f"exec-{ask}")
         member = getattr(exec_message, step.member)
         if isinstance(step.args, dict):
             member.SetInParent()
@@ -1046,7 +1024,7 @@ class _Player:
             deadline = time.monotonic() + self.service.answer_timeout
             while self.run.inbox.empty() and time.monotonic() < deadline:
                 self._sleep(step.beat)
-                yield self._update(heartbeat=pb.HeartbeatUpdate())
+                yield self._update(heartbeat=agent_pb2.HeartbeatUpdate())
         problem, result = self._native_result(ask, step.member)
         if problem is not None:
             self.run.violations.append(f"native ask {ask} ({step.member}): {problem}")
@@ -1086,12 +1064,10 @@ class _Player:
             final = result
 
     def _request_context(self) -> Iterator[bytes]:
-        from nodecode_cursor._proto import agent_pb2 as pb
-
         ask = self._next_id()
         yield self._frame(
-            exec_server_message=pb.ExecServerMessage(
-                id=ask, exec_id=f"exec-{ask}", request_context_args=pb.RequestContextArgs()
+            exec_server_message=agent_pb2.ExecServerMessage(
+                id=ask, exec_id=f"exec-{ask}", request_context_args=agent_pb2.RequestContextArgs()
             )
         )
         answer = self._exec_answer(ask)[-1]
@@ -1106,8 +1082,6 @@ class _Player:
         self.run.tools = list(context.tools)
 
     def _kv_read(self, step: KvRead) -> Iterator[bytes]:
-        from nodecode_cursor._proto import agent_pb2 as pb
-
         if step.blob_id is not None:
             wanted = [step.blob_id]
         elif self.run.run_request is not None:
@@ -1117,8 +1091,8 @@ class _Player:
         for blob_id in wanted:
             ask = self._next_id()
             yield self._frame(
-                kv_server_message=pb.KvServerMessage(
-                    id=ask, get_blob_args=pb.GetBlobArgs(blob_id=blob_id)
+                kv_server_message=agent_pb2.KvServerMessage(
+                    id=ask, get_blob_args=agent_pb2.GetBlobArgs(blob_id=blob_id)
                 )
             )
             answer = self._wait(_kv_answer(ask)).kv_client_message
@@ -1137,10 +1111,6 @@ class _Player:
 
 def _gzipped(frames: Iterable[bytes]) -> Iterator[bytes]:
     """Yield FRAMES with every data frame's payload gzip-compressed (flag 0x01)."""
-    import gzip
-
-    from nodecode_cursor import connect
-
     decoder = connect.FrameDecoder()
     for chunk in frames:
         for frame in decoder.feed(chunk):
@@ -1157,11 +1127,6 @@ def _as_poll_frames(frames: Iterable[bytes]) -> Iterator[bytes]:
     Data frames become ``BidiPollResponse{seqno, data}`` (seqno from 0, +1 each);
     the end frame is preceded by one ``{seqno, eof: true}`` and passes as it is.
     """
-    import gzip
-
-    from nodecode_cursor import connect
-    from nodecode_cursor._proto import aiserver_pb2
-
     decoder = connect.FrameDecoder()
     seqno = 0
     for chunk in frames:
@@ -1201,8 +1166,6 @@ def _error_object(step: EndError) -> dict[str, Any]:
     """Return the Connect error object of an EndError step."""
     error: dict[str, Any] = {"code": step.code, "message": step.message}
     if step.error is not None:
-        from nodecode_cursor._proto import aiserver_pb2
-
         details = aiserver_pb2.ErrorDetails(error=step.error)  # type: ignore[arg-type]
         details.details.title = step.title
         details.details.detail = step.detail
@@ -1237,8 +1200,6 @@ _TOOL_WORDS = ("use a tool", "use the tool", "call", "list", "read", "run")
 
 
 def _tool_schema(tool: agent_pb2.McpToolDefinition) -> dict[str, Any]:
-    from nodecode_cursor import values
-
     try:
         schema = values.decode_value(bytes(tool.input_schema))
     except Exception:
@@ -1334,8 +1295,6 @@ def _native_ask(prompt: str) -> tuple[str, Native] | None:
     if not isinstance(args, dict):
         return None
     if kind == "edit":
-        from nodecode_cursor._proto import agent_pb2
-
         replacement = agent_pb2.PiEditReplacement(
             old_text=str(args.get("old", "")), new_text=str(args.get("new", ""))
         )
@@ -1347,8 +1306,6 @@ def _native_ask(prompt: str) -> tuple[str, Native] | None:
 
 def _native_summary(run: RunRecord) -> str:
     """Return the last native result as compact JSON (its case and fields)."""
-    from google.protobuf import json_format
-
     if not run.native_results:
         return "nothing"
     _, result = run.native_results[-1]

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
+from nodecode_cursor import connect
 from nodecode_cursor._proto import aiserver_pb2
 
 from .family import RouteHost, connect_error
@@ -151,8 +152,6 @@ _REQUESTS = {
 
 def install(sim: RouteHost) -> DashboardState:
     """Serve the three dashboard calls on ``sim``; return their state."""
-    from nodecode_cursor import connect
-
     state = DashboardState()
 
     def answer_for(path: str) -> Message:

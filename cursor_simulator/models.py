@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+
+from nodecode_cursor import connect
+from nodecode_cursor._proto import agent_pb2
 
 from .family import RouteHost, connect_error
 from .server import SimRequest, SimResponse
@@ -64,9 +66,6 @@ def _default_roster() -> list[RosterEntry]:
 
 def install(sim: RouteHost) -> ModelsState:
     """Serve GetUsableModels on ``sim``; return its state."""
-    from nodecode_cursor import connect
-    from nodecode_cursor._proto import agent_pb2
-
     state = ModelsState(roster=_default_roster())
 
     def handle(request: SimRequest) -> SimResponse:
@@ -113,8 +112,3 @@ def install(sim: RouteHost) -> ModelsState:
 
     sim.route(PATH, handle)
     return state
-
-
-def roster_from_dicts(rows: list[dict[str, Any]]) -> list[RosterEntry]:
-    """Return roster entries from plain dicts (for scripts and tests)."""
-    return [RosterEntry(**row) for row in rows]

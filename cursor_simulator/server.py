@@ -11,6 +11,7 @@ Cursor-shaped routes live beside this module (``agent.py``, ``models.py``,
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import select
 import socket
@@ -118,7 +119,8 @@ class HttpServer:
         # Connections accepted so far (a test counts how many a client opened).
         self.accepted = 0
         # HTTP/2 (h2server.py): a connection opening with the preface, or choosing h2
-        # by ALPN on the TLS port, is served there.
+        # by ALPN on the TLS port, is served there. Deferred: a true cycle (h2server
+        # builds on this module's request and response types).
         from .h2server import H2Side
 
         self.h2 = H2Side(self)
@@ -322,6 +324,7 @@ class HttpServer:
 
 def _speaks_h2(sock: socket.socket) -> bool:
     """Return whether the connection opens with the HTTP/2 preface (prior knowledge)."""
+    # Deferred: a true cycle (h2server imports this module).
     from .h2server import PREFACE
 
     deadline = time.monotonic() + 10
@@ -356,7 +359,5 @@ def _not_found(request: SimRequest) -> SimResponse:
 
 def json_response(status: int, obj: Any) -> SimResponse:
     """Return a JSON answer."""
-    import json
-
     body = json.dumps(obj, separators=(",", ":")).encode()
     return SimResponse(status, {"content-type": "application/json"}, body)

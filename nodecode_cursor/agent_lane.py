@@ -59,6 +59,7 @@ from .host import (
     Usage,
     default_home,
 )
+from .store import AuthStore
 
 if TYPE_CHECKING:
     from asyncio.subprocess import Process
@@ -149,8 +150,6 @@ def agent_argv(binary: str, model: str | None, resume: str | None) -> list[str]:
 
 def _api_key(home: Path) -> str:
     """Return the API key the CLI gets; ConfigError saying how to set one when there is none."""
-    from .store import AuthStore
-
     key = os.environ.get(ENV_API_KEY, "").strip()
     if key:
         return key

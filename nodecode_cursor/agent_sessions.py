@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock
+
 from . import limits
 from .agent_stream import valid_session_id
 
@@ -64,8 +66,6 @@ class AgentSessions:
     @contextlib.contextmanager
     def _locked(self) -> Any:
         """Hold the table's file lock for the block (the folder is made first)."""
-        from filelock import FileLock
-
         self.folder.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
         lock = FileLock(str(self.path) + ".lock", timeout=limits.AGENT_SESSIONS_LOCK_SECONDS)
         with lock:

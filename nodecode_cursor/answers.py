@@ -29,6 +29,8 @@ from collections.abc import Callable
 from importlib import resources
 from typing import Any, Protocol
 
+from google.protobuf import unknown_fields
+
 from ._proto import agent_pb2
 from .fold import Fold, decode_mcp_args, mcp_call_name
 
@@ -475,8 +477,6 @@ def _varint(value: int) -> bytes:
 
 def _unknown_query_member(query: agent_pb2.InteractionQuery) -> int | None:
     """Return the number of the first unknown length-delimited member (≥ 2) of ``query``."""
-    from google.protobuf import unknown_fields
-
     unknown = unknown_fields.UnknownFieldSet(query)
     for position in range(len(unknown)):
         item = unknown[position]

@@ -33,6 +33,7 @@ def open_page(url: str) -> bool:
     """Return whether URL was handed to the person's browser (False, never an error, if not)."""
     if not has_display():
         return False
+    # Deferred: CursorCell.start loads this module and must stay cheap (webbrowser).
     import webbrowser
 
     try:

@@ -12,18 +12,19 @@ the host, importing each on first use so that loading the cell stays cheap.
 from __future__ import annotations
 
 import dataclasses
+import os
+import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import limits
-from .errors import ConfigError, check_cleartext, json_kind
-from .host import DoctorCheck, Host, RoundContext, RoundResult, SignInState
+from .errors import ConfigError, CursorError, NotSignedIn, check_cleartext, json_kind
+from .host import DoctorCheck, Host, RoundContext, RoundResult, Route, SignInState
 
 if TYPE_CHECKING:
     from .commands import CursorCommand
     from .dashboard import AccountUsage
     from .listing import Roster
-    from .routing import Route
     from .state import CellState
 
 __all__ = ["PROVIDER", "CursorCell", "Settings", "cell"]
@@ -149,6 +150,7 @@ class CursorCell:
         settings = Settings.from_section(host.config(PROVIDER))
         if not settings.enabled:
             return False
+        # Deferred: loading the cell stays cheap (a host loads every cell at start-up).
         from .commands import CursorCommand
         from .state import CellState
 
@@ -194,6 +196,7 @@ class CursorCell:
 
     def catalog(self) -> dict[str, Any]:
         """Return the catalog row: the provider and every bundled model."""
+        # Deferred: loading the cell stays cheap (the catalog parses its rows)
         from .catalog import catalog_row
 
         return catalog_row(self.settings.base_url)
@@ -202,12 +205,14 @@ class CursorCell:
         """Return the token for ``provider`` (only ``cursor``); never refreshes."""
         if provider != PROVIDER or self.host is None:
             return None
+        # Deferred: loading the cell stays cheap
         from .credentials import resolve_credential
 
         return resolve_credential(self.host, PROVIDER, base_url=self.settings.base_url)
 
     async def list_models(self, key: str | None = None) -> Roster:
         """Return the account's roster (or the bundled rows and why the live one is missing)."""
+        # Deferred: loading the cell stays cheap (httpx, protobuf)
         from .listing import list_models
 
         token = key if key is not None else self.credential(PROVIDER)
@@ -221,6 +226,7 @@ class CursorCell:
 
     async def check_key(self, key: str) -> str | None:
         """Return None when Cursor accepts ``key``, else the line saying why not."""
+        # Deferred: loading the cell stays cheap (httpx, protobuf)
         from .listing import check_key
 
         return await check_key(
@@ -244,6 +250,7 @@ class CursorCell:
         ROSTER is the account's model ids when the host asked for them (a model only
         the roster lists is allowed then); UNCHECKED is why it could not ask.
         """
+        # Deferred: loading the cell stays cheap (routing loads the catalog)
         from .routing import route
 
         agent = self._agent_route(model, effort)
@@ -255,8 +262,7 @@ class CursorCell:
         """Return how the sign-in stands (never refreshes or dials); StoreError on a bad file."""
         if self.host is None or self._command is None or self.state is None:
             return SignInState(signed_in=False, source=None)
-        import os
-
+        # Deferred: loading the cell stays cheap
         from .credentials import ENV_ACCESS_TOKEN, ENV_API_KEY
         from .signin import session_ended
         from .store import AuthStore
@@ -288,15 +294,16 @@ class CursorCell:
         One question, never retried; the credential is the one a round would send,
         renewed first when due.
         """
+        # Deferred: loading the cell stays cheap (asyncio is not loaded by then)
         import asyncio
 
         return await asyncio.to_thread(self.account_usage_now)
 
     def account_usage_now(self) -> AccountUsage:
         """Return ``account_usage``'s answer, blocking (a slash command runs outside a loop)."""
+        # Deferred: loading the cell stays cheap (httpx, protobuf)
         from .credentials import resolve_credential
         from .dashboard import fetch_account_usage
-        from .errors import NotSignedIn
 
         if self.host is None or self.state is None:
             raise NotSignedIn()
@@ -322,16 +329,13 @@ class CursorCell:
 
         ROUNDS runs one tiny round per transport and per model family (they cost tokens).
         """
+        # Deferred: loading the cell stays cheap
         from .doctor import diagnose
 
         return await diagnose(self, rounds=rounds, report=report or (lambda check: None))
 
     def usage_text(self) -> str:
         """Return ``/cursor usage``'s answer: the compact block, or one line saying why not."""
-        import time
-
-        from .errors import CursorError
-
         try:
             return self.account_usage_now().text(time.time())
         except CursorError as exc:
@@ -339,6 +343,7 @@ class CursorCell:
 
     async def stream_round(self, ctx: RoundContext) -> RoundResult:
         """Return one round on Cursor, with the cell's settings filling what ``ctx`` leaves open."""
+        # Deferred: loading the cell stays cheap (httpx, protobuf)
         from . import lane
 
         if ctx.base_url:
@@ -359,6 +364,7 @@ class CursorCell:
 
     def _takes_agent_lane(self, model: str) -> bool:
         """Return whether a round on MODEL goes to cursor-agent (its prefix, or the setting)."""
+        # Deferred: loading the cell stays cheap
         from .agent_lane import AGENT_PREFIX
 
         return model.strip().startswith(AGENT_PREFIX) or self.settings.lane == AGENT_LANE
@@ -372,9 +378,9 @@ class CursorCell:
         """
         if not self._takes_agent_lane(model):
             return None
+        # Deferred: loading the cell stays cheap (routing loads the catalog)
         from .agent_lane import agent_model
         from .catalog import find_model
-        from .host import Route
         from .routing import checked_effort
 
         requested = checked_effort((effort or "").strip().lower() or None)
@@ -385,12 +391,14 @@ class CursorCell:
 
     def _agent_status(self) -> str:
         """Return what /cursor status says of cursor-agent: on the PATH (its version) or not."""
+        # Deferred: loading the cell stays cheap
         from .agent_lane import agent_status_line
 
         return agent_status_line(required=self.settings.lane == AGENT_LANE)
 
     async def agent_round(self, ctx: RoundContext) -> RoundResult:
         """Return one round run by Cursor's own CLI, ``cursor-agent`` (see agent_lane.py)."""
+        # Deferred: loading the cell stays cheap
         from .agent_lane import stream_agent_round
 
         filled = dataclasses.replace(ctx, host=ctx.host or self.host)

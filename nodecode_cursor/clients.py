@@ -76,6 +76,7 @@ class HttpClients:
 
         ConfigError for a proxy httpx cannot use, as ``transport.proxied_client`` says.
         """
+        # Deferred: CursorCell.start loads this module and must stay cheap (httpx).
         import httpx
 
         from .transport import proxied_client

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from .browser import open_page
 from .credentials import ENV_ACCESS_TOKEN, ENV_API_KEY, env_credential
 from .errors import NOT_SIGNED_IN, ConfigError, StoreError
 from .limits import DEFAULT_BASE_URL, DEFAULT_WEB_URL
@@ -99,8 +100,6 @@ class CursorCommand:
         line = self.signin.start()
         page = self.signin.page
         if browser and page is not None:
-            from .browser import open_page
-
             self.signin.browser_opened = open_page(page)
             if self.signin.browser_opened:
                 line += " (opened in your browser)"

@@ -21,6 +21,9 @@ import zlib
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
+from google.protobuf.message import DecodeError
+
+from ._proto import aiserver_pb2
 from .errors import ModelNotFound, ProtocolError, ProviderError, ResourceExhausted, scrub
 from .limits import ERROR_DETAIL_CHARS, MAX_FRAME_BYTES
 
@@ -275,9 +278,6 @@ def _from_error_details(entry: object) -> ProviderError | None:
     value = entry.get("value")
     if not isinstance(value, str):
         return None
-    from google.protobuf.message import DecodeError
-
-    from ._proto import aiserver_pb2  # deferred: protobuf loads only when an error needs it
 
     try:
         raw = base64.b64decode(value + "=" * (-len(value) % 4))

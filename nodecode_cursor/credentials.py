@@ -10,12 +10,14 @@ is ``signin.py``'s.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 from typing import TYPE_CHECKING
 
 from .errors import NOT_SIGNED_IN, ConfigError, remember_secret
 from .limits import DEFAULT_BASE_URL
+from .signin import refresh_if_due
 from .store import PROVIDER, AuthStore
 
 if TYPE_CHECKING:
@@ -86,8 +88,6 @@ def resolve_credential(
     if key:
         return checked_token(key, f"{store.path} (api_keys.{PROVIDER}.key)")
     if for_round:
-        from .signin import refresh_if_due
-
         entry = refresh_if_due(store, base_url, host=host, proxy=proxy, ended=ended)
     else:
         entry = store.entry()
@@ -106,8 +106,6 @@ async def resolve_credential_async(
     ended: set[str] | None = None,
 ) -> str | None:
     """Return ``resolve_credential`` run in a worker thread (a refresh may wait on the network)."""
-    import asyncio
-
     return await asyncio.to_thread(
         resolve_credential,
         host,

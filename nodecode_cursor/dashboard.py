@@ -19,6 +19,7 @@ Which credential asks is the caller's business (the cell's).
 from __future__ import annotations
 
 import datetime
+import json
 import logging
 import math
 import uuid
@@ -26,8 +27,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import httpx
+
 from . import limits
-from .errors import SIGN_IN_HINT, NotSignedIn, ProviderError
+from .connect import classify_connect_error, parse_refusal
+from .credentials import checked_token
+from .errors import SIGN_IN_HINT, CursorError, NotSignedIn, ProviderError
+from .transport import proxied_client, reaching, run_headers
 
 __all__ = [
     "CURRENT_PERIOD_USAGE_PATH",
@@ -373,8 +379,6 @@ def account_usage(
 
 def _refusal(status: int, body: bytes, what: str) -> ProviderError:
     """Return the one-line error for a refused dashboard call, classified as Connect errors are."""
-    from .connect import classify_connect_error, parse_refusal
-
     parsed = parse_refusal(body)
     code = parsed.get("code") if parsed is not None else None
     if parsed is None or not isinstance(code, str):
@@ -384,21 +388,19 @@ def _refusal(status: int, body: bytes, what: str) -> ProviderError:
             retryable=status in (429, 503, 504),
         )
     classified = classify_connect_error(parsed, http_status=status)
-    hint = f"; run {SIGN_IN_HINT}" if status in (401, 403) or code == "unauthenticated" else ""
+    sign_in = status in (401, 403) or code == "unauthenticated"
     return ProviderError(
-        f"Cursor's dashboard refused {what}: HTTP {status} {code}{hint}",
+        f"Cursor's dashboard refused {what}: HTTP {status} {code}"
+        + (f"; run {SIGN_IN_HINT}" if sign_in else ""),
         status=classified.status,
         retryable=classified.retryable,
         code=classified.code,
+        hint=SIGN_IN_HINT if sign_in else None,
     )
 
 
 def _post(client: Any, base_url: str, path: str, headers: dict[str, str], what: str) -> Any:
     """Return the decoded JSON answer of one dashboard call; ProviderError on refusal or garbage."""
-    import json
-
-    from .transport import reaching
-
     url = base_url.rstrip("/") + path
     with reaching(url):
         response = client.post(url, content=b"{}", headers=headers)
@@ -424,12 +426,6 @@ def fetch_account_usage(
     ProviderError when GetCurrentPeriodUsage is refused or unreachable; the plan's
     name and the hard limit are best-effort and become notes when they fail.
     """
-    import httpx
-
-    from .credentials import checked_token
-    from .errors import CursorError
-    from .transport import proxied_client, run_headers
-
     if not token:
         raise NotSignedIn()
     token = checked_token(token, "the credential")

@@ -18,6 +18,7 @@ the lane, listing, catalog parsing and credentials are their own modules'.
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import logging
 import time
@@ -25,23 +26,26 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+import httpx
+
 from . import limits
+from .catalog import find_model
+from .credentials import resolve_credential
 from .errors import CursorError, NotSignedIn, ProviderError
 from .host import DoctorCheck, RoundContext
+from .listing import fetch_roster
+from .transport import http_error, proxied_client, reaching, run_headers
+from .variants import AVAILABLE_MODELS_PATH, catalog_request, parse_catalog
 
 if TYPE_CHECKING:
     from .cell import CursorCell
 
-__all__ = ["FAMILIES", "ROUNDS_COST_TOKENS", "diagnose", "family_of"]
+__all__ = ["FAMILIES", "diagnose", "family_of"]
 
 log = logging.getLogger("nodecode_cursor.doctor")
 
 # The families a round is tried on, by the model id's first word; the order is the report's.
 FAMILIES = ("composer", "claude", "gpt", "gemini", "grok", "kimi")
-ROUNDS_COST_TOKENS = (
-    "the round checks send one tiny prompt per transport and per model family: "
-    "they cost a few tokens (--no-rounds skips them)"
-)
 PROMPT = "Reply with the single word: ok"
 ROUND_TIMEOUT_SECONDS = 60.0
 _VERSION_WORDS = ("version", "update", "upgrade", "outdated")
@@ -69,8 +73,6 @@ def _skip(name: str, why: str) -> DoctorCheck:
 
 def _credential(cell: CursorCell) -> tuple[DoctorCheck, str | None]:
     """Return the credential's check and the token a round would send (renewed when due)."""
-    from .credentials import resolve_credential
-
     name = "credential"
     try:
         state = cell.sign_in_state()
@@ -111,8 +113,6 @@ def _client_version_refused(exc: ProviderError) -> bool:
 
 async def _reach_and_roster(cell: CursorCell, token: str) -> tuple[list[DoctorCheck], list[str]]:
     """Return the reach, client-version and roster checks, and the roster's model ids."""
-    from .listing import fetch_roster
-
     settings = cell.settings
     version = limits.client_version(settings.client_version)
     reached = _ok("reaching the service", f"{settings.base_url} answered")
@@ -167,11 +167,6 @@ async def _reach_and_roster(cell: CursorCell, token: str) -> tuple[list[DoctorCh
 
 def _catalog(cell: CursorCell, token: str) -> DoctorCheck:
     """Return the catalog's check: AvailableModels asked once, its variants parsed."""
-    import httpx
-
-    from .transport import proxied_client, reaching, run_headers
-    from .variants import AVAILABLE_MODELS_PATH, catalog_request, parse_catalog
-
     name = "catalog"
     settings = cell.settings
     url = settings.base_url.rstrip("/") + AVAILABLE_MODELS_PATH
@@ -184,8 +179,6 @@ def _catalog(cell: CursorCell, token: str) -> DoctorCheck:
         with reaching(url), client:
             response = client.post(url, content=catalog_request(), headers=headers)
         if response.status_code != 200:
-            from .transport import http_error
-
             raise http_error(response.status_code, response.content, "AvailableModels")
         catalog = parse_catalog(response.content)
     except CursorError as exc:
@@ -196,8 +189,6 @@ def _catalog(cell: CursorCell, token: str) -> DoctorCheck:
 
 def _pick(cell: CursorCell, ids: Iterable[str]) -> dict[str, str]:
     """Return one model per family the account can use, by family (bundled rows preferred)."""
-    from .catalog import find_model
-
     picked: dict[str, str] = {}
     roster = list(ids)
     for model in sorted(roster, key=lambda m: (find_model(m) is None, m)):
@@ -239,8 +230,6 @@ def _round_fix(exc: CursorError) -> str:
 
 async def diagnose(cell: CursorCell, *, rounds: bool, report: Report) -> list[DoctorCheck]:
     """Return every check's verdict, in order, each also handed to REPORT as it is known."""
-    import asyncio
-
     checks: list[DoctorCheck] = []
 
     def add(check: DoctorCheck) -> None:

@@ -20,8 +20,10 @@ service's errors onto these classes is ``connect.py``'s job.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import re
+from urllib.parse import urlsplit
 
 __all__ = [
     "NOT_SIGNED_IN",
@@ -258,8 +260,6 @@ def check_cleartext(url: str, setting: str) -> None:
     The bearer and the refresh token travel to these URLs: in clear, only to this
     machine (127.0.0.0/8, ::1, localhost). SETTING names the setting in the message.
     """
-    from urllib.parse import urlsplit
-
     try:
         parts = urlsplit(url)
         host = (parts.hostname or "").lower()
@@ -279,8 +279,6 @@ def check_cleartext(url: str, setting: str) -> None:
 
 def _loopback_host(host: str) -> bool:
     """Return whether HOST names this machine: localhost, 127.0.0.0/8 or ::1."""
-    import ipaddress
-
     if host == "localhost" or host.endswith(".localhost"):
         return True
     try:

@@ -42,11 +42,11 @@ from .host import (
     ToolCallStart,
     Usage,
 )
+from .native import resolved_messages, service_call
 from .values import decode_value, finite
 
 __all__ = [
     "EXEC_CALL_BLOCKS",
-    "EXEC_OWNED_VARIANTS",
     "MCP_VARIANT",
     "SERVICE_RESOLVED_VARIANTS",
     "Fold",
@@ -59,20 +59,6 @@ __all__ = [
 
 # ToolCall variants by member name (the `tool` oneof of agent.v1.ToolCall).
 MCP_VARIANT = "mcp_tool_call"
-# Their block belongs to the exec channel (MCP resources, the pi_* family): nothing is filed.
-EXEC_OWNED_VARIANTS = frozenset(
-    {
-        "list_mcp_resources_tool_call",
-        "read_mcp_resource_tool_call",
-        "pi_read_tool_call",
-        "pi_bash_tool_call",
-        "pi_edit_tool_call",
-        "pi_write_tool_call",
-        "pi_grep_tool_call",
-        "pi_find_tool_call",
-        "pi_ls_tool_call",
-    }
-)
 # The service settles these itself (todos, edit, hosted fetch, web fetch, connect_scm):
 # they stay open until their completion but are not ours to run.
 SERVICE_RESOLVED_VARIANTS = frozenset(
@@ -299,11 +285,6 @@ class Fold:
         """Return ``tool_calls`` when the round filed any call, else ``stop``."""
         return "tool_calls" if self._calls else "stop"
 
-    @property
-    def tool_call_ids(self) -> list[str]:
-        """Return the ids of the calls filed so far, in order."""
-        return [call.id for call in self._calls]
-
     def message(self) -> dict[str, Any]:
         """Return the round as a plain chat-completions assistant message (nothing else)."""
         content = "".join(self._spans.text)
@@ -468,7 +449,7 @@ class Fold:
             self._retain(started.call_id, call)
         elif variant in SERVICE_RESOLVED_VARIANTS:
             self._retain(started.call_id, None)
-        # Exec-owned variants and the rest: the exec channel or nobody; nothing filed.
+        # The rest (MCP resources and the pi_* family belong to the exec channel): nothing filed.
 
     def _partial(self, partial: agent_pb2.PartialToolCallUpdate) -> None:
         entry = self._resolve(partial.call_id)
@@ -508,8 +489,6 @@ class Fold:
 
     def _service_resolved(self, call_id: str, tool_call: agent_pb2.ToolCall) -> None:
         """Record a call the service ran itself (a todo update, a hosted search) as resolved."""
-        from .native import resolved_messages, service_call
-
         found = service_call(tool_call)
         if found is None:
             return

@@ -24,6 +24,7 @@ import urllib.request
 from dataclasses import dataclass
 
 from .errors import ConfigError, ProviderError
+from .transport import tls_context
 
 __all__ = ["Dialed", "H2Unavailable", "ProxyCannotTunnel", "dial", "proxy_for", "split_url"]
 
@@ -124,8 +125,6 @@ async def dial(
 
 def _tls(alpn: tuple[str, ...]) -> ssl.SSLContext:
     """Return a client TLS context verifying as httpx does, offering ALPN protocols ALPN."""
-    from .transport import tls_context
-
     return tls_context(alpn)
 
 

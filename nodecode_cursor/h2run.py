@@ -26,6 +26,8 @@ from collections.abc import AsyncGenerator
 from types import TracebackType
 from typing import Self
 
+from google.protobuf.message import DecodeError
+
 from . import limits
 from ._proto import agent_pb2
 from .connect import (
@@ -442,8 +444,6 @@ class H2Run:
 
 def _decode_message(payload: bytes) -> agent_pb2.AgentServerMessage:
     """Return the AgentServerMessage a Run data frame carries."""
-    from google.protobuf.message import DecodeError
-
     try:
         return agent_pb2.AgentServerMessage.FromString(payload)
     except (DecodeError, RecursionError):

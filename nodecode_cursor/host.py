@@ -581,6 +581,11 @@ class ModelList(Protocol):
         """Why the live roster is missing (None when live)."""
         ...
 
+    @property
+    def hint(self) -> str | None:
+        """What to do about the missing roster, as ``CursorError.hint`` says it (or None)."""
+        ...
+
 
 class UsageWindowView(Protocol):
     """One window of a plan's included usage (what ``AccountUsageView.windows`` holds)."""

@@ -29,24 +29,35 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import limits
+from . import catalog, credentials, limits, listing, routing, variants
+from .answers import Answerer
+from .cost import round_cost
+from .credentials import checked_token
 from .errors import (
+    ConfigError,
+    CursorError,
     ModelNotFound,
     NotSignedIn,
     ProviderError,
     ResourceExhausted,
+    StoreError,
     StreamIncomplete,
+    scrub,
 )
-from .host import Finish, Host, RoundContext, RoundResult, StreamPart, StreamStart
+from .fold import Fold
+from .history import valid_unicode
+from .host import Finish, Host, NativeOutcome, RoundContext, RoundResult, StreamPart, StreamStart
+from .request import build_run_request, resume_request
+from .signin import refresh_if_due
+from .state import CellState
+from .store import AuthStore
+from .transport import RunSettings, open_run
 
 if TYPE_CHECKING:
-    from .answers import Answerer
     from .blobs import Conversation
-    from .fold import Fold
     from .request import RunRequestBuild
     from .routing import WireModel
-    from .state import CellState
-    from .transport import RunSettings, RunTransport
+    from .transport import RunTransport
     from .writers import WriterTable
 
 __all__ = ["TURN_END_GRACE_SECONDS", "USAGE_PRICING_CODES", "stream_round", "stream_round_sync"]
@@ -100,9 +111,6 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
     stream ended before the turn did; a retry may work). Cancelling the task
     stops the run at once.
     """
-    from . import listing, routing, variants
-    from .state import CellState
-
     if state is None:
         state = CellState()
     model = ctx.model
@@ -214,9 +222,6 @@ async def _roster_model(ctx: RoundContext, state: CellState) -> tuple[str, str]:
     a model it does not list, or a roster that cannot be had, is the unknown-model
     ConfigError, naming near matches and why the roster could not be checked.
     """
-    from . import listing, routing
-    from .errors import ConfigError, CursorError
-
     model = ctx.model
     try:
         token = await _token(ctx, state)
@@ -245,8 +250,6 @@ def _may_retry_on_variant(model: str, wire: WireModel) -> bool:
     Only a slug sent bare (no parameters, the base id itself) of a bundled model
     that has effort siblings can be a variant the catalog did not name in time.
     """
-    from . import routing
-
     if wire.parameters or wire.requested_id != wire.details_id or not routing.is_bundled(model):
         return False
     return bool(routing.model_row(model).routing)
@@ -262,8 +265,6 @@ def _discovery_retry(
     state: CellState,
 ) -> WireModel | None:
     """Return the discovered WireModel to retry with, or None when this error is final."""
-    from . import listing, routing
-
     if mode != "normalized" or not isinstance(exc, ModelNotFound) or attempt.saw_output:
         return None
     base_url = attempt.ctx.base_url or limits.DEFAULT_BASE_URL
@@ -285,8 +286,6 @@ def _valid_unicode(
     host's history): replacing it keeps the session usable, where refusing would
     fail every later round of it too. The host's own values are left as they were.
     """
-    from .history import valid_unicode
-
     new_messages, in_messages = valid_unicode(messages)
     new_system, in_system = valid_unicode(system)
     new_tools, in_tools = valid_unicode(tools)
@@ -338,8 +337,6 @@ async def _token(ctx: RoundContext, state: CellState) -> str:
     A token no header can carry (a space, a line break, non-ASCII) is refused here
     with a ConfigError naming its source, before the HTTP stack can quote it.
     """
-    from . import credentials
-
     base_url = ctx.base_url or limits.DEFAULT_BASE_URL
     if ctx.credential:
         given = credentials.checked_token(ctx.credential, "the round's credential")
@@ -379,11 +376,6 @@ def _renewed_if_kept_sign_in(
     worker thread. An auth.json that cannot be read, or a sign-in that is not TOKEN's,
     leaves TOKEN as given.
     """
-    from .credentials import checked_token
-    from .errors import StoreError
-    from .signin import refresh_if_due
-    from .store import AuthStore
-
     store = AuthStore(host.home)
     try:
         entry = store.entry()
@@ -512,12 +504,6 @@ class _Attempt:
         service sent a replay-safe checkpoint is followed by one resuming from it
         (``_resumable``), all folded into one message.
         """
-        from . import catalog, routing
-        from .answers import Answerer
-        from .fold import Fold
-        from .request import build_run_request, resume_request
-        from .transport import RunSettings
-
         ctx = self.ctx
         model = ctx.model
         row = catalog.find_model(model)
@@ -607,8 +593,6 @@ class _Attempt:
         the turn did; a stream that ends without turn_ended after a checkpoint of
         this round is a break even when the completeness rule would call it whole.
         """
-        from .transport import open_run
-
         started = time.monotonic()
         self.ended_whole = False
         pool = self.state.run_connections if self.state is not None else None
@@ -760,9 +744,6 @@ class _Attempt:
             return True
 
         async def serve() -> None:
-            from .errors import scrub
-            from .host import NativeOutcome
-
             try:
                 outcome = await runner(call)
                 if not isinstance(outcome, NativeOutcome):
@@ -811,8 +792,6 @@ class _Attempt:
         naming the model, and never rotates.
         """
         if exc.code in USAGE_PRICING_CODES:
-            from . import catalog
-
             model = self.ctx.model
             row = catalog.find_model(model)
             shown = row.name if row is not None else self.display
@@ -882,7 +861,6 @@ class _Attempt:
             self.duration,
             self.frames,
         )
-        from .cost import round_cost
 
         return RoundResult(
             message=message,

@@ -27,9 +27,18 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import httpx
+from google.protobuf.message import DecodeError
+
 from . import limits
+from ._proto import agent_pb2
+from .catalog import bundled_models, find_model
+from .connect import classify_connect_error, parse_refusal, read_unary_body
+from .credentials import checked_token
 from .errors import NOT_SIGNED_IN, CursorError, NotSignedIn, ProviderError
 from .state import RosterFetch
+from .transport import proxied_client, reaching, run_headers
+from .variants import AVAILABLE_MODELS_PATH, catalog_request, parse_catalog
 
 if TYPE_CHECKING:
     from .state import CellState, RosterKey
@@ -82,6 +91,8 @@ class Roster:
     models: tuple[RosterModel, ...]
     live: bool
     reason: str | None = None
+    # The refusal's hint (``CursorError.hint``, e.g. /cursor login), so a host words it its way.
+    hint: str | None = None
 
 
 def _account(token: str) -> str:
@@ -114,12 +125,6 @@ def round_marker(
 
 def parse_roster(body: bytes) -> tuple[RosterModel, ...]:
     """Return the rows of a GetUsableModels answer (bare or framed), sorted by id, each once."""
-    from google.protobuf.message import DecodeError
-
-    from ._proto import agent_pb2
-    from .catalog import find_model
-    from .connect import read_unary_body
-
     try:
         answer = agent_pb2.GetUsableModelsResponse.FromString(read_unary_body(body))
     except (DecodeError, RecursionError):
@@ -209,11 +214,6 @@ async def _unary(
     Raises NotSignedIn without a token, ConfigError for a token no header can carry
     or an unusable proxy, ProviderError (``HTTP <status> <code>``) for a refusal.
     """
-    import httpx
-
-    from .credentials import checked_token
-    from .transport import proxied_client, reaching, run_headers
-
     if not token:
         raise NotSignedIn()
     token = checked_token(token, "the key given")
@@ -247,9 +247,6 @@ async def fetch_catalog(
     The catalog is kept in STATE (None: nowhere) with the time it came, unless the
     state was closed meanwhile (a stopped cell keeps nothing).
     """
-    from .connect import read_unary_body
-    from .variants import AVAILABLE_MODELS_PATH, catalog_request, parse_catalog
-
     body = await _unary(
         token,
         base_url,
@@ -394,8 +391,6 @@ def _refusal(status: int, body: bytes) -> ProviderError:
     other Connect error is (``connect.classify_connect_error``); a body that is no
     Connect error keeps the HTTP status.
     """
-    from .connect import classify_connect_error, parse_refusal
-
     parsed = parse_refusal(body)
     if parsed is None or not isinstance(parsed.get("code"), str):
         return ProviderError(
@@ -457,7 +452,9 @@ async def list_models(
         if not isinstance(roster, CursorError):
             raise roster
         log.debug("roster unavailable: %s", roster.detail)
-        return Roster(joined(_bundled(), catalog), live=False, reason=roster.detail)
+        return Roster(
+            joined(_bundled(), catalog), live=False, reason=roster.detail, hint=roster.hint
+        )
     return Roster(joined(roster, catalog), live=True)
 
 
@@ -495,8 +492,6 @@ def joined(
 
 def _bundled() -> tuple[RosterModel, ...]:
     """Return the bundled rows as roster rows: what ``/models`` lists without the live roster."""
-    from .catalog import bundled_models
-
     return tuple(
         RosterModel(row.id, row.name, row.context_window)
         for row in sorted(bundled_models(), key=lambda r: r.id)

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from ._proto import agent_pb2
 from .blobs import Conversation
 from .history import ActiveUser, HistoryBlobs, ThinkingReplay, build_history
+from .writers import check_history, replay_policy
 
 if TYPE_CHECKING:
     from .routing import WireModel
@@ -196,8 +197,6 @@ def build_run_request(
     messages = started_history(messages, conversation)
     policy = replay_thinking
     if writers is not None:
-        from .writers import check_history, replay_policy
-
         check_history(writers, list(messages), model_id, end=_history_end(messages))
         if policy is None:
             policy = replay_policy(writers, model_id)

@@ -23,6 +23,7 @@ import weakref
 from typing import TYPE_CHECKING
 
 from . import limits
+from .errors import ProviderError
 
 if TYPE_CHECKING:
     from .h2conn import H2Connection
@@ -131,6 +132,7 @@ class RunConnections:
         self, key: ConnectionKey, proxy: str | None, connect_timeout: float
     ) -> H2Connection:
         """Return a new connection for KEY."""
+        # Deferred: CursorCell.start loads this module and must stay cheap (h2, httpx).
         from .h2conn import H2Connection
         from .h2dial import dial, split_url
 
@@ -195,6 +197,4 @@ def _abort_all(connections: list[H2Connection]) -> None:
 
 def _stopped() -> Exception:
     """Return the error for a run asking a pool the cell already closed."""
-    from .errors import ProviderError
-
     return ProviderError("the cell stopped while the round was starting", status=503)

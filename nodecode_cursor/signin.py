@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import logging
 import re
 import secrets
@@ -144,6 +145,7 @@ def http_client(timeout: float, proxy: str | None = None) -> httpx.Client:
 
     PROXY is the ``cursor.proxy`` setting, so the sign-in and the refresh go the way rounds go.
     """
+    # Deferred: CursorCell.start loads this module and must stay cheap (httpx).
     import httpx
 
     from .transport import proxied_client
@@ -153,6 +155,7 @@ def http_client(timeout: float, proxy: str | None = None) -> httpx.Client:
 
 def fetch_email(client: httpx.Client, web_url: str, token: str, timeout: float) -> str | None:
     """Return the account's email from its profile, or None when it cannot be read or disagrees."""
+    # Deferred: CursorCell.start loads this module and must stay cheap (httpx).
     import httpx
 
     user = token_user_id(token)
@@ -196,6 +199,7 @@ def poll_tokens(
     cancelled: threading.Event,
 ) -> tuple[str, str]:
     """Return (access, refresh) once Cursor confirms the sign-in; raise CursorError or cancel."""
+    # Deferred: CursorCell.start loads this module and must stay cheap (httpx).
     import httpx
 
     url = f"{base_url.rstrip('/')}/auth/poll"
@@ -239,8 +243,6 @@ def poll_tokens(
 
 def _json_object(body: bytes) -> dict[str, Any] | None:
     """Return ``body`` parsed as a JSON object, or None."""
-    import json
-
     try:
         data = json.loads(body)
     except (ValueError, RecursionError):
@@ -384,6 +386,7 @@ def session_ended(entry: TokenEntry, ended: Collection[str]) -> bool:
 
 def refresh_entry(client: httpx.Client, base_url: str, entry: TokenEntry) -> TokenEntry:
     """Return ``entry`` renewed by Cursor; raise CredentialError when Cursor refuses."""
+    # Deferred: CursorCell.start loads this module and must stay cheap (httpx).
     from .transport import reaching
 
     url = f"{base_url.rstrip('/')}/oauth/token"

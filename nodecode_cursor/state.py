@@ -26,6 +26,7 @@ from . import limits
 from .blobs import Conversations
 from .clients import HttpClients
 from .runpool import RunConnections
+from .writer_store import DiskWriters
 from .writers import WriterStore, WriterTable
 
 if TYPE_CHECKING:
@@ -49,9 +50,7 @@ class RosterFetch:
 
 
 def _disk_writers(home: Path) -> WriterStore:
-    """Return the writer table's store under HOME (imported here: only a started cell has one)."""
-    from .writer_store import DiskWriters
-
+    """Return the writer table's store under HOME."""
     return DiskWriters.in_home(home)
 
 

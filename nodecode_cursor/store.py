@@ -157,7 +157,7 @@ class AuthStore:
                 "the cell makes itself), nothing will be written until then"
             )
         if self._lock is None:
-            # Imported here: a host imports every cell at start-up, and filelock is not free.
+            # Deferred: CursorCell.start loads this module and must stay cheap (filelock).
             from filelock import FileLock
 
             self._lock = FileLock(str(self.lock_path), mode=FILE_MODE)

@@ -183,6 +183,7 @@ def open_run(settings: RunSettings, connections: RunConnections | None = None) -
         log.debug("cleartext base URL: the run goes over RunSSE (transport setting auto)")
         return SseRun(settings, fall_back_to_poll=True)
     if choice in ("auto", "http2"):
+        # Deferred: a true cycle (h2run builds on this module's SseRun and headers).
         from .h2run import ChosenRun
 
         return ChosenRun(settings, connections, forced=choice == "http2")

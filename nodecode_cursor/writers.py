@@ -41,6 +41,7 @@ PROVIDER = "cursor"
 
 def message_text(message: Mapping[str, Any]) -> str:
     """Return the visible text of a chat message's content (text parts joined)."""
+    # Deferred: CursorCell.start loads this module and must stay cheap (history: protobuf).
     from .history import visible_text
 
     return visible_text(message.get("content"))
@@ -156,6 +157,7 @@ class WriterTable:
 
 def _is_k3(model: str) -> bool:
     """Return whether MODEL is a Kimi K3 model (routing's rule, imported on use)."""
+    # Deferred: CursorCell.start loads this module and must stay cheap (routing: the catalog).
     from .routing import is_k3
 
     return is_k3(model)

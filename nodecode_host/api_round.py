@@ -4,9 +4,10 @@ Pure, no sockets: the chat-completions, Responses and Messages translations
 (``openai_api.py``, ``responses_api.py``, ``anthropic_api.py``) each read their
 request into one ``RoundRequest`` (chat-shaped messages, function tools, an
 effort, a session) and answer from the lane's ``RoundResult``. What they share
-lives here: ``ApiError`` and the cell-error mapping, the demands a client can
-make that Cursor's agent service has no field for (a tool call required, or a
-named one; JSON output, to a schema) with the instruction that asks for them,
+lives here: ``ApiError`` (its default body OpenAI's error object) and the
+cell-error mapping, the demands a client can make that Cursor's agent service
+has no field for (a tool call required, or a named one; JSON output, to a
+schema) with the instruction that asks for them,
 the check of an answer against them and the one firmer retry, a small JSON
 Schema check, and ``replay_parts`` for answering a checked round as a stream.
 Running the round (and its retry) is ``openai_server.py``'s.
@@ -37,6 +38,7 @@ __all__ = [
     "ToolDemand",
     "answer_problem",
     "error_for",
+    "error_object",
     "internal_error",
     "nearest_effort",
     "replay_parts",
@@ -47,6 +49,24 @@ __all__ = [
 MODEL_PREFIX = "cursor/"
 # OpenAI's word for "thinking off"; every other effort, "off" included, is the cell's to read.
 EFFORT_NONE = "none"
+
+
+# OpenAI's error "type" per HTTP status (anything else 5xx is api_error).
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    405: "invalid_request_error",
+    413: "invalid_request_error",
+    429: "rate_limit_error",
+}
+
+
+def error_object(status: int, message: str, *, code: str | None = None) -> dict[str, Any]:
+    """Return OpenAI's error object for STATUS with MESSAGE and CODE."""
+    kind = _ERROR_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
 class ApiError(Exception):
@@ -60,8 +80,6 @@ class ApiError(Exception):
 
     def body(self) -> dict[str, Any]:
         """Return the error as OpenAI's ``{"error": {...}}`` object."""
-        from .openai_api import error_object
-
         return error_object(self.status, self.message, code=self.code)
 
 
@@ -77,11 +95,13 @@ def error_for(exc: CursorError, *, listed: Collection[str] | None = None) -> Api
     when given, are the model ids the server lists: an unknown model's hint
     names only those, so a client is never pointed at a model it cannot see.
     """
-    # The cell words its sign-in hints for a chat (/cursor login); this API is served by
+    # The cell words its sign-in hint for a chat (/cursor login); this API is served by
     # `nodecode-cursor serve`, run from a shell, where the verb is a command.
-    detail = exc.detail.replace("/cursor login", "nodecode-cursor login")
+    detail = exc.detail
+    if exc.hint == contract.SIGN_IN_HINT:
+        detail = detail.replace(contract.SIGN_IN_HINT, "nodecode-cursor login")
     code = getattr(exc, "code", None)
-    if isinstance(exc, contract.CredentialError) or code == "not_signed_in":
+    if isinstance(exc, (contract.CredentialError, contract.NotSignedIn)):
         return ApiError(401, detail, code="not_signed_in")
     if isinstance(exc, contract.UnknownModel):
         nearest = [m for m in exc.near if listed is None or m in listed]

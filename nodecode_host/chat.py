@@ -56,7 +56,6 @@ PROMPT = "> "
 # The chat's own standing notice while there is no Cursor credential at all (the
 # host's key, apart from the cell's own "cursor" notices).
 NOT_SIGNED_IN_KEY = "chat.not-signed-in"
-NOT_SIGNED_IN_NOTICE = "cursor: not signed in: /cursor login, or set CURSOR_ACCESS_TOKEN"
 # The chat's standing notice when the plan runs low (the dashboard, after a turn).
 USAGE_KEY = "chat.usage"
 # How often, at most, the chat asks the dashboard after a turn: the plan moves slowly,
@@ -91,6 +90,11 @@ def typed_so_far() -> str:
 def new_session_id() -> str:
     """Return a fresh session id (it keys Cursor's conversation)."""
     return f"chat-{uuid.uuid4().hex[:12]}"
+
+
+def not_signed_in_notice() -> str:
+    """Return the chat's standing notice while there is no credential: the cell's own sentence."""
+    return f"{PROVIDER}: {contract.NOT_SIGNED_IN}"
 
 
 class ChatRepl:
@@ -161,7 +165,7 @@ class ChatRepl:
             missing = self.host.cell_for(PROVIDER).credential(PROVIDER) is None
         except (HostError, contract.CursorError):
             missing = False  # a broken auth.json or token is the turn's (or /cursor's) to say
-        self.host.notice(NOT_SIGNED_IN_NOTICE if missing else None, key=NOT_SIGNED_IN_KEY)
+        self.host.notice(not_signed_in_notice() if missing else None, key=NOT_SIGNED_IN_KEY)
 
     def show_notices(self) -> None:
         """Write the standing notices above the prompt."""
@@ -378,7 +382,7 @@ class ChatRepl:
 
     def models(self) -> None:
         """Write the account's models (or the bundled ones and why)."""
-        live, reason, rows = fetch_models(self.host)
+        live, reason, _, rows = fetch_models(self.host)
         if live:
             self.roster_ids = [str(row.get("id")) for row in rows]
         self.write(format_models(live, reason, rows))

@@ -365,8 +365,8 @@ def cmd_models(args: argparse.Namespace) -> int:
     """Print the models; return the exit code."""
     host = make_host(args)
     try:
-        live, reason, rows = fetch_models(host)
-        reason = for_shell(reason) if reason else reason
+        live, reason, hint, rows = fetch_models(host)
+        reason = for_shell(reason, hint) if reason else reason
         if args.json:
             print(
                 json.dumps({"provider": PROVIDER, "live": live, "reason": reason, "models": rows})
@@ -420,9 +420,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         def show(check: contract.DoctorCheck) -> None:
             if args.json:
                 return
-            print(f"{_MARKS[check.status]}  {check.name}: {for_shell(check.verdict)}", flush=True)
+            # The fix names the shell's command itself (the cell words it for ``doctor``).
+            print(f"{_MARKS[check.status]}  {check.name}: {check.verdict}", flush=True)
             if check.fix:
-                print(f"      fix: {for_shell(check.fix)}", flush=True)
+                print(f"      fix: {check.fix}", flush=True)
 
         checks = host.run_async(cell.doctor(rounds=not args.no_rounds, report=show))
         failed = any(check.status == "fail" for check in checks)
@@ -724,20 +725,21 @@ def _logging(verbose: bool) -> None:
         package.addHandler(handler)
 
 
-def _failure(exc: BaseException, base_url: str | None) -> tuple[int, str]:
-    """Return (status, one line) for a failure that is not one of ours."""
-    module = type(exc).__module__
-    if module.startswith(("httpx", "httpcore")) or isinstance(exc, ConnectionError):
-        # The URL when the person gave one; else the cell's default, which is the cell's to know.
-        where = base_url or "Cursor's service"
-        cause = contract.scrub(str(exc)) or type(exc).__name__
-        return 502, f"could not reach {where}: {cause}"
+def _failure(exc: BaseException) -> tuple[int, str]:
+    """Return (status, one line) for a failure that is not one of ours.
+
+    The cell raises every failure to reach Cursor as a ``CursorError`` worded by
+    the cell, so anything else here is unexpected: its kind and text, scrubbed.
+    """
     return 500, contract.scrub(f"internal error: {type(exc).__name__}: {exc}")
 
 
-def _report(status: int, message: str, *, as_json: bool) -> None:
-    """Print a failure: JSON on stdout with --json, else one line on stderr."""
-    message = for_shell(message)
+def _report(status: int, message: str, *, as_json: bool, hint: str | None = None) -> None:
+    """Print a failure: JSON on stdout with --json, else one line on stderr.
+
+    HINT is the error's ``CursorError.hint``: the sign-in's gets the shell's command added.
+    """
+    message = for_shell(message, hint)
     if as_json:
         print(json.dumps({"error": {"status": status, "message": message}}, ensure_ascii=False))
     else:
@@ -808,12 +810,12 @@ def main(argv: list[str] | None = None) -> int:
     except contract.CursorError as exc:
         if verbose:
             traceback.print_exc()
-        _report(exc.status, str(exc), as_json=as_json)
+        _report(exc.status, str(exc), as_json=as_json, hint=exc.hint)
         return 2 if isinstance(exc, contract.ConfigError) else 1
     except Exception as exc:
         if verbose:
             traceback.print_exc()
-        status, line = _failure(exc, getattr(args, "base_url", None))
+        status, line = _failure(exc)
         _report(status, line, as_json=as_json)
         return 1
 

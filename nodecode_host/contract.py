@@ -21,13 +21,17 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from nodecode_cursor.cell import CursorCell
     from nodecode_cursor.errors import (
+        NOT_SIGNED_IN,
+        SIGN_IN_HINT,
         BadEffort,
         ConfigError,
         CredentialError,
         CursorError,
+        NotSignedIn,
         StoreError,
         StreamIncomplete,
         UnknownModel,
+        json_kind,
         scrub,
     )
     from nodecode_cursor.host import (
@@ -55,6 +59,8 @@ if TYPE_CHECKING:
 
 
 __all__ = [
+    "NOT_SIGNED_IN",
+    "SIGN_IN_HINT",
     "BadEffort",
     "ConfigError",
     "CredentialError",
@@ -63,6 +69,7 @@ __all__ = [
     "Finish",
     "NativeCall",
     "NativeOutcome",
+    "NotSignedIn",
     "Notice",
     "ReasoningDelta",
     "ResolvedCallResult",
@@ -77,6 +84,7 @@ __all__ = [
     "ToolCallStart",
     "UnknownModel",
     "Usage",
+    "json_kind",
     "scrub",
 ]
 
@@ -86,13 +94,17 @@ _CONTRACT = "nodecode_cursor.host"
 _HOMES = {
     **dict.fromkeys(
         (
+            "NOT_SIGNED_IN",
+            "SIGN_IN_HINT",
             "BadEffort",
             "ConfigError",
             "CredentialError",
             "CursorError",
+            "NotSignedIn",
             "StoreError",
             "StreamIncomplete",
             "UnknownModel",
+            "json_kind",
             "scrub",
         ),
         _ERRORS,

@@ -29,6 +29,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import contract
@@ -79,8 +80,6 @@ def runner_for(tools: Toolbox, *, assume_yes: bool, interactive: bool) -> Native
     if isinstance(tools, HostTools):
         host_tools = tools
     else:
-        from pathlib import Path
-
         host_tools = HostTools(Path.cwd(), assume_yes=assume_yes)
     return NativeTools(host_tools, ask=ask_on_terminal if interactive else None)
 

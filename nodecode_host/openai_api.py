@@ -32,6 +32,7 @@ from .api_round import (
     RoundRequest,
     ToolDemand,
     error_for,
+    error_object,
     internal_error,
 )
 
@@ -63,24 +64,6 @@ __all__ = [
 OWNER = "cursor"
 ROLES = ("system", "developer", "user", "assistant", "tool")
 DONE_EVENT = b"data: [DONE]\n\n"
-
-# OpenAI's error "type" per HTTP status (anything else 5xx is api_error).
-_ERROR_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    403: "permission_error",
-    404: "not_found_error",
-    405: "invalid_request_error",
-    413: "invalid_request_error",
-    429: "rate_limit_error",
-}
-
-
-def error_object(status: int, message: str, *, code: str | None = None) -> dict[str, Any]:
-    """Return OpenAI's error object for STATUS with MESSAGE and CODE."""
-    kind = _ERROR_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
-    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
-
 
 # Requests ------------------------------------------------------------------------------------
 

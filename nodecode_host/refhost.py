@@ -72,7 +72,6 @@ __all__ = [
     "TurnObserver",
     "TurnOutcome",
     "discover_cells",
-    "json_kind",
 ]
 
 log = logging.getLogger("nodecode_host.refhost")
@@ -303,7 +302,7 @@ class ReferenceHost:
         elif from_file is not None:
             raise HostConfigError(
                 f'"{section}" in {self.config_path} must be a JSON object '
-                f'(e.g. "{section}": {{"enabled": true}}), not {json_kind(from_file)}'
+                f'(e.g. "{section}": {{"enabled": true}}), not {contract.json_kind(from_file)}'
             )
         merged.update(self._overrides.get(section, {}))
         return merged
@@ -375,7 +374,7 @@ class ReferenceHost:
                 # "no", 0 or "false" must not leave the cell running as if it said true.
                 raise HostConfigError(
                     f'"enabled" in the "{section}" section of {self.config_path} must be '
-                    f"true or false, not {json_kind(enabled)}"
+                    f"true or false, not {contract.json_kind(enabled)}"
                 )
             if enabled is False:
                 loaded.vetoed_by = section
@@ -610,22 +609,6 @@ class ReferenceHost:
                     )
                 add(_tool_message(call, output))
                 view.tool_result(call, output)
-
-
-def json_kind(value: Any) -> str:
-    """Return what VALUE is in JSON's terms, quoted briefly: 'the string "no"', 'the number 5'."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"the boolean {json.dumps(value)}"
-    if isinstance(value, (int, float)):
-        return f"the number {json.dumps(value)}"
-    if isinstance(value, str):
-        quoted = json.dumps(value if len(value) <= 40 else value[:40] + "…", ensure_ascii=False)
-        return f"the string {quoted}"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
 
 
 async def _awaited(awaitable: Awaitable[T]) -> T:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import contract
 from .errors import HostConfigError
-from .refhost import ReferenceHost, json_kind
+from .refhost import ReferenceHost
 from .terminal_text import has_hidden, visible
 
 if TYPE_CHECKING:
@@ -98,7 +98,8 @@ def configured(host: ReferenceHost, key: str) -> str | None:
         return None
     if not isinstance(value, str):
         raise HostConfigError(
-            f'"{key}" in {host.config_path} must be {HOST_DEFAULTS[key]}, not {json_kind(value)}'
+            f'"{key}" in {host.config_path} must be {HOST_DEFAULTS[key]}, '
+            f"not {contract.json_kind(value)}"
         )
     return value if value.strip() else None
 
@@ -117,7 +118,7 @@ def native_tools_on(host: ReferenceHost, flag: str | None, tools: str) -> bool:
     if value not in ("on", "off"):
         raise HostConfigError(
             f'"native_tools" in {host.config_path} must be {HOST_DEFAULTS["native_tools"]}, '
-            f"not {json_kind(value)}"
+            f"not {contract.json_kind(value)}"
         )
     return value == "on"
 
@@ -142,7 +143,7 @@ def route_for(
     try:
         return cell.route(model, effort, roster=roster_ids)
     except contract.UnknownModel:
-        live, why, rows = fetch_models(host)
+        live, why, _, rows = fetch_models(host)
         fetched = [str(row["id"]) for row in rows if row.get("id")] if live else []
         return cell.route(
             model, effort, roster=[*roster_ids, *fetched], unchecked=None if live else why
@@ -209,18 +210,24 @@ def catalog_models(host: ReferenceHost) -> dict[str, dict[str, Any]]:
     return {str(m["id"]): m for m in row.get("models", [])}
 
 
-def fetch_models(host: ReferenceHost) -> tuple[bool, str | None, list[dict[str, Any]]]:
-    """Return (live, why not live, rows): the account's roster, else the bundled rows."""
+def fetch_models(
+    host: ReferenceHost,
+) -> tuple[bool, str | None, str | None, list[dict[str, Any]]]:
+    """Return (live, why not live, its hint, rows): the account's roster, else the bundled rows.
+
+    The hint is the cell's (``CursorError.hint``, e.g. /cursor login), for ``for_shell``.
+    """
     cell = host.cell_for(PROVIDER)
     catalog = catalog_models(host)
     rows: list[dict[str, Any]] = []
     reason: str | None
+    hint: str | None
     try:
         listing = host.run_async(cell.list_models())
     except contract.CursorError as exc:
-        live, reason = False, str(exc)
+        live, reason, hint = False, str(exc), exc.hint
     else:
-        live, reason = listing.live, listing.reason
+        live, reason, hint = listing.live, listing.reason, listing.hint
         rows = [
             {
                 "id": m.id,
@@ -244,7 +251,7 @@ def fetch_models(host: ReferenceHost) -> tuple[bool, str | None, list[dict[str, 
     for row in rows:
         bundled = catalog.get(str(row.get("id")))
         row.setdefault("efforts", list(bundled.get("efforts") or []) if bundled else [])
-    return live, reason, rows
+    return live, reason, hint, rows
 
 
 def format_models(live: bool, reason: str | None, rows: list[dict[str, Any]]) -> str:
@@ -279,9 +286,13 @@ def _window(tokens: Any) -> str:
     return f"{tokens // 1000}k"
 
 
-def for_shell(message: str) -> str:
-    """Return MESSAGE with the shell's sign-in command added to a hint worded for the chat."""
-    if "/cursor login" in message:
+def for_shell(message: str, hint: str | None) -> str:
+    """Return MESSAGE with the shell's sign-in command added when HINT is the cell's sign-in.
+
+    HINT is the error's ``hint`` (``CursorError.hint``, a roster's ``hint``): the cell
+    words it for a chat (/cursor login), and a shell signs in with a command instead.
+    """
+    if hint is not None and hint == contract.SIGN_IN_HINT:
         return message + " (from a shell: nodecode-cursor login)"
     return message
 

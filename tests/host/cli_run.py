@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 
 from cursor_simulator import Simulator
+from nodecode_cursor.errors import NOT_SIGNED_IN
 from nodecode_host.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
@@ -46,7 +47,8 @@ def sign_in_status(line: str) -> str:
     return head
 
 
-NOT_SIGNED_IN_NOTICE = "! cursor: not signed in: /cursor login, or set CURSOR_ACCESS_TOKEN"
+# The chat's standing notice: the cell's own not-signed-in sentence.
+NOT_SIGNED_IN_NOTICE = f"! cursor: {NOT_SIGNED_IN}"
 # The loggers -v turns on (the in-process run puts them back as they were).
 _LOGGERS = ("nodecode_cursor", "nodecode_host")
 

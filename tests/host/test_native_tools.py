@@ -86,7 +86,7 @@ def test_the_config_setting_turns_them_off(sim: Simulator, home: Path, tmp_path:
     (home / "config.json").write_text(json.dumps({"native_tools": True}))
     done = run_main("--base-url", sim.url, "ask", "hi", env=cli_env(home), cwd=tmp_path)
     assert done.returncode == 2
-    assert '"native_tools"' in done.stderr and "the boolean true" in done.stderr
+    assert '"native_tools"' in done.stderr and "not true or false" in done.stderr
 
 
 def test_writes_need_a_yes_and_stay_inside_the_folder(

@@ -11,6 +11,7 @@ from nodecode_cursor.credentials import NOT_SIGNED_IN
 from nodecode_cursor.errors import (
     ConfigError,
     CredentialError,
+    NotSignedIn,
     ProviderError,
     StreamIncomplete,
 )
@@ -201,9 +202,12 @@ def test_cell_errors_map_to_statuses_and_codes() -> None:
     assert "Nearest known: a, b." in unknown.message
     effort = error_for(ConfigError("effort max: try low", code="unsupported_effort"))
     assert (effort.status, effort.code) == (400, "unsupported_effort")
-    # The kind is the code, never the words: each sign-in message is a 401 ...
+    # The kind is the class, never the words: the sign-in error is a 401 ...
+    signed_out = error_for(NotSignedIn())
+    assert (signed_out.status, signed_out.code) == (401, "not_signed_in")
+    # ... which no sign-in sentence is on its own.
     for words in (NOT_SIGNED_IN, LISTING_NOT_SIGNED_IN, "log in first"):
-        assert error_for(ConfigError(words, code="not_signed_in")).status == 401
+        assert error_for(ConfigError(words)).status == 400
     # ... and text that merely looks like a kind is not one.
     lookalike = error_for(ConfigError("Unknown Cursor model, says the proxy"))
     assert (lookalike.status, lookalike.code) == (400, "invalid_request")
