@@ -118,3 +118,90 @@ def test_goaway_before_any_checkpoint_fails_the_round_cleanly(sim: Simulator) ->
         asyncio.run(main())
     assert "GOAWAY" in str(caught.value) and caught.value.retryable
     assert len(sim.agent.runs) == 1  # nothing to resume from: no second run
+
+
+# --- a PING unanswered ----------------------------------------------------------------------
+
+
+def pinging_state() -> CellState:
+    """Return a state whose connections PING every 0.1 s and give up after 0.3 s unanswered."""
+    state = CellState()
+    state.run_connections.ping_seconds = 0.1
+    state.run_connections.ping_timeout_seconds = 0.3
+    return state
+
+
+def test_a_connection_that_stops_answering_pings_is_ended_and_the_round_resumes(
+    sim: Simulator, caplog: pytest.LogCaptureFixture
+) -> None:
+    # After "Cursor " the first connection goes silent: no frame, no PING answer.
+    sim.server.h2.mute_after = FRAMES_BEFORE_THE_CUT
+    sim.server.h2.faulty_connections = 1
+    sim.agent.script(CUT_AFTER_CHECKPOINT)
+    state = pinging_state()
+    parts: list[StreamPart] = []
+
+    async def main() -> Any:
+        result = await lane.stream_round(context(sim.url, parts), state)
+        await state.run_connections.aclose()
+        return result
+
+    started = time.monotonic()
+    with caplog.at_level("DEBUG", logger="nodecode_cursor"):
+        result = asyncio.run(main())
+    elapsed = time.monotonic() - started
+    assert result.message["content"] == "Simulated Cursor here. You said: hello"
+    assert texts(parts) == ["Simulated ", "Cursor ", "here. You said: hello"]
+    assert_resumed_on_a_new_stream(sim)
+    # The missed PING ended it, not the 10 s request timeout.
+    assert elapsed < 5
+    assert any("missed a PING" in r.getMessage() for r in caplog.records)
+    assert sim.server.h2.connections == 2
+
+
+def test_a_connection_that_stops_answering_pings_before_a_checkpoint_fails_cleanly(
+    sim: Simulator,
+) -> None:
+    sim.server.h2.mute_after = 3
+    sim.server.h2.faulty_connections = 1
+    sim.agent.script([AskRequestContext(), KvRead(), Text("half"), Sleep(0.3), TurnEnded()])
+    state = pinging_state()
+
+    async def main() -> None:
+        try:
+            await lane.stream_round(context(sim.url), state)
+        finally:
+            await state.run_connections.aclose()
+
+    started = time.monotonic()
+    with pytest.raises(StreamIncomplete) as caught:
+        asyncio.run(main())
+    assert time.monotonic() - started < 5
+    assert "stopped answering PINGs" in str(caught.value) and caught.value.retryable
+    assert len(sim.agent.runs) == 1
+
+
+# --- idleness -------------------------------------------------------------------------------
+
+
+def test_an_idle_connection_closes_itself_and_the_next_round_dials_anew(sim: Simulator) -> None:
+    state = CellState()
+    state.run_connections.idle_seconds = 0.3
+
+    async def main() -> tuple[int, int, int]:
+        await lane.stream_round(context(sim.url), state)
+        await lane.stream_round(context(sim.url), state)  # at once: the same connection
+        kept = len(state.run_connections.connections())
+        await asyncio.sleep(0.8)  # past the idle period, with no round asking
+        left = len(state.run_connections.connections())
+        await lane.stream_round(context(sim.url), state)
+        opened = state.run_connections.opened
+        await state.run_connections.aclose()
+        return kept, left, opened
+
+    kept, left, opened = asyncio.run(main())
+    assert kept == 1
+    assert left == 0  # closed by its own idleness, before any round looked at it
+    assert opened == 2
+    assert sim.server.h2.connections == 2
+    assert sim.server.h2.streams == 3
