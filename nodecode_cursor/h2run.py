@@ -11,9 +11,11 @@ failures, the heartbeat re-armed by every write, the request timeout.
 
 ``ChosenRun`` is what ``transport.open_run`` hands out for ``auto`` over
 ``https://`` and for ``http2``: it picks HTTP/2 when the connection speaks it,
-else RunSSE (then RunPoll), remembers per base URL what worked, and says
-which and why at DEBUG. Bytes and sockets below the stream are ``h2conn.py``'s
-and ``h2dial.py``'s; the RunSSE/RunPoll routes are ``transport.py``'s.
+else RunSSE (then RunPoll) — unless Cursor's server config, asked when h2
+fails to negotiate (``server_config.py``), requires HTTP/2 — remembers per
+base URL what worked, and says which and why at DEBUG. Bytes and sockets
+below the stream are ``h2conn.py``'s and ``h2dial.py``'s; the RunSSE/RunPoll
+routes are ``transport.py``'s.
 """
 
 from __future__ import annotations
