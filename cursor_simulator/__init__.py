@@ -19,7 +19,7 @@ import ssl
 from types import TracebackType
 from typing import Any
 
-from . import agent, auth, catalog, dashboard, models
+from . import agent, auth, catalog, dashboard, models, server_config
 from .family import bearer_refusal, connect_error
 from .server import Cut, HttpServer, SimRequest, SimResponse
 
@@ -48,6 +48,7 @@ class Simulator:
         self.auth = auth.install(self)
         self.agent = agent.install(self, catalog=self.catalog)
         self.dashboard = dashboard.install(self)
+        self.server_config = server_config.install(self)
 
     @property
     def url(self) -> str:

@@ -14,8 +14,10 @@ One thread owns the socket (reads, writes, flow control); each stream's answer
 is produced in a thread of its own and handed over through a queue. Knobs for
 tests: ``window`` (the flow-control window the server grants, to make the
 client wait for WINDOW_UPDATEs), ``goaway_after`` (send GOAWAY after that many
-DATA frames and close), and the count of connections served. It knows nothing
-of Cursor.
+DATA frames and close), ``mute_after`` (after that many DATA frames, read and
+send nothing more, PINGs included: a connection a middlebox dropped),
+``faulty_connections`` (how many connections those two act on), and the
+count of connections served. It knows nothing of Cursor.
 """
 
 from __future__ import annotations
@@ -104,6 +106,12 @@ class H2Side:
         self.window: int | None = None
         # After this many DATA frames sent on a connection, GOAWAY and close it.
         self.goaway_after: int | None = None
+        # After this many DATA frames sent on a connection, go silent: read nothing
+        # more (no PING is answered) and send nothing more, until the client leaves.
+        self.mute_after: int | None = None
+        # How many connections goaway_after and mute_after act on (None: every one),
+        # so a round cut on its first connection can go on on the next.
+        self.faulty_connections: int | None = None
         self.connections = 0  # HTTP/2 connections served so far
         self.streams = 0  # streams opened by clients so far
         self.pings = 0  # PINGs received (h2 answers each at once)
@@ -117,14 +125,19 @@ class H2Side:
         """Serve one HTTP/2 connection until it ends (blocks; the caller's thread)."""
         with self.lock:
             self.connections += 1
-        _Connection(self, sock).run()
+            faulty = self.faulty_connections is None or self.faulty_connections > 0
+            if self.faulty_connections is not None and self.faulty_connections > 0:
+                self.faulty_connections -= 1
+        _Connection(self, sock, faulty=faulty).run()
 
 
 class _Connection:
     """One HTTP/2 connection: the socket's only reader and writer."""
 
-    def __init__(self, side: H2Side, sock: socket.socket) -> None:
+    def __init__(self, side: H2Side, sock: socket.socket, *, faulty: bool = True) -> None:
         self.side = side
+        self.faulty = faulty  # whether the GOAWAY and mute knobs act on this connection
+        self.muted = False
         self.sock = sock
         config = h2.config.H2Configuration(client_side=False, header_encoding="utf-8")
         self.h2 = h2.connection.H2Connection(config=config)
@@ -147,6 +160,13 @@ class _Connection:
                 self.h2.update_settings({code: self.side.window})
             self._flush()
             while not self.closing and not self.side.http.stopping:
+                if self.muted:
+                    # A dropped connection: what comes is thrown away unread by h2 (no
+                    # PING is answered) and nothing is sent, until the client leaves.
+                    readable, _, _ = select.select([self.sock], [], [], 0.2)
+                    if (readable or self._pending_tls()) and not self.sock.recv(_READ_SIZE):
+                        break
+                    continue
                 self._send_pending()
                 self._flush()
                 if self.closing:
@@ -307,7 +327,7 @@ class _Connection:
                     self.streams.pop(stream.id, None)
                     self.bidi_ids.discard(stream.id)
                     break
-                if self.closing:
+                if self.closing or self.muted:
                     return
 
     def _send_one(self, stream: _Stream, kind: str, value: Any) -> bool:
@@ -345,8 +365,14 @@ class _Connection:
         return True
 
     def _count_frame(self) -> None:
-        """Count a DATA frame; past the GOAWAY knob, say GOAWAY and close the connection."""
+        """Count a DATA frame; past a knob, go silent (mute) or say GOAWAY and close."""
         self.data_frames += 1
+        if not self.faulty:
+            return
+        mute = self.side.mute_after
+        if mute is not None and self.data_frames >= mute:
+            self._flush()
+            self.muted = True
         limit = self.side.goaway_after
         if limit is not None and self.data_frames >= limit:
             self.h2.close_connection(error_code=h2.errors.ErrorCodes.NO_ERROR)

@@ -10,7 +10,8 @@ the bytes are acknowledged as the run consumes them, so a long answer never
 stalls and a slow consumer holds the service back instead of memory.
 
 A connection that got GOAWAY, failed or missed a PING takes no new stream
-(``usable``); the pool that shares connections between rounds is
+(``usable``), and one that carried no stream for its idle period closes
+itself; the pool that shares connections between rounds is
 ``runpool.py``'s, and what goes in a stream (Connect frames, the run) is
 ``h2run.py``'s.
 """
@@ -82,7 +83,16 @@ class H2Stream:
 class H2Connection:
     """A client HTTP/2 connection: open streams on it, send their data, read their answers."""
 
-    def __init__(self, dialed: Dialed, authority: str, scheme: str, *, ping_seconds: float) -> None:
+    def __init__(
+        self,
+        dialed: Dialed,
+        authority: str,
+        scheme: str,
+        *,
+        ping_seconds: float,
+        ping_timeout: float = limits.H2_PING_TIMEOUT_SECONDS,
+        idle_seconds: float = 0.0,
+    ) -> None:
         self.loop = asyncio.get_running_loop()
         self.reader = dialed.reader
         self.writer = dialed.writer
@@ -90,6 +100,8 @@ class H2Connection:
         self.authority = authority
         self.scheme = scheme
         self.ping_seconds = ping_seconds
+        self.ping_timeout = ping_timeout
+        self.idle_seconds = idle_seconds  # 0: never closed for idleness here
         config = h2.config.H2Configuration(client_side=True, header_encoding="utf-8")
         self.h2 = h2.connection.H2Connection(config=config)
         self.h2.local_settings = h2.settings.Settings(
@@ -118,6 +130,8 @@ class H2Connection:
         ]
         if ping_seconds > 0:
             self._tasks.append(self.loop.create_task(self._ping_loop(), name="cursor-h2-ping"))
+        if idle_seconds > 0:
+            self._tasks.append(self.loop.create_task(self._idle_loop(), name="cursor-h2-idle"))
 
     def __repr__(self) -> str:
         return f"H2Connection({self.scheme}://{self.authority}, streams={len(self.streams)})"
@@ -321,8 +335,27 @@ class H2Connection:
             else:
                 stream.fail(StreamCut(f"the connection went away mid-answer: GOAWAY ({code})"))
 
+    async def _idle_loop(self) -> None:
+        """Close the connection once it has carried no stream for ``idle_seconds``.
+
+        Without this a pooled connection nobody uses would stay open (its PINGs
+        keep it alive) until the next round happened to look at it.
+        """
+        while self.dead is None:
+            wait = self.idle_seconds
+            if not self.streams:
+                wait = self.idle_since + self.idle_seconds - time.monotonic()
+                if wait <= 0:
+                    log.debug("HTTP/2 connection to %s was idle; closing it", self.authority)
+                    with contextlib.suppress(Exception):
+                        self.h2.close_connection()
+                        self._flush()
+                    self.abort("the connection was idle")
+                    return
+            await asyncio.sleep(wait)
+
     async def _ping_loop(self) -> None:
-        """PING the service every period; a PING unanswered for a period ends the connection."""
+        """PING the service every period; one unanswered for ``ping_timeout`` ends it all."""
         period = self.ping_seconds
         while self.dead is None:
             await asyncio.sleep(period)
@@ -334,7 +367,7 @@ class H2Connection:
             except h2.exceptions.H2Error:
                 return
             try:
-                async with asyncio.timeout(max(period, limits.H2_PING_TIMEOUT_SECONDS)):
+                async with asyncio.timeout(self.ping_timeout):
                     await self._pong.wait()
             except TimeoutError:
                 log.debug("HTTP/2 connection to %s missed a PING; closing it", self.authority)

@@ -11,9 +11,11 @@ failures, the heartbeat re-armed by every write, the request timeout.
 
 ``ChosenRun`` is what ``transport.open_run`` hands out for ``auto`` over
 ``https://`` and for ``http2``: it picks HTTP/2 when the connection speaks it,
-else RunSSE (then RunPoll), remembers per base URL what worked, and says
-which and why at DEBUG. Bytes and sockets below the stream are ``h2conn.py``'s
-and ``h2dial.py``'s; the RunSSE/RunPoll routes are ``transport.py``'s.
+else RunSSE (then RunPoll) — unless Cursor's server config, asked when h2
+fails to negotiate (``server_config.py``), requires HTTP/2 — remembers per
+base URL what worked, and says which and why at DEBUG. Bytes and sockets
+below the stream are ``h2conn.py``'s and ``h2dial.py``'s; the RunSSE/RunPoll
+routes are ``transport.py``'s.
 """
 
 from __future__ import annotations
@@ -573,8 +575,22 @@ class ChosenRun:
                 settings.transport,
             )
             return run
+        configs = self._connections.server_configs if self._connections is not None else None
+        policy = (
+            None
+            if self._forced or configs is None
+            else configs.cached(settings.base_url, settings.token)
+        )
         h2run = H2Run(settings, self._connections)
         h2run.refusable = not self._forced
+        if policy is not None and policy.forbids_http2:
+            # Cursor said so within the last 30 s: HTTP/2 is not even tried.
+            log.debug(
+                "run %s: RunSSE, as Cursor's server config says %s",
+                h2run.request_id,
+                policy.name,
+            )
+            return await self._fallback()
         try:
             await h2run.__aenter__()
         except ProxyCannotTunnel as why:
@@ -588,11 +604,37 @@ class ChosenRun:
                     " to auto or sse",
                     status=502,
                 ) from None
-            log.debug("run %s: RunSSE, as %s: %s", h2run.request_id, settings.base_url, why)
-            self._remember("sse")
+            await self._negotiation_failed(h2run.request_id, str(why))
         else:
             self.route = "http2"
             return h2run
+        return await self._fallback()
+
+    async def _negotiation_failed(self, request_id: str, why: str) -> None:
+        """Decide, with Cursor's server config, whether a failed h2 negotiation may go to RunSSE.
+
+        Returns when it may (the config forbids HTTP/2, or says nothing); raises the
+        round's error when the config requires HTTP/2 (oh-my-pi's rule).
+        """
+        from .server_config import ask_server_config
+
+        settings = self.settings
+        configs = self._connections.server_configs if self._connections is not None else None
+        policy = await ask_server_config(settings, configs)
+        if policy.requires_http2:
+            raise ProviderError(
+                f"{settings.base_url} does not speak HTTP/2 ({why}), and Cursor's server config"
+                f" for this account ({policy.name}) allows no other transport; check the proxy"
+                " or network between here and Cursor",
+                status=502,
+            )
+        said = f"; Cursor's server config says {policy.name}" if policy.forbids_http2 else ""
+        log.debug("run %s: RunSSE, as %s: %s%s", request_id, settings.base_url, why, said)
+        self._remember("sse")
+
+    async def _fallback(self) -> RunTransport:
+        """Return the entered RunSSE run (moving to RunPoll if RunSSE is not served)."""
+        settings = self.settings
         fallback = SseRun(settings, fall_back_to_poll=True)
         self.route = "sse"
         await fallback.__aenter__()

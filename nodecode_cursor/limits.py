@@ -163,6 +163,12 @@ H2_PING_TIMEOUT_SECONDS = 20.0
 # A pooled connection with no stream for a minute is closed at the next round
 # (oh-my-pi's pool evicts after the same 60 s).
 H2_IDLE_SECONDS = 60.0
+# Cursor's GetServerConfig (server_config.py), asked when HTTP/2 fails to negotiate:
+# 5 s to answer (else "unspecified"), an answer kept 30 s per base URL and account,
+# and a body past 1 MiB is not read -- oh-my-pi's server-config.ts bounds.
+SERVER_CONFIG_TIMEOUT_SECONDS = 5.0
+SERVER_CONFIG_TTL_SECONDS = 30.0
+SERVER_CONFIG_MAX_BYTES = 1024 * 1024
 
 # Pooled HTTP/1.1 clients (clients.py): idle connections kept per loop and proxy for the
 # next round's stream and appends, and how long an idle one is trusted (httpx's default

@@ -3,12 +3,14 @@
 ``RunConnections`` (kept on ``CellState``) holds one connection per base URL,
 account and proxy on each event loop, shared by concurrent rounds as separate
 streams. A connection that got GOAWAY, failed or missed a PING takes no new
-stream, so the next round dials a new one; one idle for ``limits.H2_IDLE_SECONDS``
-is closed. It also remembers, per base URL, the transport that last carried a
-run there (``transport.open_run``'s ``auto`` reads it). ``close`` ends every
-connection, from any thread; a pool dropped without it ends them too, so a
-throwaway state keeps no socket. Importing this module stays cheap (no ``h2``,
-no ``httpx``): the connection code loads with the first HTTP/2 run.
+stream, so the next round dials a new one; one idle for
+``limits.H2_IDLE_SECONDS`` closes itself (and the pool drops it). It also
+remembers, per base URL, the transport that last carried a run there
+(``transport.open_run``'s ``auto`` reads it), and keeps Cursor's
+``GetServerConfig`` answers (``server_config.ServerConfigs``). ``close`` ends
+every connection, from any thread; a pool dropped without it ends them too, so
+a throwaway state keeps no socket. Importing this module stays cheap (no
+``h2``, no ``httpx``): the connection code loads with the first HTTP/2 run.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from . import limits
 from .errors import ProviderError
+from .server_config import ServerConfigs
 
 if TYPE_CHECKING:
     from .h2conn import H2Connection
@@ -57,6 +60,9 @@ class RunConnections:
         # Every connection made, so close (or the pool's end) can reach each one.
         self._all: list[H2Connection] = []
         self.ping_seconds = limits.H2_PING_SECONDS
+        self.ping_timeout_seconds = limits.H2_PING_TIMEOUT_SECONDS
+        # Cursor's GetServerConfig answers, per base URL and account, for 30 s.
+        self.server_configs = ServerConfigs()
         self.idle_seconds = limits.H2_IDLE_SECONDS
         self.opened = 0
         weakref.finalize(self, _abort_all, self._all)
@@ -141,7 +147,14 @@ class RunConnections:
         dialed = await dial(base_url, proxy, connect_timeout=connect_timeout)
         default = 443 if scheme == "https" else 80
         authority = host if port == default else f"{host}:{port}"
-        connection = H2Connection(dialed, authority, scheme, ping_seconds=self.ping_seconds)
+        connection = H2Connection(
+            dialed,
+            authority,
+            scheme,
+            ping_seconds=self.ping_seconds,
+            ping_timeout=self.ping_timeout_seconds,
+            idle_seconds=self.idle_seconds,
+        )
         self.opened += 1
         log.debug("HTTP/2 connection to %s opened: %s", base_url, dialed.how)
         return connection
@@ -164,6 +177,7 @@ class RunConnections:
         with self.lock:
             self.closed = True
             self.worked.clear()
+            self.server_configs.clear()
             self._by_loop.clear()
             connections = list(self._all)
             self._all.clear()
