@@ -269,7 +269,7 @@ async def diagnose(cell: CursorCell, *, rounds: bool, report: Report) -> list[Do
     if probe is None:
         add(_skip("transports", "no model of a known family on the roster"))
         return checks
-    for transport, path in (("sse", "RunSSE"), ("poll", "RunPoll")):
+    for transport, path in (("http2", "HTTP/2 Run"), ("sse", "RunSSE"), ("poll", "RunPoll")):
         name = f"transport {transport}"
         started = time.monotonic()
         try:
@@ -291,6 +291,12 @@ async def diagnose(cell: CursorCell, *, rounds: bool, report: Report) -> list[Do
 
 def _transport_fix(transport: str) -> str:
     """Return what to set when TRANSPORT failed."""
+    if transport == "http2":
+        return (
+            '"auto" falls back to HTTP/1.1 by itself when HTTP/2 does not negotiate; to skip '
+            'HTTP/2 altogether, set "transport": "sse" in the cursor section of config.json '
+            "(a proxy that breaks HTTP/2 is the usual cause)"
+        )
     other = "poll" if transport == "sse" else "sse"
     return (
         f'set "transport": "{other}" in the cursor section of config.json while this one is '

@@ -49,6 +49,7 @@ def test_a_healthy_service_passes_every_check_and_warns_of_the_cost(
         "client version": "ok",
         "roster": "ok",
         "catalog": "ok",
+        "transport http2": "ok",
         "transport sse": "ok",
         "transport poll": "ok",
         "round composer": "ok",
@@ -57,7 +58,7 @@ def test_a_healthy_service_passes_every_check_and_warns_of_the_cost(
         "round gemini": "ok",
     }
     assert checks["round gpt"]["verdict"].startswith("gpt-5.4 answered (wire model gpt-5.4")
-    assert {run.route for run in sim.agent.runs} == {"sse", "poll"}
+    assert {run.route for run in sim.agent.runs} == {"http2", "sse", "poll"}
 
 
 def test_the_plain_report_is_one_line_per_check(sim: Simulator, home: Path) -> None:
