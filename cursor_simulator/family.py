@@ -1,6 +1,7 @@
 """What every route family of the simulator shares: the Connect refusal and the simulator it serves.
 
-The families (``agent.py``, ``models.py``, ``auth.py``) install their routes on
+The families (``agent.py``, ``models.py``, ``catalog.py``, ``auth.py``,
+``dashboard.py``, ``server_config.py``) install their routes on
 a simulator and refuse bad calls with a Connect error. They reach the
 simulator only through ``RouteHost`` — the few things they use of it — so they
 never import the package ``__init__`` that builds the simulator from them; the

@@ -4,9 +4,10 @@ Every error carries an HTTP-like ``status``, a one-line ``detail`` fit to show a
 person, ``retryable``, ``hint`` (what to do about it, such as ``/cursor login``,
 or None) and ``code``: a machine-readable name for what went wrong or None (the
 Connect code such as ``resource_exhausted``/``not_found``, the ErrorDetails name
-such as ``BAD_MODEL_NAME``, or for ConfigError one of ``unknown_model``,
+such as ``BAD_MODEL_NAME``, the lane's own ``conversation_refused`` and
+``reply_too_large``, or for ConfigError one of ``unknown_model``,
 ``unsupported_effort``, ``not_signed_in``, ``history_conflict``, ``bad_token``,
-``bad_proxy``). ``code`` is data for a report; code that decides by kind tests
+``bad_proxy``, ``bad_config``, ``no_api_key``, ``agent_missing``). ``code`` is data for a report; code that decides by kind tests
 the class (``NotSignedIn``, ``ModelNotFound``, ``ResourceExhausted``), never the
 text. ``str()`` is the one line. No error ever holds a token: callers build
 details from the service's words and our own, never from headers or request

@@ -3,7 +3,7 @@
 ``H2Run`` writes every client message (the run request, the answers, the
 heartbeats) as a Connect frame into the request body, in order, while the
 server's frames stream back on the same stream (docs/protocol.md §4b). The
-stream goes on a pooled connection (``h2conn.RunConnections``, kept on the
+stream goes on a pooled connection (``runpool.RunConnections``, kept on the
 cell's state), so concurrent rounds share one socket and ten rounds open one
 connection. What the lane sees is the same as over HTTP/1.1: ``send``,
 ``messages``, ``saw_end``/``end_error``/``cut``, the same errors for the same

@@ -370,7 +370,7 @@ class RoundContext:
     append_timeout: float | None = None
     proxy: str | None = None
     client_version: str | None = None
-    # Which route streams the run: "auto", "sse" or "poll"; None: the cell's setting.
+    # Which route streams the run: "auto", "http2", "sse" or "poll"; None: the cell's setting.
     transport: str | None = None
     on_part: Callable[[StreamPart], None] | None = None
     host: Host | None = None

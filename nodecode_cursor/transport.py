@@ -170,7 +170,7 @@ def open_run(settings: RunSettings, connections: RunConnections | None = None) -
     takes HTTP/2 when TLS negotiates h2 and RunSSE otherwise (always over
     ``http://``), RunSSE moving the run to RunPoll when it turns out not to be
     served (the lane sees one run either way). CONNECTIONS is the cell's HTTP/2
-    pool and memory of what worked (``h2conn.RunConnections``); without it an
+    pool and memory of what worked (``runpool.RunConnections``); without it an
     HTTP/2 run dials a connection of its own.
     """
     choice = settings.transport

@@ -2,8 +2,9 @@
 
 Commands: ``chat`` (the interactive REPL, ``chat.py``), ``ask`` (one turn, plain
 or ``--json``), ``models``, ``login``, ``status``, ``logout`` (the cell's own
-verbs), ``demo`` (a real two-round turn against the bundled simulator) and
-``serve`` (an OpenAI-compatible API over the lane, ``openai_server.py``).
+verbs), ``usage`` (the plan at a glance), ``doctor`` (what works with Cursor
+today), ``demo`` (a real two-round turn against the bundled simulator) and
+``serve`` (the OpenAI- and Anthropic-compatible API, ``openai_server.py``).
 Global flags: ``--base-url``, ``--web-url``, ``-v`` and ``--version``;
 ``NODECODE_HOME`` picks the home folder.
 
