@@ -21,9 +21,7 @@ routes are ``transport.py``'s.
 from __future__ import annotations
 
 import asyncio
-import collections
 import logging
-import uuid
 from collections.abc import AsyncGenerator
 from types import TracebackType
 from typing import Self
@@ -46,6 +44,7 @@ from .runpool import RunConnections
 from .transport import (
     PollRun,
     RunSettings,
+    RunStream,
     RunTransport,
     SseRun,
     http_error,
@@ -95,7 +94,7 @@ class _Refused(Exception):
         self.error = error
 
 
-class H2Run:
+class H2Run(RunStream):
     """One run as one HTTP/2 stream; use as ``async with H2Run(...) as run``.
 
     With CONNECTIONS (the cell's pool) the stream goes on the pooled connection
@@ -112,12 +111,7 @@ class H2Run:
         connections: RunConnections | None = None,
         request_id: str | None = None,
     ) -> None:
-        self.settings = settings
-        self.request_id = request_id or str(uuid.uuid4())
-        self.saw_end = False
-        self.end_error: ProviderError | None = None
-        self.cut: str | None = None
-        self.failure: CursorError | None = None
+        super().__init__(settings, request_id)
         self.how = ""
         self.written = 0  # client messages written into the stream
         self.refusable = False  # a refusal before the first message may move the run (auto)
@@ -125,16 +119,6 @@ class H2Run:
         self._connection: H2Connection | None = None
         self._own_connection = False
         self._stream: H2Stream | None = None
-        self._outbox: collections.deque[bytes] = collections.deque()
-        self._queued = asyncio.Event()
-        self._inbox: asyncio.Queue[_Item] = asyncio.Queue()
-        self._room = asyncio.Event()
-        self._room.set()
-        self._tasks: list[asyncio.Task[None]] = []
-        self._got_message = False
-        self._last_write = 0.0
-        self._ended = False
-        self._closed = False
         self.run_url = settings.base_url.rstrip("/") + RUN_PATH
 
     def __repr__(self) -> str:
@@ -157,34 +141,6 @@ class H2Run:
                 asyncio.create_task(self._heartbeat(), name=f"cursor-h2-run-beat-{rid}")
             )
         return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-    def send(self, message: bytes) -> None:
-        """Queue one serialized AgentClientMessage; dropped once the stream is over."""
-        if self._ended or self._closed:
-            return
-        self._outbox.append(message)
-        self._queued.set()
-
-    async def messages(self) -> AsyncGenerator[agent_pb2.AgentServerMessage, None]:
-        """Yield the server's messages as they arrive; raise the run's failure if it fails."""
-        while True:
-            item = await self._inbox.get()
-            if self._inbox.qsize() < limits.RUN_INBOX_BATCHES:
-                self._room.set()
-            if item is None:
-                return
-            if isinstance(item, BaseException):
-                raise item
-            for message in item:
-                yield message
 
     async def aclose(self) -> None:
         """Stop every task, reset the stream if still open, close an own connection; idempotent."""
@@ -293,32 +249,7 @@ class H2Run:
             self.failure = ProtocolError(f"Sending to Cursor failed: {exc}")
             self._finish(self.failure)
 
-    async def _heartbeat(self) -> None:
-        """Queue a client heartbeat whenever nothing was written for a whole period."""
-        period = self.settings.heartbeat_seconds
-        loop = asyncio.get_running_loop()
-        while not self._ended:
-            wait = self._last_write + period - loop.time()
-            if wait <= 0:
-                if not self._outbox:
-                    self.send(_HEARTBEAT)
-                wait = period
-            await asyncio.sleep(wait)
-
     # --- the server half ----------------------------------------------------------
-
-    def _finish(self, item: _Item) -> None:
-        """Mark the stream over and hand the consumer its last item."""
-        self._ended = True
-        self._inbox.put_nowait(item)
-
-    async def _deliver(self, batch: list[agent_pb2.AgentServerMessage]) -> None:
-        """Hand the consumer BATCH; wait while it is behind (backpressure)."""
-        self._got_message = True
-        self._inbox.put_nowait(batch)
-        if self._inbox.qsize() >= limits.RUN_INBOX_BATCHES:
-            self._room.clear()
-            await self._room.wait()
 
     async def _read(self) -> None:
         """Read the stream's answer and feed the consumer until it ends."""
@@ -434,13 +365,6 @@ class H2Run:
         message = trailers.get("grpc-message", "")
         self.end_error = classify_connect_error(
             {"code": code, "message": message}, http_status=CONNECT_CODE_STATUS.get(code)
-        )
-
-    def _silence(self) -> StreamIncomplete:
-        """Return the error for a stream that sent nothing for the request timeout."""
-        seconds = self.settings.request_timeout
-        return StreamIncomplete(
-            f"Cursor sent nothing for {seconds:g} s; the stream is incomplete (try again)"
         )
 
 

@@ -74,6 +74,7 @@ __all__ = [
     "RUN_SSE_PATH",
     "PollRun",
     "RunSettings",
+    "RunStream",
     "RunTransport",
     "SseRun",
     "append_timeout",
@@ -341,7 +342,110 @@ def _unimplemented(status: int, refusal: ProviderError) -> bool:
     return status in (404, 501) or refusal.code == "unimplemented"
 
 
-class _BidiRun:
+class RunStream:
+    """What every transport's run shares: the outbox, the heartbeat and the consumer side.
+
+    A subclass writes what ``send`` queues (appends, or the body of an HTTP/2
+    stream, re-arming ``_last_write`` at each write) and reads the server's half,
+    handing batches to ``_deliver`` and the end (None) or a failure to ``_finish``.
+    ``messages`` yields what was delivered, with backpressure: a reader whose
+    consumer is behind waits, so a fast stream waits in the socket.
+    """
+
+    def __init__(self, settings: RunSettings, request_id: str | None) -> None:
+        self.settings = settings
+        self.request_id = request_id or str(uuid.uuid4())
+        self.saw_end = False
+        self.end_error: ProviderError | None = None
+        self.cut: str | None = None
+        self.failure: CursorError | None = None
+        # Messages waiting to go, oldest first.
+        self._outbox: collections.deque[bytes] = collections.deque()
+        self._queued = asyncio.Event()
+        self._got_message = False
+        self._last_write = 0.0
+        self._inbox: asyncio.Queue[_Item] = asyncio.Queue()
+        # Set while the consumer keeps up; the reader waits on it (backpressure).
+        self._room = asyncio.Event()
+        self._room.set()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._ended = False
+        self._closed = False
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Stop every task and close what the run holds; safe to call twice."""
+        raise NotImplementedError
+
+    def send(self, message: bytes) -> None:
+        """Queue one serialized AgentClientMessage; dropped once the stream is over."""
+        if self._ended or self._closed:
+            return
+        self._outbox.append(message)
+        self._queued.set()
+
+    async def messages(self) -> AsyncGenerator[agent_pb2.AgentServerMessage, None]:
+        """Yield the server's messages as they arrive; raise the run's failure if it fails."""
+        while True:
+            item = await self._inbox.get()
+            if self._inbox.qsize() < limits.RUN_INBOX_BATCHES:
+                self._room.set()
+            if item is None:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            for message in item:
+                yield message
+
+    def _finish(self, item: _Item) -> None:
+        """Mark the stream over and hand the consumer its last item."""
+        self._ended = True
+        self._inbox.put_nowait(item)
+
+    async def _deliver(self, batch: list[agent_pb2.AgentServerMessage]) -> None:
+        """Hand the consumer BATCH; wait while it is behind (backpressure)."""
+        self._got_message = True
+        self._delivering()
+        self._inbox.put_nowait(batch)
+        if self._inbox.qsize() >= limits.RUN_INBOX_BATCHES:
+            # The consumer is behind: stop reading until it catches up, so a fast
+            # stream waits in the socket, not in this process.
+            self._room.clear()
+            await self._room.wait()
+
+    def _delivering(self) -> None:
+        """Note that a message came (a subclass's hook; nothing here)."""
+
+    async def _heartbeat(self) -> None:
+        """Queue a client heartbeat whenever nothing was written for a whole period."""
+        period = self.settings.heartbeat_seconds
+        loop = asyncio.get_running_loop()
+        while not self._ended:
+            wait = self._last_write + period - loop.time()
+            if wait <= 0:
+                # A message still queued is the next write the service sees; a
+                # heartbeat behind it would say nothing more.
+                if not self._outbox:
+                    self.send(_HEARTBEAT)
+                wait = period
+            await asyncio.sleep(wait)
+
+    def _silence(self) -> StreamIncomplete:
+        """Return the error for a stream that sent nothing for the request timeout."""
+        seconds = self.settings.request_timeout
+        return StreamIncomplete(
+            f"Cursor sent nothing for {seconds:g} s; the stream is incomplete (try again)"
+        )
+
+
+class _BidiRun(RunStream):
     """What both routes share: the append queue and task, the heartbeat, the consumer side.
 
     ``send`` queues a message (append 0 must be the run request); ``messages``
@@ -367,22 +471,15 @@ class _BidiRun:
         *,
         fall_back_to_poll: bool = False,
     ) -> None:
-        self.settings = settings
-        self.request_id = request_id or str(uuid.uuid4())
-        self.saw_end = False
-        self.end_error: ProviderError | None = None
-        self.cut: str | None = None
+        super().__init__(settings, request_id)
         self.appended = 0
-        self.failure: CursorError | None = None
         self._fall_back_to_poll = fall_back_to_poll and self.route == "sse"
         self._client: httpx.AsyncClient | None = None
         # Whether the client is this run's own (closed with it) or the cell's pooled one.
         self._own_client = True
         self._response: httpx.Response | None = None
-        # Messages waiting to go, oldest first; one stays at the head until its
-        # append was accepted, so a restarted append task resends it.
-        self._outbox: collections.deque[bytes] = collections.deque()
-        self._queued = asyncio.Event()
+        # The outbox's head stays there until its append was accepted, so a
+        # restarted append task resends it.
         # Clear while an append's POST is on the wire: a run that ended lets it finish
         # (briefly) before closing, so its connection goes back to the pool.
         self._append_idle = asyncio.Event()
@@ -394,16 +491,7 @@ class _BidiRun:
         # While RunSSE may still be found unserved, the messages already appended
         # are kept to be resent over RunPoll; dropped at the first server message.
         self._replay: list[bytes] | None = [] if self._fall_back_to_poll else None
-        self._got_message = False
-        self._last_write = 0.0
-        self._inbox: asyncio.Queue[_Item] = asyncio.Queue()
-        # Set while the consumer keeps up; the reader waits on it (backpressure).
-        self._room = asyncio.Event()
-        self._room.set()
-        self._tasks: list[asyncio.Task[None]] = []
         self._appender: asyncio.Task[None] | None = None
-        self._ended = False
-        self._closed = False
         base = settings.base_url.rstrip("/")
         self.run_url = base + RUN_SSE_PATH
         self.poll_url = base + RUN_POLL_PATH
@@ -440,34 +528,6 @@ class _BidiRun:
             )
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-    def send(self, message: bytes) -> None:
-        """Queue one serialized AgentClientMessage; dropped once the stream is over."""
-        if self._ended or self._closed:
-            return
-        self._outbox.append(message)
-        self._queued.set()
-
-    async def messages(self) -> AsyncGenerator[agent_pb2.AgentServerMessage, None]:
-        """Yield the server's messages as they arrive; raise the run's failure if it fails."""
-        while True:
-            item = await self._inbox.get()
-            if self._inbox.qsize() < limits.RUN_INBOX_BATCHES:
-                self._room.set()
-            if item is None:
-                return
-            if isinstance(item, BaseException):
-                raise item
-            for message in item:
-                yield message
-
     async def aclose(self) -> None:
         """Stop every task, close the stream and the client; safe to call twice."""
         if self._closed:
@@ -500,21 +560,9 @@ class _BidiRun:
 
     # --- the consumer side -----------------------------------------------------------
 
-    def _finish(self, item: _Item) -> None:
-        """Mark the stream over and hand the consumer its last item."""
-        self._ended = True
-        self._inbox.put_nowait(item)
-
-    async def _deliver(self, batch: list[agent_pb2.AgentServerMessage]) -> None:
-        """Hand the consumer BATCH; wait while it is behind (backpressure)."""
-        self._got_message = True
-        self._replay = None  # the route works: nothing will be resent elsewhere
-        self._inbox.put_nowait(batch)
-        if self._inbox.qsize() >= limits.RUN_INBOX_BATCHES:
-            # The consumer is behind: stop reading until it catches up, so a fast
-            # stream waits in the socket, not in this process.
-            self._room.clear()
-            await self._room.wait()
+    def _delivering(self) -> None:
+        """The route works (a message came): nothing will be resent elsewhere."""
+        self._replay = None
 
     # --- the reader ------------------------------------------------------------------
 
@@ -724,13 +772,6 @@ class _BidiRun:
                 f"Cursor's answer is incomplete: {self.cut} inside a frame (try again)"
             )
 
-    def _silence(self) -> StreamIncomplete:
-        """Return the error for a stream that sent nothing for the request timeout."""
-        seconds = self.settings.request_timeout
-        return StreamIncomplete(
-            f"Cursor sent nothing for {seconds:g} s; the stream is incomplete (try again)"
-        )
-
     # --- the appends -----------------------------------------------------------------
 
     def _start_appender(self) -> None:
@@ -808,20 +849,6 @@ class _BidiRun:
         self.appended = seqno + 1
         if seqno == 0:
             self._first_accepted.set()
-
-    async def _heartbeat(self) -> None:
-        """Queue a client heartbeat whenever nothing was written for a whole period."""
-        period = self.settings.heartbeat_seconds
-        loop = asyncio.get_running_loop()
-        while not self._ended:
-            wait = self._last_write + period - loop.time()
-            if wait <= 0:
-                # A message still queued is the next write the service sees; a
-                # heartbeat behind it would say nothing more.
-                if not self._outbox:
-                    self.send(_HEARTBEAT)
-                wait = period
-            await asyncio.sleep(wait)
 
 
 class SseRun(_BidiRun):
