@@ -8,12 +8,10 @@ from CURSOR_ACCESS_TOKEN through the cell's own credential ladder.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import re
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
+from served import RunningServer
 
 from cursor_simulator import Simulator
 from cursor_simulator.agent import (
@@ -37,7 +36,7 @@ from cursor_simulator.agent import (
     TurnEnded,
 )
 from cursor_simulator.models import RosterEntry
-from nodecode_host.openai_server import ApiServer, loopback, serve
+from nodecode_host.openai_server import loopback
 from nodecode_host.refhost import ReferenceHost
 
 TOKEN = "sim-token-openai-server-secret"
@@ -56,55 +55,6 @@ TOOLS = [
         },
     }
 ]
-
-
-class RunningServer:
-    """The API served by ``serve`` on a loop of its own in a thread; ``stop`` cancels it."""
-
-    def __init__(self, host: ReferenceHost, *, api_key: str | None = None) -> None:
-        self.host = host
-        self.api_key = api_key
-        self.server: ApiServer | None = None
-        self.failure: BaseException | None = None
-        self._ready = threading.Event()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._task: asyncio.Task[None] | None = None
-        self._thread = threading.Thread(target=self._run, name="openai-serve")
-
-    def _run(self) -> None:
-        try:
-            asyncio.run(self._main())
-        except BaseException as exc:
-            self.failure = exc
-            self._ready.set()
-
-    async def _main(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._task = asyncio.current_task()  # type: ignore[assignment]
-
-        def ready(server: ApiServer) -> None:
-            self.server = server
-            self._ready.set()
-
-        with contextlib.suppress(asyncio.CancelledError):
-            await serve(self.host, port=0, api_key=self.api_key, ready=ready)
-
-    def start(self) -> RunningServer:
-        self._thread.start()
-        assert self._ready.wait(10), "the server did not start"
-        assert self.failure is None, self.failure
-        return self
-
-    @property
-    def url(self) -> str:
-        assert self.server is not None
-        return self.server.url
-
-    def stop(self) -> None:
-        if self._loop is not None and self._task is not None:
-            self._loop.call_soon_threadsafe(self._task.cancel)
-        self._thread.join(10)
-        assert not self._thread.is_alive()
 
 
 @pytest.fixture
