@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import hashlib
 import time
 import uuid
 from typing import Any
 
 import pytest
 from protobytes import ld, text, vi
+from runs import play, run_request, run_settings, texts
 
 from cursor_simulator import SimRequest, SimResponse, Simulator
 from cursor_simulator.agent import (
@@ -44,22 +44,16 @@ from nodecode_cursor.transport import (
 pytestmark = pytest.mark.sim_answer_timeout(5.0)
 
 TOKEN = "tok-today-secret"
-ROOT = b'{"role":"system","content":"be brief"}'
-RUN_SSE = "/agent.v1.AgentService/RunSSE"
-RUN_POLL = "/agent.v1.AgentService/RunPoll"
-APPEND = "/aiserver.v1.BidiService/BidiAppend"
 
 
 def settings(sim: Simulator, **overrides: Any) -> RunSettings:
-    base: dict[str, Any] = {
-        "base_url": sim.url,
-        "token": TOKEN,
-        "client_version": "cli-test-1",
-        "request_timeout": 5.0,
-        "heartbeat_seconds": 0,
-    }
-    base.update(overrides)
-    return RunSettings(**base)
+    """Return this file's run settings for SIM (its token), with OVERRIDES."""
+    return run_settings(sim.url, TOKEN, **overrides)
+
+
+RUN_SSE = "/agent.v1.AgentService/RunSSE"
+RUN_POLL = "/agent.v1.AgentService/RunPoll"
+APPEND = "/aiserver.v1.BidiService/BidiAppend"
 
 
 def context(sim: Simulator, **overrides: Any) -> RoundContext:
@@ -73,53 +67,6 @@ def context(sim: Simulator, **overrides: Any) -> RoundContext:
     }
     fields.update(overrides)
     return RoundContext(**fields)
-
-
-def run_request() -> bytes:
-    """Return a minimal run request whose one root blob is ROOT."""
-    message = agent_pb2.AgentClientMessage()
-    state = message.run_request.conversation_state
-    state.root_prompt_messages_json.append(hashlib.sha256(ROOT).digest())
-    message.run_request.action.user_message_action.user_message.text = "hi"
-    message.run_request.conversation_id = "conv-1"
-    return message.SerializeToString()
-
-
-def answer(message: agent_pb2.AgentServerMessage) -> bytes | None:
-    """Answer the asks these tests script: kv reads from ROOT, request context empty."""
-    reply = agent_pb2.AgentClientMessage()
-    if message.HasField("kv_server_message"):
-        kv = message.kv_server_message
-        reply.kv_client_message.id = kv.id
-        reply.kv_client_message.get_blob_result.blob_data = ROOT
-        return reply.SerializeToString()
-    if message.HasField("exec_server_message"):
-        ask = message.exec_server_message
-        reply.exec_client_message.id = ask.id
-        reply.exec_client_message.exec_id = ask.exec_id
-        reply.exec_client_message.request_context_result.success.request_context.SetInParent()
-        return reply.SerializeToString()
-    return None
-
-
-async def play(run: Any) -> list[agent_pb2.AgentServerMessage]:
-    """Send the run request, answer every ask, return every message until the end."""
-    got = []
-    run.send(run_request())
-    async for message in run.messages():
-        got.append(message)
-        reply = answer(message)
-        if reply is not None:
-            run.send(reply)
-    return got
-
-
-def texts(messages: list[agent_pb2.AgentServerMessage]) -> str:
-    return "".join(
-        m.interaction_update.text_delta.text
-        for m in messages
-        if m.interaction_update.HasField("text_delta")
-    )
 
 
 def hello() -> list[Any]:
