@@ -15,6 +15,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from nodecode_cursor._proto import agent_pb2
+
 from .family import RouteHost, connect_error
 from .server import SimRequest, SimResponse
 
@@ -41,22 +43,8 @@ class ServerConfigState:
 
 
 def answer_bytes(http2_config: int) -> bytes:
-    """Return GetServerConfigResponse{7 http2_config} written by hand (tag 7 << 3 | 0 = 0x38)."""
-    if http2_config == 0:
-        return b""  # proto3 leaves a zero enum out
-    return b"\x38" + _varint(http2_config)
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
+    """Return GetServerConfigResponse{7 http2_config} (any number: the enum is open)."""
+    return agent_pb2.GetServerConfigResponse(http2_config=http2_config).SerializeToString()  # type: ignore[arg-type]
 
 
 def install(sim: RouteHost) -> ServerConfigState:

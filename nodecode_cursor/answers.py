@@ -38,7 +38,14 @@ from .fold import Fold, decode_mcp_args, mcp_call_name
 # calls history replays (history.py owns it).
 from .history import PROVIDER_IDENTIFIER
 from .host import NativeCall, NativeOutcome, ResolvedCallResult, ResolvedCallStart
-from .native import ASK_KINDS, native_answer, native_call, resolved_messages
+from .native import (
+    ASK_KINDS,
+    exec_reply,
+    native_answer,
+    native_call,
+    resolved_messages,
+    stream_close,
+)
 from .schema import tool_input_schema
 from .values import encode_value
 
@@ -222,7 +229,7 @@ class Answerer:
         context = result.success.request_context
         context.rules.extend(self.rules)
         context.tools.extend(self.tool_definitions)
-        return [_exec_reply(ask, request_context_result=result)]
+        return [exec_reply(ask, request_context_result=result)]
 
     def _mcp(self, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
         args = ask.mcp_args
@@ -231,12 +238,12 @@ class Answerer:
         if args.smart_mode_approval_only:
             # An approval probe, not a call: nothing here can approve.
             result.rejected.reason = f'Tool "{name}" is not approved to run without asking.'
-            return [_exec_reply(ask, mcp_result=result)]
+            return [exec_reply(ask, mcp_result=result)]
         call_id = args.tool_call_id or str(uuid.uuid4())
         self.fold.file_mcp_call(call_id, name, decode_mcp_args(args.args))
         self.handed_off = True
         result.success.content.add().text.text = handoff_text()
-        return [_exec_reply(ask, mcp_result=result)]
+        return [exec_reply(ask, mcp_result=result)]
 
     def _mcp_state(self, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
         wanted = list(ask.mcp_state_exec_args.server_identifiers)
@@ -248,13 +255,13 @@ class Answerer:
             server.server_identifier = PROVIDER_IDENTIFIER
             server.tools.extend(self.tool_definitions)
             server.status = "connected"
-        return [_exec_reply(ask, mcp_state_exec_result=result)]
+        return [exec_reply(ask, mcp_state_exec_result=result)]
 
     def _shell(self, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
         args = ask.shell_args
         result = agent_pb2.ShellResult()
         _fill_shell_rejected(result.rejected, args.command, args.working_directory or self.cwd)
-        return [_exec_reply(ask, shell_result=result)]
+        return [exec_reply(ask, shell_result=result)]
 
     def _shell_stream(self, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
         # The streaming shell's refusal: start, the refusal, the exit, the plain shell
@@ -271,11 +278,11 @@ class Answerer:
         result = agent_pb2.ShellResult()
         _fill_shell_rejected(result.rejected, args.command, directory)
         return [
-            _exec_reply(ask, shell_stream=start),
-            _exec_reply(ask, shell_stream=rejected),
-            _exec_reply(ask, shell_stream=exit_event),
-            _exec_reply(ask, shell_result=result),
-            _stream_close(ask),
+            exec_reply(ask, shell_stream=start),
+            exec_reply(ask, shell_stream=rejected),
+            exec_reply(ask, shell_stream=exit_event),
+            exec_reply(ask, shell_result=result),
+            stream_close(ask),
         ]
 
     def _mini_swe_bash(
@@ -284,7 +291,7 @@ class Answerer:
         args = ask.mini_swe_agent_bash_args
         result = agent_pb2.ShellResult()
         _fill_shell_rejected(result.rejected, args.command, args.working_directory or self.cwd)
-        return [_exec_reply(ask, mini_swe_agent_bash_result=result)]
+        return [exec_reply(ask, mini_swe_agent_bash_result=result)]
 
     def _grep(self, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
         args = ask.grep_args
@@ -293,7 +300,7 @@ class Answerer:
             result.error.error = TOOL_NOT_AVAILABLE
         else:
             result.error.error = _grep_pattern_reason(args.glob)
-        return [_exec_reply(ask, grep_result=result)]
+        return [exec_reply(ask, grep_result=result)]
 
     def _hook(self, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
         request = ask.execute_hook_args.request
@@ -303,7 +310,7 @@ class Answerer:
         # A neutral answer on the hook's own case: no hook of ours objects to anything.
         result = agent_pb2.ExecuteHookResult()
         getattr(result.response, case).SetInParent()
-        return [_exec_reply(ask, execute_hook_result=result)]
+        return [exec_reply(ask, execute_hook_result=result)]
 
     # --- interaction queries ----------------------------------------------------------
 
@@ -420,24 +427,6 @@ def _definition(fn: dict[str, Any], project_schemas: bool) -> agent_pb2.McpToolD
 # --- building answers -------------------------------------------------------------------------
 
 
-def _exec_reply(ask: agent_pb2.ExecServerMessage, **result: Any) -> agent_pb2.AgentClientMessage:
-    """Return the client message answering ``ask`` with a result (its id and exec_id copied)."""
-    message = agent_pb2.AgentClientMessage()
-    reply = message.exec_client_message
-    reply.id = ask.id
-    reply.exec_id = ask.exec_id
-    for member, value in result.items():
-        getattr(reply, member).CopyFrom(value)
-    return message
-
-
-def _stream_close(ask: agent_pb2.ExecServerMessage) -> agent_pb2.AgentClientMessage:
-    """Return the control message closing ``ask``'s exec stream."""
-    message = agent_pb2.AgentClientMessage()
-    message.exec_client_control_message.stream_close.id = ask.id
-    return message
-
-
 def _throw(
     ask: agent_pb2.ExecServerMessage, error: str, code: str
 ) -> list[agent_pb2.AgentClientMessage]:
@@ -447,7 +436,7 @@ def _throw(
     throw.id = ask.id
     throw.error = error
     throw.error_code = code
-    return [message, _stream_close(ask)]
+    return [message, stream_close(ask)]
 
 
 def _fill_shell_rejected(rejected: agent_pb2.ShellRejected, command: str, directory: str) -> None:
@@ -503,7 +492,7 @@ def _path_refusal(
     def handle(_: Answerer, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
         path = getattr(ask, ask_member).path
         result = _refusal(result_type, variant, path=path, reason=TOOL_NOT_AVAILABLE)
-        return [_exec_reply(ask, **{result_member: result})]
+        return [exec_reply(ask, **{result_member: result})]
 
     return handle
 
@@ -512,7 +501,7 @@ def _fixed(result_member: str, build: Callable[[agent_pb2.ExecServerMessage], An
     """Return a handler answering with ``build(ask)`` as ``result_member``."""
 
     def handle(_: Answerer, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
-        return [_exec_reply(ask, **{result_member: build(ask)})]
+        return [exec_reply(ask, **{result_member: build(ask)})]
 
     return handle
 

@@ -29,10 +29,12 @@ from .host import NativeCall, NativeOutcome
 __all__ = [
     "ASK_KINDS",
     "RESOLVED",
+    "exec_reply",
     "native_answer",
     "native_call",
     "resolved_messages",
     "service_call",
+    "stream_close",
 ]
 
 # The record's flag: on the assistant's tool_calls entry and on its tool message.
@@ -215,19 +217,18 @@ _TODO_STATUS = {1: "pending", 2: "in_progress", 3: "completed"}
 # --- the typed answers ----------------------------------------------------------------------
 
 
-def _reply(
-    ask: agent_pb2.ExecServerMessage, member: str, result: Any
-) -> agent_pb2.AgentClientMessage:
-    """Return the client message answering ASK with RESULT as MEMBER (id and exec_id copied)."""
+def exec_reply(ask: agent_pb2.ExecServerMessage, **result: Any) -> agent_pb2.AgentClientMessage:
+    """Return the client message answering ASK with RESULT's members (its id and exec_id copied)."""
     message = agent_pb2.AgentClientMessage()
     reply = message.exec_client_message
     reply.id = ask.id
     reply.exec_id = ask.exec_id
-    getattr(reply, member).CopyFrom(result)
+    for member, value in result.items():
+        getattr(reply, member).CopyFrom(value)
     return message
 
 
-def _close(ask: agent_pb2.ExecServerMessage) -> agent_pb2.AgentClientMessage:
+def stream_close(ask: agent_pb2.ExecServerMessage) -> agent_pb2.AgentClientMessage:
     """Return the control message closing ASK's exec stream."""
     message = agent_pb2.AgentClientMessage()
     message.exec_client_control_message.stream_close.id = ask.id
@@ -275,7 +276,7 @@ def _read(ask: Any, call: NativeCall, outcome: NativeOutcome) -> list[agent_pb2.
     else:
         result.error.path = path
         result.error.error = outcome.text or "Read failed"
-    return [_reply(ask, "read_result", result)]
+    return [exec_reply(ask, read_result=result)]
 
 
 def _ls(ask: Any, call: NativeCall, outcome: NativeOutcome) -> list[agent_pb2.AgentClientMessage]:
@@ -302,14 +303,14 @@ def _ls(ask: Any, call: NativeCall, outcome: NativeOutcome) -> list[agent_pb2.Ag
     else:
         result.error.path = path
         result.error.error = outcome.text or "Ls failed"
-    return [_reply(ask, "ls_result", result)]
+    return [exec_reply(ask, ls_result=result)]
 
 
 def _grep(ask: Any, call: NativeCall, outcome: NativeOutcome) -> list[agent_pb2.AgentClientMessage]:
     result = agent_pb2.GrepResult()
     if outcome.status != "done":
         result.error.error = outcome.text or "Grep failed"
-        return [_reply(ask, "grep_result", result)]
+        return [exec_reply(ask, grep_result=result)]
     success = result.success
     success.pattern = call.pattern
     success.path = call.path
@@ -339,7 +340,7 @@ def _grep(ask: Any, call: NativeCall, outcome: NativeOutcome) -> list[agent_pb2.
         content.total_lines = len(outcome.matches)
         content.total_matched_lines = len(outcome.matches)
         content.client_truncated = outcome.truncated
-    return [_reply(ask, "grep_result", result)]
+    return [exec_reply(ask, grep_result=result)]
 
 
 def _shell_result(call: NativeCall, outcome: NativeOutcome) -> agent_pb2.ShellResult:
@@ -376,7 +377,7 @@ def _shell(
     member = (
         "mini_swe_agent_bash_result" if ask.HasField("mini_swe_agent_bash_args") else "shell_result"
     )
-    return [_reply(ask, member, _shell_result(call, outcome))]
+    return [exec_reply(ask, **{member: _shell_result(call, outcome)})]
 
 
 def _shell_stream(
@@ -406,9 +407,9 @@ def _shell_stream(
         agent_pb2.ShellStream(exit=agent_pb2.ShellStreamExit(code=max(0, code), cwd=call.cwd))
     )
     return [
-        *(_reply(ask, "shell_stream", event) for event in events),
-        _reply(ask, "shell_result", result),
-        _close(ask),
+        *(exec_reply(ask, shell_stream=event) for event in events),
+        exec_reply(ask, shell_result=result),
+        stream_close(ask),
     ]
 
 
@@ -433,7 +434,7 @@ def _write(
     else:
         result.error.path = call.path
         result.error.error = outcome.text or "Write failed"
-    return [_reply(ask, "write_result", result)]
+    return [exec_reply(ask, write_result=result)]
 
 
 def _delete(
@@ -452,7 +453,7 @@ def _delete(
     else:
         result.error.path = call.path
         result.error.error = outcome.text or "Delete failed"
-    return [_reply(ask, "delete_result", result)]
+    return [exec_reply(ask, delete_result=result)]
 
 
 def _pi(result_member: str, result_type: type[Any], rejects: bool) -> _Builder:
@@ -473,7 +474,7 @@ def _pi(result_member: str, result_type: type[Any], rejects: bool) -> _Builder:
             result.rejected.reason = outcome.text
         else:
             result.error.error = outcome.text or f"{call.kind} failed"
-        return [_reply(ask, result_member, result)]
+        return [exec_reply(ask, **{result_member: result})]
 
     return build
 
