@@ -8,9 +8,11 @@ of ROOT, an empty request context) until the stream ends.
 from __future__ import annotations
 
 import hashlib
+import uuid
 from typing import Any
 
 from nodecode_cursor._proto import agent_pb2
+from nodecode_cursor.host import RoundContext
 from nodecode_cursor.transport import RunSettings
 
 ROOT = b'{"role":"system","content":"be brief"}'
@@ -79,3 +81,36 @@ def texts(messages: list[agent_pb2.AgentServerMessage]) -> str:
         for m in messages
         if m.interaction_update.HasField("text_delta")
     )
+
+
+# The host tool the lane tests offer: what the scripted model hands off.
+LIST_FILES = {
+    "type": "function",
+    "function": {
+        "name": "list_files",
+        "description": "List the files in a folder",
+        "parameters": {
+            "type": "object",
+            "properties": {"path": {"type": "string"}},
+            "required": ["path"],
+        },
+    },
+}
+
+
+def round_context(url: str, token: str, prompt: str = "hello", **overrides: Any) -> RoundContext:
+    """Return a lane round at URL with TOKEN: one user PROMPT, list_files offered, a new session."""
+    fields: dict[str, Any] = {
+        "model": "claude-4.5-sonnet",
+        "messages": [{"role": "user", "content": prompt}],
+        "system": "Be terse.",
+        "tools": [LIST_FILES],
+        "session_id": f"session-{uuid.uuid4()}",
+        "cwd": "/work/here",
+        "credential": token,
+        "base_url": url,
+        "client_version": "cli-lane-test",
+        "request_timeout": 10.0,
+    }
+    fields.update(overrides)
+    return RoundContext(**fields)

@@ -13,6 +13,7 @@ import uuid
 from typing import Any
 
 import pytest
+from runs import LIST_FILES, round_context
 
 from cursor_simulator import Simulator
 from cursor_simulator.agent import (
@@ -37,37 +38,12 @@ pytestmark = pytest.mark.sim_answer_timeout(5.0)
 
 TOKEN = "tok-resume-secret"
 MODEL = "claude-4.5-sonnet"
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "list_files",
-            "description": "List the files in a folder",
-            "parameters": {
-                "type": "object",
-                "properties": {"path": {"type": "string"}},
-                "required": ["path"],
-            },
-        },
-    }
-]
+TOOLS = [LIST_FILES]
 
 
 def context(sim: Simulator, prompt: str = "hello", **overrides: Any) -> RoundContext:
-    fields: dict[str, Any] = {
-        "model": MODEL,
-        "messages": [{"role": "user", "content": prompt}],
-        "system": "Be terse.",
-        "tools": TOOLS,
-        "session_id": f"session-{uuid.uuid4()}",
-        "cwd": "/work/here",
-        "credential": TOKEN,
-        "base_url": sim.url,
-        "client_version": "cli-resume-test",
-        "request_timeout": 10.0,
-    }
-    fields.update(overrides)
-    return RoundContext(**fields)
+    """Return this file's round for SIM: its token, one user PROMPT, list_files offered."""
+    return round_context(sim.url, TOKEN, prompt, **overrides)
 
 
 def texts(parts: list[StreamPart]) -> list[str]:
