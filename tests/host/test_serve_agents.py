@@ -9,9 +9,10 @@ model answers from the result, and the agent prints that answer.
 
 Nothing leaves the machine: the proxy variables point at a closed loopback
 port (with loopback exempt), Claude Code's non-essential traffic and
-auto-updater are off, and Codex checks for no update. ``.ci/run`` installs the
-agents into ``.ci/node`` and names them in ``NODECODE_CLAUDE_BIN`` and
-``NODECODE_CODEX_BIN``; without them these tests fail saying how to install,
+auto-updater are off, and Codex checks for no update. The README's test command,
+``tools/test.py`` (which ``.ci/run`` calls), installs the agents pinned in
+``.ci/node/package.json`` into ``.ci/node`` and names them in ``NODECODE_CLAUDE_BIN``
+and ``NODECODE_CODEX_BIN``; without them these tests fail saying how to install,
 never skip.
 """
 
@@ -44,7 +45,7 @@ from cursor_simulator.agent import (
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_BIN = ROOT / ".ci" / "node" / "node_modules" / ".bin"
-INSTALL = "npm install --prefix .ci/node @anthropic-ai/claude-code @openai/codex (as .ci/run does)"
+INSTALL = "the README's test command, .venv/bin/python tools/test.py (it runs npm ci --prefix .ci/node)"
 SECRET = "the secret word is pineapple"
 AGENT_TIMEOUT = 120
 
