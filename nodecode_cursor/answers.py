@@ -130,6 +130,7 @@ class Answerer:
         self.tools = tools
         # Host tools named like native ones ride under these wire names (bridge.py).
         self.wire_names = wire_names(fn["name"] for fn in function_tools(tools))
+        fold.host_names = {wire: host for host, wire in self.wire_names.items()}
         # The native asks handed off to host tools this round, by call id.
         self.bridged: dict[str, Bridged] = {}
         self.tool_definitions = tool_definitions(tools, project_schemas=project_schemas)

@@ -273,9 +273,13 @@ def _shell_with(command: Callable[[NativeCall, str], str | None]) -> _Translate:
         if key is None or text is None:
             return None
         args: dict[str, Any] = {}
+        # A shell ask names its folder; the others' commands name absolute paths, and
+        # run wherever the host runs its commands.
         folder = call.cwd or cwd
         workdir = _pick(props, "workdir", "cwd", "working_directory", "directory")
-        if workdir is not None:
+        if call.kind != "shell":
+            pass
+        elif workdir is not None:
             args[workdir] = folder
         elif folder != cwd:
             text = f"cd {shlex.quote(folder)} && {text}"

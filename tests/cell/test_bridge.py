@@ -119,7 +119,7 @@ def test_an_ls_goes_to_codexs_shell_and_replays_as_an_ls_tree() -> None:
     assert the_call(a) == (
         "t_ls",
         "exec_command",
-        {"workdir": "/round/cwd", "cmd": "ls -1Ap -- /round/cwd/src"},
+        {"cmd": "ls -1Ap -- /round/cwd/src"},
     )
     # LsToolCall(13){1 args as asked, 2 LsResult{1 success{1 tree{1 abs_path,
     # 2 children_dirs{1 abs_path}, 3 children_files{1 name}, 4 processed, 6 num_files}}}}
