@@ -150,14 +150,24 @@ def _ls(call: NativeCall, props: _Props, cwd: str) -> dict[str, Any] | None:
     return args
 
 
-def _grep(call: NativeCall, props: _Props, cwd: str) -> dict[str, Any] | None:
-    key = _pick(props, "pattern", "regex", "query")
+def _search(
+    call: NativeCall, props: _Props, cwd: str, keys: tuple[str, ...]
+) -> dict[str, Any] | None:
+    """Return a search's pattern (under the first of KEYS the tool names) and its folder."""
+    key = _pick(props, *keys)
     if key is None:
         return None
     args: dict[str, Any] = {key: call.pattern}
     where = _pick(props, *_DIR)
     if where is not None:
         args[where] = _absolute(call.path, cwd)
+    return args
+
+
+def _grep(call: NativeCall, props: _Props, cwd: str) -> dict[str, Any] | None:
+    args = _search(call, props, cwd, ("pattern", "regex", "query"))
+    if args is None:
+        return None
     glob = _pick(props, "glob", "include", "file_pattern")
     if call.glob and glob is not None:
         args[glob] = call.glob
@@ -176,13 +186,9 @@ def _grep(call: NativeCall, props: _Props, cwd: str) -> dict[str, Any] | None:
 
 
 def _glob(call: NativeCall, props: _Props, cwd: str) -> dict[str, Any] | None:
-    key = _pick(props, "pattern", "glob")
-    if key is None:
+    args = _search(call, props, cwd, ("pattern", "glob"))
+    if args is None:
         return None
-    args: dict[str, Any] = {key: call.pattern}
-    where = _pick(props, *_DIR)
-    if where is not None:
-        args[where] = _absolute(call.path, cwd)
     limit = _pick(props, "limit")
     if call.limit is not None and limit is not None:
         args[limit] = call.limit

@@ -144,6 +144,16 @@ def agent_model(moves: list[Move], seen: list[list[str]]) -> Any:
     return play
 
 
+def two_notes(tmp_path: Path) -> tuple[Path, Path]:
+    """Return (a work folder holding note.txt and second.txt, its note.txt)."""
+    work = tmp_path / "work"
+    work.mkdir()
+    note = work / "note.txt"
+    note.write_text(SECRET + "\n")
+    (work / "second.txt").write_text(SECOND + "\n")
+    return work, note
+
+
 def native_read(path: str, call_id: str) -> Native:
     """Cursor's own read of PATH, as its models ask for it (ReadArgs{1 path, 2 tool_call_id})."""
     return Native("read_args", {"path": path, "tool_call_id": call_id})
@@ -173,11 +183,7 @@ def test_claude_code_reads_a_file_through_serve(
     sim: Simulator, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     claude = agent_binary("NODECODE_CLAUDE_BIN", "claude")
-    work = tmp_path / "work"
-    work.mkdir()
-    note = work / "note.txt"
-    note.write_text(SECRET + "\n")
-    (work / "second.txt").write_text(SECOND + "\n")
+    work, note = two_notes(tmp_path)
     seen: list[list[str]] = []
     # Its own Read, called by name; then Cursor's native read, bridged to that Read.
     moves: list[Move] = [
@@ -212,10 +218,7 @@ def test_codex_runs_a_command_through_serve(
     sim: Simulator, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     codex = agent_binary("NODECODE_CODEX_BIN", "codex")
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "note.txt").write_text(SECRET + "\n")
-    (work / "second.txt").write_text(SECOND + "\n")
+    work, _ = two_notes(tmp_path)
     seen: list[list[str]] = []
     # Its own exec_command, called by name; then Cursor's native read, which Codex has
     # no read tool for: bridged to exec_command running cat.
@@ -261,11 +264,7 @@ def test_opencode_reads_a_file_and_runs_a_command_through_serve(
     sim: Simulator, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     opencode = agent_binary("NODECODE_OPENCODE_BIN", "opencode")
-    work = tmp_path / "work"
-    work.mkdir()
-    note = work / "note.txt"
-    note.write_text(SECRET + "\n")
-    (work / "second.txt").write_text(SECOND + "\n")
+    work, note = two_notes(tmp_path)
     seen: list[list[str]] = []
     # opencode's read and bash collide with Cursor's names: offered as host_read and
     # host_bash. Its read by that name, then Cursor's native shell, bridged to its bash.
@@ -325,11 +324,7 @@ def test_pi_reads_a_file_and_runs_a_command_through_serve(
     sim: Simulator, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pi = agent_binary("NODECODE_PI_BIN", "pi")
-    work = tmp_path / "work"
-    work.mkdir()
-    note = work / "note.txt"
-    note.write_text(SECRET + "\n")
-    (work / "second.txt").write_text(SECOND + "\n")
+    work, note = two_notes(tmp_path)
     seen: list[list[str]] = []
     # pi's read and bash go as host_read and host_bash; its read by that name, then
     # Cursor's native shell, bridged to its bash.
@@ -392,10 +387,7 @@ def test_the_ai_sdks_responses_provider_loops_tools_and_chats_through_serve(
     modules = Path(os.environ.get("NODECODE_NODE_MODULES") or NODE_BIN.parent)
     if not (modules / "ai").exists():
         pytest.fail(f"the AI SDK is not installed ({modules / 'ai'}): run {INSTALL}", pytrace=False)
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "note.txt").write_text(SECRET + "\n")
-    (work / "second.txt").write_text(SECOND + "\n")
+    work, _ = two_notes(tmp_path)
     seen: list[list[str]] = []
     # The script's own read and bash: its read by name, then Cursor's native shell,
     # bridged to its bash; then it answers, and answers again in the chat's second turn.
