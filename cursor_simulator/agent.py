@@ -72,6 +72,7 @@ __all__ = [
     "TokenDelta",
     "ToolCall",
     "TurnEnded",
+    "handed_off",
     "install",
     "scripted_model",
 ]
@@ -1304,6 +1305,19 @@ def _native_ask(prompt: str) -> tuple[str, Native] | None:
     return kind, Native(_NATIVE_ASKS[kind], args)
 
 
+def handed_off(run: RunRecord) -> bool:
+    """Return whether the last native ask was answered by telling the model to end its turn.
+
+    A client that hands Cursor's own tool to a tool of its own answers the ask as
+    refused with a text saying so; the model, as Cursor's do, ends its turn.
+    """
+    if not run.native_results:
+        return False
+    _, result = run.native_results[-1]
+    said = json.dumps(json_format.MessageToDict(result)).lower()
+    return "end your turn" in said or "end the turn" in said
+
+
 def _native_summary(run: RunRecord) -> str:
     """Return the last native result as compact JSON (its case and fields)."""
     if not run.native_results:
@@ -1343,8 +1357,11 @@ def scripted_model(run: RunRecord) -> Iterator[Step]:
         yield step
         if run.ended:
             return
-        reply = f"{kind} gave: {_native_summary(run)}"
-        yield Text(reply)
+        if handed_off(run):
+            reply = ""  # told to end its turn: the client runs the call, as for an MCP handoff
+        else:
+            reply = f"{kind} gave: {_native_summary(run)}"
+            yield Text(reply)
     elif result is not None:
         name, text = result
         reply = f"{name} returned: {text}"

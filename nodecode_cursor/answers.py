@@ -9,11 +9,14 @@ runs the host's tools between rounds. So:
   the host's tools as MCP tool definitions;
 - an MCP call (one of the host's tools) is answered with the handoff text, which
   tells the model to end its turn, and is filed on the round's message through
-  ``Fold.file_mcp_call``; the next round carries its result in the history;
-- every native ask is refused in its own typed result, unless the host runs
-  that kind in place (``in_place`` names the call, the lane awaits the host's
-  runner, ``native_answer`` answers; ``native.py`` builds the typed results);
-  either way the call is recorded on the round as a resolved call;
+  ``Fold.file_mcp_call``; the next round carries its result in the history (a
+  host tool named like a native one rides under its wire name, ``bridge.py``);
+- a native ask the host runs in place goes to its runner (``in_place`` names the
+  call, the lane awaits the host's runner, ``native_answer`` answers; ``native.py``
+  builds the typed results); one an equivalent host tool can do is handed off as
+  that tool's call (``bridge.py``), answered as refused with the handoff text, and
+  kept in ``bridged`` for the next round's replay; any other is refused in its own
+  typed result; the run-in-place and refused ones are recorded as resolved calls;
 - interaction queries and the key-value blob store are answered too.
 
 Pure: ``Answerer.answer`` maps one server message to the client messages that
@@ -32,6 +35,7 @@ from typing import Any, Protocol
 from google.protobuf import unknown_fields
 
 from ._proto import agent_pb2
+from .bridge import NATIVE_TOOL_NAMES, Bridged, bridge, function_tools, host_name, wire_names
 from .fold import Fold, decode_mcp_args, mcp_call_name
 
 # The MCP server our tools ride under: one name for the tools declared here and the
@@ -66,10 +70,6 @@ __all__ = [
 SYSTEM_RULE_PATH = "/nodecode/system-prompt.mdc"
 # CursorRule.source: USER.
 RULE_SOURCE_USER = 2
-# Tools Cursor drives natively over the exec channel; advertising them as MCP tools
-# would offer them twice. `write` is kept whenever anything is advertised.
-NATIVE_TOOL_NAMES = frozenset({"bash", "read", "write", "delete", "ls", "grep", "todo"})
-KEPT_NATIVE_TOOL = "write"
 # The refusal of a native ask when no local handler is installed.
 TOOL_NOT_AVAILABLE = "Tool not available"
 NOT_IMPLEMENTED = "Not implemented"
@@ -127,6 +127,12 @@ class Answerer:
         self.blobs = blobs
         self.fold = fold
         self.handed_off = False
+        self.tools = tools
+        # Host tools named like native ones ride under these wire names (bridge.py).
+        self.wire_names = wire_names(fn["name"] for fn in function_tools(tools))
+        fold.host_names = {wire: host for host, wire in self.wire_names.items()}
+        # The native asks handed off to host tools this round, by call id.
+        self.bridged: dict[str, Bridged] = {}
         self.tool_definitions = tool_definitions(tools, project_schemas=project_schemas)
         self.rules = request_rules(system_prompt)
 
@@ -214,6 +220,10 @@ class Answerer:
                 f"Exec ask {member} is {NOT_IMPLEMENTED_BY_CLIENT.lower()}",
                 "exec_variant_unsupported",
             )
+        if member in ASK_KINDS:
+            handed = self._bridge(ask)
+            if handed is not None:
+                return handed
         answers = handler(self, ask)
         if member in ASK_KINDS:
             # A native ask refused: the round records it, as it would a call run in place.
@@ -221,6 +231,29 @@ class Answerer:
             if refused is not None:
                 self._record(refused, TOOL_NOT_AVAILABLE, failed=True, by="cell")
         return answers
+
+    def _bridge(
+        self, ask: agent_pb2.ExecServerMessage
+    ) -> list[agent_pb2.AgentClientMessage] | None:
+        """Return the answer handing native ASK off to an equivalent host tool, or None.
+
+        The call is filed under the host tool's own name and arguments and the ask is
+        answered as refused with the handoff text, so the service ends its turn as
+        for an MCP handoff; the host's result replays next round in the ask's shape.
+        """
+        call = native_call(ask, self.cwd)
+        if call is None:
+            return None
+        if call.id in self.bridged:
+            handed = self.bridged[call.id]  # asked again (a resumed run): filed once
+        else:
+            found = bridge(ask, call, self.tools, self.cwd)
+            if found is None:
+                return None
+            handed = self.bridged[call.id] = found
+            self.fold.file_mcp_call(call.id, found.name, dict(found.arguments))
+        self.handed_off = True
+        return native_answer(ask, handed.call, NativeOutcome("refused", handoff_text()))
 
     def _request_context(
         self, ask: agent_pb2.ExecServerMessage
@@ -233,7 +266,7 @@ class Answerer:
 
     def _mcp(self, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
         args = ask.mcp_args
-        name = mcp_call_name(args)
+        name = host_name(mcp_call_name(args), self.wire_names)
         result = agent_pb2.McpResult()
         if args.smart_mode_approval_only:
             # An approval probe, not a call: nothing here can approve.
@@ -392,27 +425,19 @@ def tool_definitions(
 ) -> list[agent_pb2.McpToolDefinition]:
     """Return the host's OpenAI function tools as the MCP tool definitions Cursor is told.
 
-    Natively driven names are left out; ``write`` is kept (last) whenever anything
-    else is advertised. Schemas are projected for the models that need it.
+    Every named tool is advertised, in the host's order; one named like a tool Cursor
+    drives natively goes under its wire name (``bridge.wire_names``). Schemas are
+    projected for the models that need it.
     """
-    functions = [
-        tool["function"]
-        for tool in tools
-        if isinstance(tool, dict) and isinstance(tool.get("function"), dict)
-    ]
-    named = [fn for fn in functions if isinstance(fn.get("name"), str) and fn["name"]]
-    advertised = [fn for fn in named if fn["name"] not in NATIVE_TOOL_NAMES]
-    if not advertised:
-        return []
-    kept = next((fn for fn in named if fn["name"] == KEPT_NATIVE_TOOL), None)
-    if kept is not None:
-        advertised.append(kept)
-    return [_definition(fn, project_schemas) for fn in advertised]
+    named = function_tools(tools)
+    names = wire_names(fn["name"] for fn in named)
+    return [_definition(fn, project_schemas, names.get(fn["name"], fn["name"])) for fn in named]
 
 
-def _definition(fn: dict[str, Any], project_schemas: bool) -> agent_pb2.McpToolDefinition:
-    """Return one function tool as an McpToolDefinition."""
-    name = str(fn["name"])
+def _definition(
+    fn: dict[str, Any], project_schemas: bool, name: str
+) -> agent_pb2.McpToolDefinition:
+    """Return one function tool as an McpToolDefinition offered under NAME."""
     schema = tool_input_schema(fn.get("parameters"), project=project_schemas)
     description = fn.get("description")
     return agent_pb2.McpToolDefinition(

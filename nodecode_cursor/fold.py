@@ -256,6 +256,8 @@ class Fold:
         self._repeat_thinking = ""
         # Resolved calls so far: each an assistant message and its tool message, in order.
         self._closed: list[dict[str, Any]] = []
+        # Wire name -> the host tool's own name, for tools offered renamed (bridge.py).
+        self.host_names: dict[str, str] = {}
 
     # --- results -------------------------------------------------------------------
 
@@ -566,7 +568,7 @@ class Fold:
     # --- calls ---------------------------------------------------------------------------
 
     def _open_call(self, call_id: str, name: str) -> _Call:
-        call = _Call(index=len(self._calls), id=call_id, name=name)
+        call = _Call(index=len(self._calls), id=call_id, name=self.host_names.get(name, name))
         self._calls.append(call)
         self._by_id[call_id] = call
         self._last_kind = "tool"

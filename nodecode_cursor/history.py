@@ -42,6 +42,7 @@ __all__ = [
     "PROVIDER_IDENTIFIER",
     "ActiveUser",
     "HistoryBlobs",
+    "NativeReplay",
     "ThinkingReplay",
     "build_history",
     "failed_result",
@@ -76,6 +77,9 @@ _MESSAGE_NAMESPACE = uuid.UUID("9e3c1a52-7d4b-5f08-8a61-2c5e9b7d4f13")
 
 # Per assistant message: the model name its thinking replays under, or None.
 ThinkingReplay = Callable[[Mapping[str, Any]], str | None]
+# Per call id: the builder of a bridged native call's step from the host's result
+# (text, failed), or None for a call that replays as an MCP call (bridge.py).
+NativeReplay = Callable[[str], Callable[[str, bool], bytes] | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,8 +312,8 @@ class _Call:
         return self.parsed
 
 
-def _calls(message: Mapping[str, Any]) -> list[_Call]:
-    """Return an assistant message's tool calls."""
+def _calls(message: Mapping[str, Any], names: Mapping[str, str]) -> list[_Call]:
+    """Return an assistant message's tool calls (a name NAMES maps, under its wire name)."""
     raw = message.get("tool_calls")
     if not isinstance(raw, list):
         return []
@@ -326,7 +330,7 @@ def _calls(message: Mapping[str, Any]) -> list[_Call]:
             _Call(
                 raw_id,
                 normalize_call_id(raw_id),
-                name if isinstance(name, str) else "",
+                names.get(name, name) if isinstance(name, str) else "",
                 function.get("arguments"),
             )
         )
@@ -494,7 +498,9 @@ def _tool_call_id(message: Mapping[str, Any]) -> str:
     return raw if isinstance(raw, str) else ""
 
 
-def _pair(rows: list[Mapping[str, Any]], roles: list[str], end: int) -> _Pairing:
+def _pair(
+    rows: list[Mapping[str, Any]], roles: list[str], end: int, wire: Mapping[str, str]
+) -> _Pairing:
     """Return how the tool results of ROWS[:END] pair with the calls before them."""
     pending: dict[str, tuple[int, int]] = {}
     called: set[str] = set()
@@ -507,7 +513,7 @@ def _pair(rows: list[Mapping[str, Any]], roles: list[str], end: int) -> _Pairing
     for index in range(end):
         role = roles[index]
         if role == "assistant":
-            calls = calls_of[index] = _calls(rows[index])
+            calls = calls_of[index] = _calls(rows[index], wire)
             for call_index, call in enumerate(calls):
                 pending[call.raw_id] = (index, call_index)
                 called.add(call.raw_id)
@@ -693,7 +699,11 @@ def _turn(user_id: bytes, step_ids: tuple[bytes, ...]) -> bytes:
 
 
 def _assistant_steps(
-    store: BlobStore, index: int, pairing: _Pairing, replay: ThinkingReplay
+    store: BlobStore,
+    index: int,
+    pairing: _Pairing,
+    replay: ThinkingReplay,
+    native: NativeReplay | None = None,
 ) -> list[bytes]:
     """Return the step blob ids of the assistant message at INDEX."""
     step = pairing.rows[index]
@@ -708,6 +718,13 @@ def _assistant_steps(
         result_index = pairing.result_of.get((index, call_index))
         result = None if result_index is None else pairing.items(result_index)
         failed = result_index is not None and failed_result(pairing.rows[result_index])
+        bridged = native(call.raw_id) if native is not None and result is not None else None
+        if bridged is not None and result is not None:
+            # A native ask a host tool ran: its step in the ask's own typed shape.
+            text = _items_text(result, images=True)
+            native_key = ("step-native", call.call_id, result, failed)
+            steps.append(store.cached(native_key, partial(bridged, text, failed)))
+            continue
         key = (
             "step-call",
             call.call_id,
@@ -726,6 +743,7 @@ def _turn_ids(
     pairing: _Pairing,
     replay: ThinkingReplay,
     named: list[bytes],
+    native: NativeReplay | None = None,
 ) -> list[bytes]:
     """Return the turn blob ids of each user message before END and what answered it.
 
@@ -751,7 +769,7 @@ def _turn_ids(
         while index < end and roles[index] != "user":
             role = roles[index]
             if role == "assistant":
-                steps.extend(_assistant_steps(store, index, pairing, replay))
+                steps.extend(_assistant_steps(store, index, pairing, replay, native))
             elif role == "tool" and index in pairing.orphans:
                 orphan = pairing.items(index)
                 failed = failed_result(pairing.rows[index])
@@ -777,13 +795,19 @@ def build_history(
     system: str | None,
     store: BlobStore,
     replay: ThinkingReplay | None = None,
+    *,
+    tool_names: Mapping[str, str] | None = None,
+    native: NativeReplay | None = None,
 ) -> HistoryBlobs:
     """Store the history's blobs in STORE and return their ids and the action's user message.
 
     MESSAGES are OpenAI chat messages (system/developer/user/assistant/tool).
     The trailing user message, when there is one, is the action and stays out
     of the history; REPLAY says, per assistant message, the model name its
-    thinking replays under (None: it does not replay). The ids returned name
+    thinking replays under (None: it does not replay). TOOL_NAMES maps host tool
+    names to the wire names they are offered under (``bridge.wire_names``); NATIVE
+    says which calls were native asks a host tool ran (``bridge.BridgedCalls.replay``),
+    replayed as those native steps. The ids returned name
     every blob the state needs (``blob_ids``); pruning the rest is the caller's
     call (``BlobStore.retain``).
     """
@@ -800,9 +824,9 @@ def build_history(
         if text.strip() or images:
             active = ActiveUser(text, images)
     system_ids = system_blob_ids(store, system)
-    pairing = _pair(rows, roles, end)
+    pairing = _pair(rows, roles, end, tool_names or {})
     root = list(system_ids) + _root_ids(store, end, pairing, policy)
     named: list[bytes] = []
-    turns = _turn_ids(store, end, pairing, policy, named)
+    turns = _turn_ids(store, end, pairing, policy, named, native)
     blob_ids = frozenset((*root, *turns, *named))
     return HistoryBlobs(system_ids, tuple(root), tuple(turns), active, blob_ids)

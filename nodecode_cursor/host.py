@@ -360,6 +360,8 @@ class RoundContext:
     messages: list[dict[str, Any]]
     effort: str | None = None
     system: str | None = None
+    # The host's OpenAI function tools: every one is offered (one named like a native
+    # tool under a wire name, its calls filed under its own name; bridge.py).
     tools: list[dict[str, Any]] = field(default_factory=list)
     session_id: str | None = None
     cwd: str | None = None
@@ -375,7 +377,8 @@ class RoundContext:
     on_part: Callable[[StreamPart], None] | None = None
     host: Host | None = None
     # Cursor's own tools run in place (see NativeCall): the runner, and the kinds it serves.
-    # None, or a kind left out, refuses those asks exactly as a round without them does.
+    # None, or a kind left out: an ask of that kind goes to an equivalent host tool in
+    # ``tools`` when there is one (bridge.py), else it is refused.
     run_native: NativeRunner | None = None
     native_kinds: frozenset[str] = frozenset()
 

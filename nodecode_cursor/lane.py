@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import catalog, credentials, limits, listing, routing, variants
 from .answers import Answerer
+from .bridge import function_tools, wire_names
 from .cost import round_cost
 from .credentials import checked_token
 from .errors import (
@@ -515,6 +516,8 @@ class _Attempt:
             row.name if row is not None else self.display,
             self.conversation,
             writers=self.table,
+            tool_names=wire_names(fn["name"] for fn in function_tools(self.tools)),
+            native=self.state.bridged.replay if self.state is not None else None,
         )
         fold = Fold(ctx.on_part)
         answerer = Answerer(
@@ -574,6 +577,10 @@ class _Attempt:
         finally:
             blobs.unpin(pin)
             self.saw_output = fold.saw_output
+            if answerer.bridged and self.state is not None:
+                # Kept for the next round, which replays each as its native step.
+                with self.state.lock:
+                    self.state.bridged.add(answerer.bridged.values())
         self.duration = time.monotonic() - started
         result = self._finish(build, fold)
         store = self.table.store

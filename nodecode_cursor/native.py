@@ -30,10 +30,13 @@ __all__ = [
     "ASK_KINDS",
     "RESOLVED",
     "exec_reply",
+    "grep_result",
+    "ls_result",
     "native_answer",
     "native_call",
     "resolved_messages",
     "service_call",
+    "shell_result",
     "stream_close",
 ]
 
@@ -280,6 +283,11 @@ def _read(ask: Any, call: NativeCall, outcome: NativeOutcome) -> list[agent_pb2.
 
 
 def _ls(ask: Any, call: NativeCall, outcome: NativeOutcome) -> list[agent_pb2.AgentClientMessage]:
+    return [exec_reply(ask, ls_result=ls_result(call, outcome))]
+
+
+def ls_result(call: NativeCall, outcome: NativeOutcome) -> agent_pb2.LsResult:
+    """Return OUTCOME of an ls CALL as its LsResult (a tree of one level, or the error)."""
     result = agent_pb2.LsResult()
     path = call.path
     if outcome.status == "done":
@@ -303,14 +311,19 @@ def _ls(ask: Any, call: NativeCall, outcome: NativeOutcome) -> list[agent_pb2.Ag
     else:
         result.error.path = path
         result.error.error = outcome.text or "Ls failed"
-    return [exec_reply(ask, ls_result=result)]
+    return result
 
 
 def _grep(ask: Any, call: NativeCall, outcome: NativeOutcome) -> list[agent_pb2.AgentClientMessage]:
+    return [exec_reply(ask, grep_result=grep_result(call, outcome))]
+
+
+def grep_result(call: NativeCall, outcome: NativeOutcome) -> agent_pb2.GrepResult:
+    """Return OUTCOME of a grep CALL as its GrepResult (matches in its mode, or the error)."""
     result = agent_pb2.GrepResult()
     if outcome.status != "done":
         result.error.error = outcome.text or "Grep failed"
-        return [exec_reply(ask, grep_result=result)]
+        return result
     success = result.success
     success.pattern = call.pattern
     success.path = call.path
@@ -340,10 +353,10 @@ def _grep(ask: Any, call: NativeCall, outcome: NativeOutcome) -> list[agent_pb2.
         content.total_lines = len(outcome.matches)
         content.total_matched_lines = len(outcome.matches)
         content.client_truncated = outcome.truncated
-    return [exec_reply(ask, grep_result=result)]
+    return result
 
 
-def _shell_result(call: NativeCall, outcome: NativeOutcome) -> agent_pb2.ShellResult:
+def shell_result(call: NativeCall, outcome: NativeOutcome) -> agent_pb2.ShellResult:
     """Return OUTCOME as a ShellResult: success at exit 0, failure otherwise, or rejected."""
     result = agent_pb2.ShellResult()
     if outcome.status == "refused":
@@ -377,7 +390,7 @@ def _shell(
     member = (
         "mini_swe_agent_bash_result" if ask.HasField("mini_swe_agent_bash_args") else "shell_result"
     )
-    return [exec_reply(ask, **{member: _shell_result(call, outcome)})]
+    return [exec_reply(ask, **{member: shell_result(call, outcome)})]
 
 
 def _shell_stream(
@@ -385,7 +398,7 @@ def _shell_stream(
 ) -> list[agent_pb2.AgentClientMessage]:
     # The stream opens, says what ran, exits, then the plain result and the close: the
     # same five beats as the refusal (answers.py), with the output in between.
-    result = _shell_result(call, outcome)
+    result = shell_result(call, outcome)
     events: list[agent_pb2.ShellStream] = [
         agent_pb2.ShellStream(start=agent_pb2.ShellStreamStart())
     ]

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._proto import agent_pb2
 from .blobs import Conversation
-from .history import ActiveUser, HistoryBlobs, ThinkingReplay, build_history
+from .history import ActiveUser, HistoryBlobs, NativeReplay, ThinkingReplay, build_history
 from .writers import check_history, replay_policy
 
 if TYPE_CHECKING:
@@ -181,6 +181,8 @@ def build_run_request(
     *,
     writers: WriterTable | None = None,
     new_id: Callable[[], str] | None = None,
+    tool_names: Mapping[str, str] | None = None,
+    native: NativeReplay | None = None,
 ) -> RunRequestBuild:
     """Return the run request of one round (its AgentClientMessage and bytes).
 
@@ -192,7 +194,8 @@ def build_run_request(
     or None), else, when WRITERS is given, the Kimi K3 policy of that writer
     table for MODEL_ID, which also refuses (ConfigError) K3 history another
     known Cursor model wrote; with neither, no thinking replays. NEW_ID makes
-    the action's message and image ids (a random UUID by default).
+    the action's message and image ids (a random UUID by default). TOOL_NAMES and
+    NATIVE go to ``build_history`` (wire names; bridged native calls' replay).
     """
     messages = started_history(messages, conversation)
     policy = replay_thinking
@@ -202,7 +205,7 @@ def build_run_request(
             policy = replay_policy(writers, model_id)
     store = conversation.blobs
     store.begin()
-    history = build_history(messages, system, store, policy)
+    history = build_history(messages, system, store, policy, tool_names=tool_names, native=native)
     # The store keeps what this request names (and what runs in flight pinned):
     # a blob the history no longer holds is never asked for again.
     store.retain(history.blob_ids)

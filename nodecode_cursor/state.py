@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from . import limits
 from .blobs import Conversations
+from .bridge import BridgedCalls
 from .clients import HttpClients
 from .runpool import RunConnections
 from .writer_store import DiskWriters
@@ -61,6 +62,7 @@ class CellState:
     """
 
     __slots__ = (
+        "bridged",
         "catalog_fetches",
         "catalogs",
         "closed",
@@ -80,6 +82,8 @@ class CellState:
         self.lock = threading.Lock()
         self.closed = False
         self.conversations = Conversations()
+        # The native asks rounds handed to host tools, for the next round's replay.
+        self.bridged = BridgedCalls()
         # Kept under the host's HOME when there is one, so a restart keeps K3's writers.
         self.writers = WriterTable(store=_disk_writers(home) if home is not None else None)
         # The last roster per (base URL, account): a round on a model only the roster
@@ -118,6 +122,7 @@ class CellState:
         with self.lock:
             self.closed = True
             self.conversations = Conversations()
+            self.bridged = BridgedCalls()
             self.writers = WriterTable()
             self.rosters.clear()
             self.markers.clear()

@@ -55,8 +55,8 @@ __all__ = [
     "load_tool_file",
 ]
 
-# The tools Cursor's agent drives itself; a host tool by one of these names would be
-# taken for the native one.
+# The names Cursor's agent drives itself; the cell offers a host tool by one of these
+# under a wire name (nodecode_cursor/bridge.py), so ours avoid them for readability.
 NATIVE_TOOL_NAMES = frozenset({"bash", "read", "write", "delete", "ls", "grep", "todo"})
 
 # Folders search_files and list_directory's callers rarely mean: version control,

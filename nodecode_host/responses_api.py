@@ -16,6 +16,7 @@ cannot run them here. The HTTP side is ``openai_server.py``'s.
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 import uuid
@@ -55,14 +56,42 @@ class _Kept:
     messages: list[dict[str, Any]]
     system: str | None
     session_id: str
+    # Its output items by id, for item_reference.
+    items: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 class ResponseStore:
-    """Answered responses by id, for ``previous_response_id``; bounded, oldest forgotten first."""
+    """Answered responses by id, for ``previous_response_id``; bounded, oldest forgotten first.
+
+    Their output items are kept by id too (``item``), for ``item_reference``; the ids of
+    a ``store: false`` response's items are remembered only to say so (``unstored``).
+    """
 
     def __init__(self, capacity: int = KEPT_RESPONSES) -> None:
         self.capacity = capacity
         self._kept: OrderedDict[str, _Kept] = OrderedDict()
+        # item id -> the id of the kept response it came in
+        self._owner: dict[str, str] = {}
+        # item ids of responses not stored, newest last (bounded like the responses)
+        self._unstored: OrderedDict[str, None] = OrderedDict()
+
+    def item(self, item_id: str) -> dict[str, Any] | None:
+        """Return the kept output item ITEM_ID (None when unknown or forgotten)."""
+        owner = self._owner.get(item_id)
+        kept = self._kept.get(owner) if owner is not None else None
+        return kept.items.get(item_id) if kept is not None else None
+
+    def unstored(self, item_id: str) -> bool:
+        """Return whether ITEM_ID came in a response sent with ``store: false``."""
+        return item_id in self._unstored
+
+    def forget_items(self, items: list[dict[str, Any]]) -> None:
+        """Remember that ITEMS (a ``store: false`` response's) were not kept."""
+        for item in items:
+            if isinstance(item.get("id"), str):
+                self._unstored[item["id"]] = None
+        while len(self._unstored) > self.capacity * 16:
+            self._unstored.popitem(last=False)
 
     def __len__(self) -> int:
         return len(self._kept)
@@ -78,8 +107,12 @@ class ResponseStore:
         """Keep KEPT under RESPONSE_ID, forgetting the oldest past the capacity."""
         self._kept[response_id] = kept
         self._kept.move_to_end(response_id)
+        for item_id in kept.items:
+            self._owner[item_id] = response_id
         while len(self._kept) > self.capacity:
-            self._kept.popitem(last=False)
+            _, gone = self._kept.popitem(last=False)
+            for item_id in gone.items:
+                self._owner.pop(item_id, None)
 
 
 @dataclass(slots=True)
@@ -213,8 +246,6 @@ def input_messages(raw: Any) -> list[dict[str, Any]]:
             for part in item.get("summary") or []:
                 if isinstance(part, Mapping) and isinstance(part.get("text"), str):
                     reasoning.append(part["text"])
-        elif kind == "item_reference":
-            raise _invalid(f"{where}: item_reference is not supported; send the item itself")
         # Other items (web_search_call, local shell calls, compaction markers) are the
         # client's own business: Cursor's models never made them here, so they are left out.
     return messages
@@ -268,6 +299,42 @@ def _chat_choice(choice: Any) -> Any:
     return choice
 
 
+def _referenced(raw: Any, store: ResponseStore) -> Any:
+    """Return the input RAW with each ``item_reference`` replaced by the kept item it names.
+
+    ApiError 400 names a reference to an item this server does not hold: one never
+    answered here, one forgotten, or one of a response sent with ``store: false``.
+    """
+    if not isinstance(raw, list):
+        return raw
+    out: list[Any] = []
+    for index, item in enumerate(raw):
+        if not (isinstance(item, Mapping) and item.get("type") == "item_reference"):
+            out.append(item)
+            continue
+        item_id = item.get("id")
+        where = f"input[{index}]"
+        if not isinstance(item_id, str) or not item_id:
+            raise _invalid(f"{where}: an item_reference needs a string 'id'")
+        found = store.item(item_id)
+        if found is not None:
+            out.append(found)
+        elif store.unstored(item_id):
+            raise _invalid(
+                f"{where}: item {item_id!r} came in a response sent with store: false, so it "
+                "was not kept; send the item itself, or store the response",
+                "item_not_found",
+            )
+        else:
+            raise _invalid(
+                f"{where}: item {item_id!r} is not kept here (the server keeps the output "
+                f"items of the last {store.capacity} stored responses, in memory); send the "
+                "item itself",
+                "item_not_found",
+            )
+    return out
+
+
 def parse_responses_request(
     body: bytes, store: ResponseStore, *, session_header: str | None = None
 ) -> ResponsesAsk:
@@ -289,7 +356,7 @@ def parse_responses_request(
         raise _invalid("'model' is required (a Cursor model id, e.g. cursor/composer-2.5)")
     if "input" not in data:
         raise _invalid("'input' is required")
-    new = input_messages(data.get("input"))
+    new = input_messages(_referenced(data.get("input"), store))
     response_id = f"resp_{uuid.uuid4().hex}"
     previous = data.get("previous_response_id")
     kept: _Kept | None = None
@@ -510,9 +577,10 @@ class ResponsesReply:
             "user": None,
         }
 
-    def _keep(self, result: RoundResult) -> None:
-        """File the answered conversation for previous_response_id (when the client stores it)."""
+    def _keep(self, result: RoundResult, items: list[dict[str, Any]]) -> None:
+        """File the answered conversation and its output ITEMS (when the client stores it)."""
         if not self.ask.store:
+            self.store.forget_items(items)
             return
         request = self.ask.round
         answered = dict(result.message)
@@ -522,13 +590,15 @@ class ResponsesReply:
                 messages=[*request.messages, answered],
                 system=request.system,
                 session_id=request.session_id or f"responses:{self.ask.id}",
+                items={str(item["id"]): copy.deepcopy(item) for item in items if item.get("id")},
             ),
         )
 
     def answer(self, result: RoundResult) -> dict[str, Any]:
         """Return the completed ``response`` of RESULT."""
-        self._keep(result)
-        return self.response("completed", output_items(result), result.usage)
+        items = output_items(result)
+        self._keep(result, items)
+        return self.response("completed", items, result.usage)
 
     def error_body(self, error: ApiError) -> dict[str, Any]:
         """Return OpenAI's error object."""
@@ -687,7 +757,7 @@ class ResponsesReply:
         out += self._close()
         for call in self._calls.values():
             call.item["arguments"] = final.get(call.item["call_id"], call.item["arguments"])
-        self._keep(result)
+        self._keep(result, self._items)
         done = self.response("completed", self._items, result.usage)
         out.append(self._event("response.completed", response=done))
         return out

@@ -38,6 +38,7 @@ PURE_CORE = (
     "fold",
     "answers",
     "native",
+    "bridge",
     "routing",
     "catalog",
     "writers",

@@ -3840,15 +3840,7 @@ class DebugModeConfig(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
-class DeleteToolCall(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
-
 class Diagnostic(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
-
-class EditToolCall(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
@@ -3888,14 +3880,6 @@ class GitRepoInfo(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
-class GlobToolCall(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
-
-class GrepToolCall(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
-
 class HookAdditionalContext(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
@@ -3912,43 +3896,11 @@ class ListMcpResourcesToolCall(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
-class LsToolCall(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
-
 class McpFileSystemOptions(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
 class McpInstructions(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
-
-class PiBashToolCall(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
-
-class PiEditToolCall(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
-
-class PiFindToolCall(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
-
-class PiGrepToolCall(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
-
-class PiLsToolCall(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
-
-class PiReadToolCall(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
-
-class PiWriteToolCall(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
@@ -3977,10 +3929,6 @@ class ReadMcpResourceToolCall(_message.Message):
     def __init__(self) -> None: ...
 
 class ReadTodosToolCall(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
-
-class ReadToolCall(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
@@ -4097,10 +4045,6 @@ class ShellHookApprovalRequirement(_message.Message):
     def __init__(self) -> None: ...
 
 class ShellOutputNotificationConfig(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
-
-class ShellToolCall(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
@@ -4314,3 +4258,231 @@ class TodoItem(_message.Message):
     content: str
     status: int
     def __init__(self, id: _Optional[str] = ..., content: _Optional[str] = ..., status: _Optional[int] = ...) -> None: ...
+
+class ReadToolCall(_message.Message):
+    __slots__ = ("args", "result")
+    ARGS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    args: ReadToolArgs
+    result: ReadToolResult
+    def __init__(self, args: _Optional[_Union[ReadToolArgs, _Mapping]] = ..., result: _Optional[_Union[ReadToolResult, _Mapping]] = ...) -> None: ...
+
+class ReadToolArgs(_message.Message):
+    __slots__ = ("path", "offset", "limit")
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    path: str
+    offset: int
+    limit: int
+    def __init__(self, path: _Optional[str] = ..., offset: _Optional[int] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ReadToolResult(_message.Message):
+    __slots__ = ("success", "error")
+    SUCCESS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    success: ReadToolSuccess
+    error: ReadToolError
+    def __init__(self, success: _Optional[_Union[ReadToolSuccess, _Mapping]] = ..., error: _Optional[_Union[ReadToolError, _Mapping]] = ...) -> None: ...
+
+class ReadToolSuccess(_message.Message):
+    __slots__ = ("content", "is_empty", "exceeded_limit", "total_lines", "file_size", "path")
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    IS_EMPTY_FIELD_NUMBER: _ClassVar[int]
+    EXCEEDED_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_LINES_FIELD_NUMBER: _ClassVar[int]
+    FILE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    content: str
+    is_empty: bool
+    exceeded_limit: bool
+    total_lines: int
+    file_size: int
+    path: str
+    def __init__(self, content: _Optional[str] = ..., is_empty: _Optional[bool] = ..., exceeded_limit: _Optional[bool] = ..., total_lines: _Optional[int] = ..., file_size: _Optional[int] = ..., path: _Optional[str] = ...) -> None: ...
+
+class ReadToolError(_message.Message):
+    __slots__ = ("error_message",)
+    ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    error_message: str
+    def __init__(self, error_message: _Optional[str] = ...) -> None: ...
+
+class ShellToolCall(_message.Message):
+    __slots__ = ("args", "result")
+    ARGS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    args: ShellArgs
+    result: ShellResult
+    def __init__(self, args: _Optional[_Union[ShellArgs, _Mapping]] = ..., result: _Optional[_Union[ShellResult, _Mapping]] = ...) -> None: ...
+
+class LsToolCall(_message.Message):
+    __slots__ = ("args", "result")
+    ARGS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    args: LsArgs
+    result: LsResult
+    def __init__(self, args: _Optional[_Union[LsArgs, _Mapping]] = ..., result: _Optional[_Union[LsResult, _Mapping]] = ...) -> None: ...
+
+class GrepToolCall(_message.Message):
+    __slots__ = ("args", "result")
+    ARGS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    args: GrepArgs
+    result: GrepResult
+    def __init__(self, args: _Optional[_Union[GrepArgs, _Mapping]] = ..., result: _Optional[_Union[GrepResult, _Mapping]] = ...) -> None: ...
+
+class GlobToolCall(_message.Message):
+    __slots__ = ("args", "result")
+    ARGS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    args: bytes
+    result: GlobToolResult
+    def __init__(self, args: _Optional[bytes] = ..., result: _Optional[_Union[GlobToolResult, _Mapping]] = ...) -> None: ...
+
+class GlobToolResult(_message.Message):
+    __slots__ = ("success", "error")
+    SUCCESS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    success: GlobToolSuccess
+    error: GlobToolError
+    def __init__(self, success: _Optional[_Union[GlobToolSuccess, _Mapping]] = ..., error: _Optional[_Union[GlobToolError, _Mapping]] = ...) -> None: ...
+
+class GlobToolSuccess(_message.Message):
+    __slots__ = ("pattern", "path", "files", "total_files", "client_truncated")
+    PATTERN_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    FILES_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FILES_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    pattern: str
+    path: str
+    files: _containers.RepeatedScalarFieldContainer[str]
+    total_files: int
+    client_truncated: bool
+    def __init__(self, pattern: _Optional[str] = ..., path: _Optional[str] = ..., files: _Optional[_Iterable[str]] = ..., total_files: _Optional[int] = ..., client_truncated: _Optional[bool] = ...) -> None: ...
+
+class GlobToolError(_message.Message):
+    __slots__ = ("error",)
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    error: str
+    def __init__(self, error: _Optional[str] = ...) -> None: ...
+
+class DeleteToolCall(_message.Message):
+    __slots__ = ("args", "result")
+    ARGS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    args: DeleteArgs
+    result: DeleteResult
+    def __init__(self, args: _Optional[_Union[DeleteArgs, _Mapping]] = ..., result: _Optional[_Union[DeleteResult, _Mapping]] = ...) -> None: ...
+
+class EditToolCall(_message.Message):
+    __slots__ = ("args", "result")
+    ARGS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    args: EditArgs
+    result: EditResult
+    def __init__(self, args: _Optional[_Union[EditArgs, _Mapping]] = ..., result: _Optional[_Union[EditResult, _Mapping]] = ...) -> None: ...
+
+class EditArgs(_message.Message):
+    __slots__ = ("path", "stream_content")
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    STREAM_CONTENT_FIELD_NUMBER: _ClassVar[int]
+    path: str
+    stream_content: str
+    def __init__(self, path: _Optional[str] = ..., stream_content: _Optional[str] = ...) -> None: ...
+
+class EditResult(_message.Message):
+    __slots__ = ("success", "rejected", "error")
+    SUCCESS_FIELD_NUMBER: _ClassVar[int]
+    REJECTED_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    success: EditSuccess
+    rejected: EditRejected
+    error: EditError
+    def __init__(self, success: _Optional[_Union[EditSuccess, _Mapping]] = ..., rejected: _Optional[_Union[EditRejected, _Mapping]] = ..., error: _Optional[_Union[EditError, _Mapping]] = ...) -> None: ...
+
+class EditSuccess(_message.Message):
+    __slots__ = ("path", "lines_added", "lines_removed", "after_full_file_content", "message")
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    LINES_ADDED_FIELD_NUMBER: _ClassVar[int]
+    LINES_REMOVED_FIELD_NUMBER: _ClassVar[int]
+    AFTER_FULL_FILE_CONTENT_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    path: str
+    lines_added: int
+    lines_removed: int
+    after_full_file_content: str
+    message: str
+    def __init__(self, path: _Optional[str] = ..., lines_added: _Optional[int] = ..., lines_removed: _Optional[int] = ..., after_full_file_content: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class EditRejected(_message.Message):
+    __slots__ = ("path", "reason")
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    path: str
+    reason: str
+    def __init__(self, path: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class EditError(_message.Message):
+    __slots__ = ("path", "error")
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    path: str
+    error: str
+    def __init__(self, path: _Optional[str] = ..., error: _Optional[str] = ...) -> None: ...
+
+class PiReadToolCall(_message.Message):
+    __slots__ = ("args", "result")
+    ARGS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    args: PiReadExecArgs
+    result: PiReadExecResult
+    def __init__(self, args: _Optional[_Union[PiReadExecArgs, _Mapping]] = ..., result: _Optional[_Union[PiReadExecResult, _Mapping]] = ...) -> None: ...
+
+class PiBashToolCall(_message.Message):
+    __slots__ = ("args", "result")
+    ARGS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    args: PiBashExecArgs
+    result: PiBashExecResult
+    def __init__(self, args: _Optional[_Union[PiBashExecArgs, _Mapping]] = ..., result: _Optional[_Union[PiBashExecResult, _Mapping]] = ...) -> None: ...
+
+class PiEditToolCall(_message.Message):
+    __slots__ = ("args", "result")
+    ARGS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    args: PiEditExecArgs
+    result: PiEditExecResult
+    def __init__(self, args: _Optional[_Union[PiEditExecArgs, _Mapping]] = ..., result: _Optional[_Union[PiEditExecResult, _Mapping]] = ...) -> None: ...
+
+class PiWriteToolCall(_message.Message):
+    __slots__ = ("args", "result")
+    ARGS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    args: PiWriteExecArgs
+    result: PiWriteExecResult
+    def __init__(self, args: _Optional[_Union[PiWriteExecArgs, _Mapping]] = ..., result: _Optional[_Union[PiWriteExecResult, _Mapping]] = ...) -> None: ...
+
+class PiGrepToolCall(_message.Message):
+    __slots__ = ("args", "result")
+    ARGS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    args: PiGrepExecArgs
+    result: PiGrepExecResult
+    def __init__(self, args: _Optional[_Union[PiGrepExecArgs, _Mapping]] = ..., result: _Optional[_Union[PiGrepExecResult, _Mapping]] = ...) -> None: ...
+
+class PiFindToolCall(_message.Message):
+    __slots__ = ("args", "result")
+    ARGS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    args: PiFindExecArgs
+    result: PiFindExecResult
+    def __init__(self, args: _Optional[_Union[PiFindExecArgs, _Mapping]] = ..., result: _Optional[_Union[PiFindExecResult, _Mapping]] = ...) -> None: ...
+
+class PiLsToolCall(_message.Message):
+    __slots__ = ("args", "result")
+    ARGS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    args: PiLsExecArgs
+    result: PiLsExecResult
+    def __init__(self, args: _Optional[_Union[PiLsExecArgs, _Mapping]] = ..., result: _Optional[_Union[PiLsExecResult, _Mapping]] = ...) -> None: ...

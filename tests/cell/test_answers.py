@@ -123,7 +123,7 @@ def definition(name: str, description: str, schema: bytes) -> bytes:
 
 
 SEARCH_DEF = definition("search", "Find it", SEARCH_SCHEMA)
-WRITE_DEF = definition("write", "W", EMPTY_SCHEMA)
+
 # CursorRule{1 full_path, 2 content, 3 type{1 global{}}, 4 source = 2 (USER)}
 RULE = s(1, "/nodecode/system-prompt.mdc") + s(2, "Be brief.") + ld(3, ld(1)) + vi(4, 2)
 
@@ -131,14 +131,62 @@ RULE = s(1, "/nodecode/system-prompt.mdc") + s(2, "Be brief.") + ld(3, ld(1)) + 
 # --- request context ------------------------------------------------------------------
 
 
-def test_request_context_carries_the_rule_and_the_tools_without_native_ones_but_write() -> None:
-    expected = reply(10, ld(1, ld(1, ld(2, RULE), ld(7, SEARCH_DEF), ld(7, WRITE_DEF))))
+def test_request_context_offers_every_tool_a_native_name_under_its_wire_name() -> None:
+    # write, bash and read collide with Cursor's native names: host_write, host_bash,
+    # host_read (McpToolDefinition 1 name and 5 tool_name), in the host's order.
+    expected = reply(
+        10,
+        ld(
+            1,
+            ld(
+                1,
+                ld(2, RULE),
+                ld(7, SEARCH_DEF),
+                ld(7, definition("host_write", "W", EMPTY_SCHEMA)),
+                ld(7, definition("host_bash", "B", EMPTY_SCHEMA)),
+                ld(
+                    7,
+                    s(1, "host_read") + ld(3, EMPTY_SCHEMA) + s(4, "pi-agent") + s(5, "host_read"),
+                ),
+            ),
+        ),
+    )
     assert answer_bytes(answerer(), ask(10)) == [expected]
 
 
-def test_only_native_tools_advertise_nothing_not_even_write() -> None:
-    tools = [t for t in TOOLS if t["function"]["name"] != "search"]
-    assert answer_bytes(answerer(tools, system=""), ask(10)) == [reply(10, ld(1, ld(1)))]
+def test_a_wire_name_the_host_uses_itself_gets_a_number() -> None:
+    tools = [
+        {"type": "function", "function": {"name": "read"}},
+        {"type": "function", "function": {"name": "host_read"}},
+    ]
+    expected = reply(
+        10,
+        ld(
+            1,
+            ld(
+                1,
+                ld(
+                    7,
+                    s(1, "host_read_2")
+                    + ld(3, EMPTY_SCHEMA)
+                    + s(4, "pi-agent")
+                    + s(5, "host_read_2"),
+                ),
+                ld(
+                    7,
+                    s(1, "host_read") + ld(3, EMPTY_SCHEMA) + s(4, "pi-agent") + s(5, "host_read"),
+                ),
+            ),
+        ),
+    )
+    assert answer_bytes(answerer(tools, system=""), ask(10)) == [expected]
+
+
+def test_a_call_of_a_wire_name_is_filed_under_the_host_tools_own_name() -> None:
+    a = answerer()
+    a.answer(ask(11, s(1, "host_read") + s(3, "call_9") + s(5, "host_read")))
+    calls = a.fold.message()["tool_calls"]
+    assert [(c["id"], c["function"]["name"]) for c in calls] == [("call_9", "read")]
 
 
 def test_projected_schemas_go_through_schema_projection() -> None:
@@ -321,7 +369,13 @@ def test_pi_asks_answer_one_member_higher(member: int, result: bytes) -> None:
 
 SERVER = ld(
     1,
-    s(1, "pi-agent") + s(2, "pi-agent") + ld(5, SEARCH_DEF) + ld(5, WRITE_DEF) + s(7, "connected"),
+    s(1, "pi-agent")
+    + s(2, "pi-agent")
+    + ld(5, SEARCH_DEF)
+    + ld(5, definition("host_write", "W", EMPTY_SCHEMA))
+    + ld(5, definition("host_bash", "B", EMPTY_SCHEMA))
+    + ld(5, s(1, "host_read") + ld(3, EMPTY_SCHEMA) + s(4, "pi-agent") + s(5, "host_read"))
+    + s(7, "connected"),
 )
 
 

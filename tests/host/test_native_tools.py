@@ -47,16 +47,19 @@ def test_ask_reads_in_place_in_one_round(sim: Simulator, home: Path, tmp_path: P
     assert sim.agent.violations() == []
 
 
-def test_ask_with_native_tools_off_refuses_as_before_and_records_it(
+def test_ask_with_native_tools_off_hands_a_native_read_to_its_own_read_file(
     sim: Simulator, home: Path, tmp_path: Path
 ) -> None:
     (tmp_path / "notes.txt").write_text("alpha\n")
     answer = ask_json(
         sim, home, "--native-tools", "off", 'native read {"path": "notes.txt"}', cwd=tmp_path
     )
-    [tool] = resolved(answer)
-    assert tool["content"] == "Tool not available" and tool["is_error"] is True
-    assert sim.agent.run().native_results[0][1].rejected.reason == "Tool not available"
+    # Not run in place: handed to the host's own read_file (bridge.py), which its loop ran.
+    assert not resolved(answer)
+    calls = [c for m in answer["messages"] for c in m.get("tool_calls") or []]
+    assert [c["function"]["name"] for c in calls] == ["read_file"]
+    assert "external client" in sim.agent.runs[0].native_results[0][1].rejected.reason
+    assert "alpha" in answer["messages"][-1]["content"]
 
 
 def test_tools_from_none_leave_native_tools_off_unless_asked(
@@ -82,7 +85,10 @@ def test_the_config_setting_turns_them_off(sim: Simulator, home: Path, tmp_path:
     (home / "config.json").write_text(json.dumps({"native_tools": "off"}))
     (tmp_path / "n.txt").write_text("x")
     answer = ask_json(sim, home, 'native read {"path": "n.txt"}', cwd=tmp_path)
-    assert resolved(answer)[0]["content"] == "Tool not available"
+    # Not run in place (that would be a resolved call): handed to the host's read_file.
+    assert not resolved(answer)
+    calls = [c for m in answer["messages"] for c in m.get("tool_calls") or []]
+    assert [c["function"]["name"] for c in calls] == ["read_file"]
     (home / "config.json").write_text(json.dumps({"native_tools": True}))
     done = run_main("--base-url", sim.url, "ask", "hi", env=cli_env(home), cwd=tmp_path)
     assert done.returncode == 2
