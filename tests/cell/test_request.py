@@ -8,7 +8,6 @@ of the literal pieces); nothing here uses the package's encoders.
 from __future__ import annotations
 
 import hashlib
-import json
 
 import pytest
 

@@ -276,9 +276,7 @@ def test_the_first_round_on_a_tool_result_goes_on_from_it_and_the_next_resumes(
     assert sim.agent.violations() == []
 
 
-def test_an_ephemeral_round_on_a_tool_result_goes_on_too(
-    sim: Simulator, state: CellState
-) -> None:
+def test_an_ephemeral_round_on_a_tool_result_goes_on_too(sim: Simulator, state: CellState) -> None:
     history = [
         {"role": "user", "content": "hi there"},
         {"role": "assistant", "content": "hello"},
