@@ -184,23 +184,30 @@ READ_FILE = {
 }
 
 
-@pytest.mark.parametrize("session", [None, "client-7"])
-def test_serve_restarted_between_a_tool_call_and_its_result_goes_on(
-    sim: Simulator, home: Path, session: str | None
-) -> None:
+def served_completion(
+    sim: Simulator, home: Path, messages: list[Any], headers: dict[str, str]
+) -> Any:
+    """Return the openai SDK's chat completion from a ``serve`` process started for it alone."""
     from openai import OpenAI
 
-    headers = {"x-session-id": session} if session else {}
     port = free_port()
-    messages: list[Any] = [{"role": "user", "content": PROMPT}]
     with running_serve(sim, home, "--port", str(port)):
         client = OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused", max_retries=0)
-        first = client.chat.completions.create(
+        return client.chat.completions.create(
             model="cursor/composer-2.5",
             messages=messages,
             tools=[READ_FILE],  # type: ignore[list-item]
             extra_headers=headers,
         )
+
+
+@pytest.mark.parametrize("session", [None, "client-7"])
+def test_serve_restarted_between_a_tool_call_and_its_result_goes_on(
+    sim: Simulator, home: Path, session: str | None
+) -> None:
+    headers = {"x-session-id": session} if session else {}
+    messages: list[Any] = [{"role": "user", "content": PROMPT}]
+    first = served_completion(sim, home, messages, headers)
     choice = first.choices[0]
     assert choice.finish_reason == "tool_calls"
     assert choice.message.tool_calls is not None
@@ -209,14 +216,8 @@ def test_serve_restarted_between_a_tool_call_and_its_result_goes_on(
         choice.message.model_dump(exclude_none=True),
         {"role": "tool", "tool_call_id": call.id, "content": SECRET},
     ]
-    with running_serve(sim, home, "--port", str(port)):  # a new process, the same home
-        client = OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused", max_retries=0)
-        second = client.chat.completions.create(
-            model="cursor/composer-2.5",
-            messages=messages,
-            tools=[READ_FILE],  # type: ignore[list-item]
-            extra_headers=headers,
-        )
+    # a new serve process on the same home, the client sending the whole history
+    second = served_completion(sim, home, messages, headers)
     assert second.choices[0].finish_reason == "stop"
     assert second.choices[0].message.content == f"read_file returned: {SECRET}"
     assert action(sim) == RESUME and wire_id(sim, -1) == wire_id(sim, -2)
