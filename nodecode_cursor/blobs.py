@@ -4,7 +4,7 @@ Cursor's run request names the history by blob id (the raw 32-byte SHA-256 of a
 blob's bytes); the service asks for each blob it lacks over the KV channel and
 may hand us blobs to keep. This module holds those blobs per conversation, the
 last checkpoint the service sent (with the system-prompt blob ids it was taken
-under), the conversation's wire id, whether the service has seen that id, its
+under), the conversation's wire id, whether the service has run that id, its
 rotation after a poisoned run (at most ``limits.MAX_ROTATIONS`` times), and an
 LRU of conversations keyed by the host's session (a digest of its id). Which
 conversation a round goes on in (its session's, the one its trailing tool results
