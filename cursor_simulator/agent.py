@@ -1255,18 +1255,20 @@ def _arguments(prompt: str, schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _tool_result(history: list[dict[str, Any]]) -> tuple[str, str] | None:
-    """Return (tool name, result text) of the last tool result after the last user message."""
-    found: tuple[str, str] | None = None
-    for message in history:
-        if message.get("role") == "user":
-            found = None
-        elif message.get("role") == "tool":
-            for part in message.get("content") or []:
-                if isinstance(part, dict) and part.get("type") == "tool-result":
-                    result = part.get("result")
-                    text = result if isinstance(result, str) else json.dumps(result)
-                    found = (str(part.get("toolName") or "the tool"), text)
-    return found
+    """Return (tool name, result text) of the tool result the history ends on, else None.
+
+    A model reads its whole history: results it has not reported yet are the ones
+    after its last word, whether the run resumed or started with a new message.
+    """
+    for message in reversed(history):
+        if message.get("role") != "tool":
+            return None
+        for part in reversed(message.get("content") or []):
+            if isinstance(part, dict) and part.get("type") == "tool-result":
+                result = part.get("result")
+                text = result if isinstance(result, str) else json.dumps(result)
+                return (str(part.get("toolName") or "the tool"), text)
+    return None
 
 
 # "native KIND": the exec ask each kind of the scripted model's own tools is asked as.
@@ -1346,8 +1348,9 @@ def scripted_model(run: RunRecord) -> Iterator[Step]:
     said = run.resumed_text or ""
     reading = json.dumps(history) + prompt
     yield StepStarted()
-    result = _tool_result(history) if not prompt else None
     tool = _pick_tool(prompt, run.tools) if prompt and run.tools else None
+    # A result the history ends on is answered unless the new message asks for a tool.
+    result = _tool_result(history) if tool is None else None
     native = _native_ask(prompt)
     if native is not None:
         # "native KIND {json}": one of Cursor's own tools over exec, then report its result.

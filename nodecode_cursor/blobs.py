@@ -4,9 +4,12 @@ Cursor's run request names the history by blob id (the raw 32-byte SHA-256 of a
 blob's bytes); the service asks for each blob it lacks over the KV channel and
 may hand us blobs to keep. This module holds those blobs per conversation, the
 last checkpoint the service sent (with the system-prompt blob ids it was taken
-under), the conversation's wire id, whether the service has seen that id, its
+under), the conversation's wire id, whether the service has run that id, its
 rotation after a poisoned run (at most ``limits.MAX_ROTATIONS`` times), and an
-LRU of conversations keyed by the host's session id.
+LRU of conversations keyed by the host's session (a digest of its id). Which
+conversation a round goes on in (its session's, the one its trailing tool results
+answer, or a fresh one for a side request) is ``Conversations.for_round``; what of
+a conversation another process may go on from is its ``continuity.Kept`` record.
 
 Pure state: no sockets, no clock, no threads. Building the blobs from a chat
 history is ``history.py``'s job; answering the KV channel is ``answers.py``'s;
@@ -18,10 +21,11 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from . import limits
+from .continuity import HistoryMark, Kept, continues, ephemeral_key, session_key
 
 if TYPE_CHECKING:
     from ._proto import agent_pb2
@@ -221,9 +225,12 @@ class Conversation:
     it from the history; it rotates once per failure streak, and
     ``turn_completed()`` ends the streak so a later failure may rotate again,
     at most ``limits.MAX_ROTATIONS`` times in all (``rotations_spent``).
-    ``seen`` says whether the service has run this wire id for us (a run on it
-    was accepted and completed or sent a checkpoint): only then may a request
-    resume it; a new id (a fresh conversation, a rotation) is unseen.
+    ``seen`` says whether the service has run this wire id (a run on it was
+    accepted and completed or sent a checkpoint, in this process or, through the
+    kept record, in another): only then may a request resume it; a new id (a
+    fresh conversation, a rotation) is unseen. ``key`` is what its record is kept
+    under (``continuity``), ``mark`` the session's last round, and ``lasting``
+    whether its record is worth keeping (a session's, or one that handed off calls).
     """
 
     __slots__ = (
@@ -234,11 +241,23 @@ class Conversation:
         "checkpoint",
         "checkpoint_system_ids",
         "conversation_id",
+        "key",
+        "lasting",
+        "mark",
         "rotations",
         "seen",
     )
 
-    def __init__(self, conversation_id: str, *, new_id: Callable[[], str] | None = None) -> None:
+    def __init__(
+        self,
+        conversation_id: str,
+        *,
+        new_id: Callable[[], str] | None = None,
+        key: str | None = None,
+    ) -> None:
+        self.key = key or ephemeral_key(conversation_id)
+        self.lasting = key is not None
+        self.mark: HistoryMark | None = None
         self.base_id = conversation_id
         self.conversation_id = conversation_id
         self.blobs = BlobStore()
@@ -297,15 +316,47 @@ class Conversation:
         """End the failure streak: a later poisoned run may rotate the id again."""
         self._in_streak = False
 
+    def kept(self) -> Kept:
+        """Return what another process needs to go on with this conversation (no content)."""
+        return Kept(
+            self.key,
+            self.conversation_id,
+            self.seen,
+            self.rotations,
+            self._in_streak,
+            self.mark,
+        )
+
+    def adopt(self, kept: Kept) -> None:
+        """Take KEPT (read from the store, perhaps written by another process) as current.
+
+        A wire id other than this one's is newer (another process rotated it, or this
+        object is fresh): it replaces the id, whether it was run, and the checkpoint,
+        which belonged to the old id. Rotations never go down.
+        """
+        if kept.wire_id != self.conversation_id:
+            self.conversation_id = kept.wire_id
+            self.seen = kept.ran
+            self.checkpoint = None
+            self.checkpoint_system_ids = ()
+        else:
+            self.seen = self.seen or kept.ran
+        self.rotations = max(self.rotations, kept.rotations)
+        self._in_streak = kept.in_streak
+        if kept.mark is not None:
+            self.mark = kept.mark
+        self.lasting = True
+
 
 class Conversations:
     """The conversations this process keeps, by session id, at most ``limit`` (LRU).
 
-    An evicted conversation rebuilds from the history, like the first request
-    after a restart. A round without a session gets a fresh conversation that is
-    not kept (ephemeral rounds forget theirs), except that one which handed off
-    tool calls is remembered by their ids (``handed_off``), so the round that
-    brings their results (``follow_up``) goes on in it rather than start anew.
+    An evicted conversation rebuilds from the history (and its kept record, when
+    there is one), like the first request after a restart. A round without a
+    session gets a fresh conversation that is not kept (ephemeral rounds forget
+    theirs), except that one which handed off tool calls is remembered by their
+    keys (``handed_off``), so the round that brings their results (``follow_up``)
+    goes on in it rather than start anew.
     """
 
     __slots__ = ("_by_call", "_items", "_new_id", "limit")
@@ -316,8 +367,8 @@ class Conversations:
         self.limit = limit
         self._items: OrderedDict[str, Conversation] = OrderedDict()
         self._new_id = new_id
-        # Sessionless conversations by the ids of the calls they handed off (at most
-        # ``limit`` ids, least recently noted dropped first).
+        # Conversations by the keys of the calls they handed off (at most ``limit``
+        # calls, least recently noted dropped first).
         self._by_call: OrderedDict[str, Conversation] = OrderedDict()
 
     def get(self, session_id: str | None) -> Conversation:
@@ -329,36 +380,89 @@ class Conversations:
         if not session_id:
             fresh = (self._new_id or (lambda: str(uuid.uuid4())))()
             return Conversation(fresh, new_id=self._new_id)
-        found = self._items.get(session_id)
+        key = session_key(session_id)
+        found = self._items.get(key)
         if found is not None:
-            self._items.move_to_end(session_id)
+            self._items.move_to_end(key)
             return found
-        made = Conversation(conversation_id_for(session_id), new_id=self._new_id)
-        self._items[session_id] = made
-        while len(self._items) > self.limit:
-            self._items.popitem(last=False)
+        made = Conversation(conversation_id_for(session_id), new_id=self._new_id, key=key)
+        self._keep(key, made)
         return made
 
-    def handed_off(self, conversation: Conversation, call_ids: Iterable[str]) -> None:
-        """Remember CONVERSATION by the ids of the calls its round handed off (returns nothing)."""
-        for call_id in call_ids:
-            if call_id:
-                self._by_call[call_id] = conversation
-                self._by_call.move_to_end(call_id)
+    def _keep(self, key: str, conversation: Conversation) -> None:
+        """Keep CONVERSATION as KEY's, most recent, dropping the least recent past the limit."""
+        self._items[key] = conversation
+        self._items.move_to_end(key)
+        while len(self._items) > self.limit:
+            self._items.popitem(last=False)
+
+    def _known(self, kept: Kept) -> Conversation:
+        """Return the conversation KEPT describes: this table's, else one made for it."""
+        found = self._items.get(kept.key)
+        if found is None:
+            found = next((c for c in self._by_call.values() if c.key == kept.key), None)
+        if found is None:
+            found = Conversation(kept.wire_id, new_id=self._new_id, key=kept.key)
+            if kept.key.startswith("s:"):
+                self._keep(kept.key, found)
+        found.adopt(kept)
+        return found
+
+    def for_round(
+        self,
+        session_id: str | None,
+        messages: Sequence[Mapping[str, Any]],
+        calls: Sequence[str],
+        by_call: Kept | None = None,
+        own: Kept | None = None,
+    ) -> Conversation:
+        """Return the conversation a round goes on in.
+
+        CALLS are the keys of the calls the history's trailing tool results answer;
+        BY_CALL and OWN are the kept records (read from the store) of the
+        conversation one of them was handed off from and of the session's own.
+        A round whose trailing results answer a handed-off call goes on in that
+        call's conversation, whatever its session (a tool loop never starts over).
+        Otherwise a session's round goes on in its session's conversation when its
+        messages continue that session's last round (``continuity.continues``); one
+        that does not (a side request, a rewind) runs in a fresh ephemeral
+        conversation and leaves the session as it was. Without a session, a fresh one.
+        """
+        if by_call is not None:
+            return self._known(by_call)
+        found = self.follow_up(calls)
+        if found is not None:
+            return found
+        if not session_id:
+            return self.get(None)
+        own_conversation = self.get(session_id)
+        if own is not None:
+            own_conversation.adopt(own)
+        if not continues(messages, own_conversation.mark):
+            return self.get(None)
+        return own_conversation
+
+    def handed_off(self, conversation: Conversation, call_keys: Iterable[str]) -> None:
+        """Remember CONVERSATION by the keys of the calls its round handed off (returns nothing)."""
+        for call in call_keys:
+            if call:
+                conversation.lasting = True
+                self._by_call[call] = conversation
+                self._by_call.move_to_end(call)
         while len(self._by_call) > self.limit:
             self._by_call.popitem(last=False)
 
-    def follow_up(self, call_ids: Iterable[str]) -> Conversation | None:
-        """Return the sessionless conversation that handed off one of CALL_IDS, or None."""
-        for call_id in call_ids:
-            found = self._by_call.get(call_id)
+    def follow_up(self, call_keys: Iterable[str]) -> Conversation | None:
+        """Return the conversation that handed off one of CALL_KEYS, or None."""
+        for call in call_keys:
+            found = self._by_call.get(call)
             if found is not None:
                 return found
         return None
 
     def __contains__(self, session_id: object) -> bool:
         """Return whether SESSION_ID's conversation is kept."""
-        return session_id in self._items
+        return isinstance(session_id, str) and session_key(session_id) in self._items
 
     def __len__(self) -> int:
         """Return how many conversations are kept."""

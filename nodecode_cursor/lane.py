@@ -11,7 +11,9 @@ with the discovery id when the model was not found before any output, and a
 conversation rotation for a bare ``resource_exhausted`` (at most
 ``limits.MAX_ROTATIONS`` times). What it keeps between rounds (conversations,
 the Kimi K3 writer table, rosters) lives in the cell's ``CellState``, which the
-cell passes to every round.
+cell passes to every round; what another process needs to go on with a
+conversation (``continuity.Kept``) is read before the round and written after
+it, in a worker thread.
 
 What a message means is ``fold.py``'s and ``answers.py``'s business; the bytes
 on the wire are ``transport.py``'s.
@@ -32,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from . import catalog, credentials, limits, listing, routing, variants
 from .answers import Answerer
 from .bridge import function_tools, wire_names
+from .continuity import call_key, history_mark, session_key, trailing_call_ids
 from .cost import round_cost
 from .credentials import checked_token
 from .errors import (
@@ -132,9 +135,51 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
     system = ctx.system if ctx.system is not None else _system_of(ctx.messages)
     messages = ctx.messages[_leading_system(ctx.messages) :]
     messages, system, tools = _valid_unicode(messages, system, ctx.tools)
+    conversation = await _round_conversation(state, ctx.session_id, messages)
     with state.lock:
-        conversation = _conversation(state, ctx.session_id, messages)
         table = state.writers
+    handed: list[str] = []
+    try:
+        result = await _round(
+            ctx,
+            state,
+            model,
+            wire_id,
+            token,
+            display,
+            conversation,
+            table,
+            messages,
+            system,
+            tools,
+            handed,
+        )
+    except CursorError:
+        await _keep_conversation(state, conversation, messages, None, handed)
+        raise
+    await _keep_conversation(state, conversation, messages, result.message, handed)
+    _emit(ctx, Finish(result.finish_reason))
+    return result
+
+
+async def _round(
+    ctx: RoundContext,
+    state: CellState,
+    model: str,
+    wire_id: str,
+    token: str,
+    display: str,
+    conversation: Conversation,
+    table: WriterTable,
+    messages: list[dict[str, Any]],
+    system: str | None,
+    tools: list[dict[str, Any]],
+    handed: list[str],
+) -> RoundResult:
+    """Return the round's result on CONVERSATION, retrying as the service's answers allow.
+
+    The keys of the calls the round handed off are added to HANDED.
+    """
     _emit(ctx, StreamStart(wire_id))
     mode: routing.WireMode = "normalized"
     # The roster's marker (this account's, at this base URL) counts only when the
@@ -183,37 +228,55 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
             continue
         if result.finish_reason == "tool_calls":
             calls = result.message.get("tool_calls") or []
+            handed.extend(call_key(str(c["id"])) for c in calls if c.get("id"))
             with state.lock:
-                state.conversations.handed_off(conversation, (c["id"] for c in calls))
-        _emit(ctx, Finish(result.finish_reason))
+                state.conversations.handed_off(conversation, handed)
         return result
 
 
-def _conversation(
+async def _round_conversation(
     state: CellState, session_id: str | None, messages: Sequence[Mapping[str, Any]]
 ) -> Conversation:
-    """Return the round's conversation: its session's, else the one its tool results answer.
+    """Return the round's conversation (``Conversations.for_round``), its kept records read.
 
-    A session's conversation the service has seen is the session's. Otherwise a
-    history that ends on the results of calls a round of this process handed off
-    goes on in that round's conversation (the service has seen it): a host that
-    sends no session, or a new one for every request (as an API server does for
-    each Responses call), still resumes its tool loop instead of starting over.
-    Any other round gets its session's conversation, or a fresh one.
-    Call with ``state.lock`` held.
+    A history that ends on the results of calls a round handed off (in this
+    process or, through the store, in another) goes on in that round's
+    conversation: a host that sends no session, or a new one for every request
+    (as an API server does for each Responses call), or a new process, still
+    continues its tool loop instead of starting over. The store may wait on
+    another process's lock, so it is read in a worker thread.
     """
-    own = state.conversations.get(session_id) if session_id else None
-    if own is not None and own.seen:
-        return own
-    trailing: list[str] = []
-    for message in reversed(messages):
-        if not isinstance(message, Mapping) or message.get("role") != "tool":
-            break
-        trailing.append(str(message.get("tool_call_id") or ""))
-    found = state.conversations.follow_up(trailing) if trailing else None
-    if found is not None:
-        return found
-    return own if own is not None else state.conversations.get(None)
+    calls = [call_key(call_id) for call_id in trailing_call_ids(messages)]
+    store = state.continuity
+    by_call = own = None
+    if store is not None and (calls or session_id):
+        own_key = session_key(session_id) if session_id else None
+        by_call, own = await asyncio.to_thread(store.lookup, own_key, calls)
+    with state.lock:
+        return state.conversations.for_round(session_id, messages, calls, by_call, own)
+
+
+async def _keep_conversation(
+    state: CellState,
+    conversation: Conversation,
+    messages: Sequence[Mapping[str, Any]],
+    reply: Mapping[str, Any] | None,
+    handed: Sequence[str],
+) -> None:
+    """Write what another process needs to go on with CONVERSATION, in a worker thread.
+
+    A session's conversation also keeps the mark of the MESSAGES a complete round
+    sent and its REPLY (a later round that holds neither is a side request); a
+    sessionless one is written only once it handed off calls (HANDED).
+    """
+    with state.lock:
+        if conversation.key.startswith("s:") and reply is not None:
+            conversation.mark = history_mark(messages, reply)
+        store = state.continuity
+        if store is None or not conversation.lasting:
+            return
+        kept = conversation.kept()
+    await asyncio.to_thread(store.save, kept, list(handed))
 
 
 async def _roster_model(ctx: RoundContext, state: CellState) -> tuple[str, str]:

@@ -85,9 +85,9 @@ RESUME_WAIT_SECONDS = 0.5
 MAX_RESUMES = 5
 
 # A conversation Cursor refuses with a bare resource_exhausted gets a new wire id
-# at most this many times in the process: a conversation refused again and again
-# is not going to be accepted, and rotating forever would hide that from the
-# person (oh-my-pi has no numeric cap; its fork code-yeongyu/senpi caps it at 3).
+# at most this many times in all (counted on disk, across processes): one refused again
+# and again is not going to be accepted, and rotating forever would hide that from
+# the person (oh-my-pi has no numeric cap; its fork code-yeongyu/senpi caps it at 3).
 MAX_ROTATIONS = 3
 
 # Conversations (blob stores, checkpoints) kept in memory; evicted ones rebuild from history.

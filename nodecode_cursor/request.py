@@ -13,10 +13,11 @@
   states, summaries, ...) unchanged, while the system prompt's blob ids are the
   ones it was taken under; otherwise the state starts empty;
 * the action is the trailing user message (text, images inline), else resume;
-  but a conversation the service has never seen (``Conversation.seen``) cannot
-  be resumed, so a history that ends after its last user message (on tool
-  results) starts it instead: that user message is the action and only what
-  came before it is the history (oh-my-pi 18.0.4; docs/protocol.md §7);
+  but a conversation the service has never run (``Conversation.seen``: a fresh
+  id, a rotated one) cannot be resumed, so a history that ends after its last
+  user message (on tool results) starts it with ``CONTINUATION`` as the action
+  and the whole history, finished calls and results included, in the state:
+  nothing done is redone (docs/protocol.md §7);
 * ModelDetails / RequestedModel come from routing's ``WireModel``.
 
 ``resume_request`` is the request of a run that resumes a broken run of the
@@ -51,8 +52,12 @@ __all__ = [
     "model_details",
     "requested_model",
     "resume_request",
-    "started_history",
 ]
+
+# The action that starts a conversation the service never ran from a history that
+# ends after its last user message: the model reads that history whole (its calls
+# and their results among the root prompt blobs and the turn's steps) and goes on.
+CONTINUATION = "Continue from where the conversation left off."
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,10 +100,14 @@ def _new_uuid() -> str:
     return str(uuid.uuid4())
 
 
-def _action(active: ActiveUser | None, new_id: Callable[[], str]) -> agent_pb2.ConversationAction:
-    """Return the run's action: the trailing user message, else resume."""
-    if active is None:
+def _action(
+    active: ActiveUser | None, ran: bool, new_id: Callable[[], str]
+) -> agent_pb2.ConversationAction:
+    """Return the run's action: the trailing user message, else resume (if RAN), else go on."""
+    if active is None and ran:
         return agent_pb2.ConversationAction(resume_action=agent_pb2.ResumeAction())
+    if active is None:
+        active = ActiveUser(CONTINUATION, ())
     message = agent_pb2.UserMessage(text=active.text, message_id=new_id())
     for mime, data in active.images:
         message.selected_context.selected_images.add(uuid=new_id(), mime_type=mime, data=data)
@@ -130,25 +139,6 @@ def _history_end(messages: Sequence[Mapping[str, Any]]) -> int:
     if isinstance(last, Mapping) and last.get("role") in ("user", "developer", "system"):
         return len(messages) - 1
     return len(messages)
-
-
-def started_history(
-    messages: Sequence[Mapping[str, Any]], conversation: Conversation
-) -> Sequence[Mapping[str, Any]]:
-    """Return the messages a request sends: up to the last user message when it must start.
-
-    A history that does not end on a user message would be resumed; the service
-    can resume only a conversation it has seen, so for an unseen one the tool
-    calls and results after the last user message are left out and that message
-    becomes the action (the model redoes that work). Otherwise MESSAGES as given.
-    """
-    if conversation.seen or _history_end(messages) < len(messages):
-        return messages
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if isinstance(message, Mapping) and message.get("role") in ("user", "developer", "system"):
-            return messages[: index + 1]
-    return messages  # no user message at all: nothing to start from
 
 
 def resume_request(
@@ -197,7 +187,6 @@ def build_run_request(
     the action's message and image ids (a random UUID by default). TOOL_NAMES and
     NATIVE go to ``build_history`` (wire names; bridged native calls' replay).
     """
-    messages = started_history(messages, conversation)
     policy = replay_thinking
     if writers is not None:
         check_history(writers, list(messages), model_id, end=_history_end(messages))
@@ -212,7 +201,7 @@ def build_run_request(
     state, reused = _state(history, conversation)
     run = agent_pb2.AgentRunRequest(
         conversation_state=state,
-        action=_action(history.active, new_id or _new_uuid),
+        action=_action(history.active, conversation.seen, new_id or _new_uuid),
         model_details=model_details(wire, model_id, display_name),
         requested_model=requested_model(wire),
         conversation_id=conversation.conversation_id,

@@ -5,9 +5,10 @@ writer table, each account's last roster and its max-mode markers, its last
 model catalog (AvailableModels), the roster and catalog fetches in flight, and
 the refresh tokens Cursor ended in this run, with the lock that guards them.
 ``CursorCell.start`` makes one and ``stop`` closes and drops it, so nothing but
-the writer table (kept on disk under the host's home when the state is made
-with one) survives a restart; a fetch that lands after ``close`` keeps nothing,
-because a closed state takes no more rosters or catalogs.
+the writer table and what the service knows of each conversation (both kept on
+disk under the host's home when the state is made with one) survives a restart;
+a fetch that lands after ``close`` keeps nothing, because a closed state takes
+no more rosters or catalogs.
 No module of the cell keeps any of this in a global.
 
 What the pieces mean is their own modules' business (``blobs.py``,
@@ -26,11 +27,13 @@ from . import limits
 from .blobs import Conversations
 from .bridge import BridgedCalls
 from .clients import HttpClients
+from .conversation_store import DiskConversations
 from .runpool import RunConnections
 from .writer_store import DiskWriters
 from .writers import WriterStore, WriterTable
 
 if TYPE_CHECKING:
+    from .continuity import ContinuityStore
     from .listing import RosterModel
     from .variants import ModelCatalog
 
@@ -66,6 +69,7 @@ class CellState:
         "catalog_fetches",
         "catalogs",
         "closed",
+        "continuity",
         "conversations",
         "ended_sessions",
         "http_clients",
@@ -84,6 +88,12 @@ class CellState:
         self.conversations = Conversations()
         # The native asks rounds handed to host tools, for the next round's replay.
         self.bridged = BridgedCalls()
+        # What the service knows of each conversation (wire id, whether it ran it,
+        # rotations, handed-off calls), kept under the host's HOME when there is one, so
+        # another process or a restart goes on with it (conversation_store.py).
+        self.continuity: ContinuityStore | None = (
+            DiskConversations.in_home(home) if home is not None else None
+        )
         # Kept under the host's HOME when there is one, so a restart keeps K3's writers.
         self.writers = WriterTable(store=_disk_writers(home) if home is not None else None)
         # The last roster per (base URL, account): a round on a model only the roster
@@ -123,6 +133,7 @@ class CellState:
             self.closed = True
             self.conversations = Conversations()
             self.bridged = BridgedCalls()
+            self.continuity = None
             self.writers = WriterTable()
             self.rosters.clear()
             self.markers.clear()

@@ -34,6 +34,7 @@ PURE_CORE = (
     "schema",
     "history",
     "blobs",
+    "continuity",
     "request",
     "fold",
     "answers",

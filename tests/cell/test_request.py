@@ -8,7 +8,6 @@ of the literal pieces); nothing here uses the package's encoders.
 from __future__ import annotations
 
 import hashlib
-import json
 
 import pytest
 
@@ -18,6 +17,7 @@ from nodecode_cursor.errors import ConfigError
 from nodecode_cursor.request import build_run_request, resume_request
 from nodecode_cursor.routing import WireModel
 from nodecode_cursor.writers import WriterTable
+from tests.protobytes import ld, text
 
 CONVERSATION_ID = "00000000-0000-4000-8000-000000000001"
 GPT = WireModel("gpt-5", "gpt-5-high", (("reasoning", "high"),), False)
@@ -128,7 +128,7 @@ TOOL_TAIL = [
 ]
 
 
-def test_a_conversation_the_service_never_saw_starts_from_the_last_user_message() -> None:
+def test_a_conversation_the_service_never_ran_starts_with_its_finished_tool_work() -> None:
     conversation = Conversation("c")
     assert not conversation.seen
     build = build_run_request(
@@ -140,20 +140,48 @@ def test_a_conversation_the_service_never_saw_starts_from_the_last_user_message(
         conversation,
         new_id=fixed_ids(),  # type: ignore[arg-type]
     )
-    # ConversationAction{1 user_message_action{1 UserMessage{1 "go", 2 "m-1"}}}
-    user = b"\x0a\x02go" + b"\x12\x03m-1"
-    assert build.message.run_request.action.SerializeToString() == (
-        b"\x0a\x0b" + b"\x0a\x09" + user
+    run = build.message.run_request
+    # ConversationAction{1 user_message_action{1 UserMessage{1 CONTINUATION, 2 "m-1"}}}:
+    # it cannot be resumed, so it is started, with the whole history as the state.
+    said = "Continue from where the conversation left off."
+    assert run.action.SerializeToString() == ld(1, ld(1, text(1, said), text(2, "m-1")))
+    root = [bytes(i) for i in run.conversation_state.root_prompt_messages_json]
+    # system, "first", "ok", "go", the call, its result: the finished work is what it reads
+    call = (
+        b'{"role":"assistant","content":[{"type":"tool-call","toolCallId":"c1",'
+        b'"toolName":"ls","args":{}}]}'
     )
-    # The history before "go" only: system, "first", "ok" (no call, no result).
-    root = build.message.run_request.conversation_state.root_prompt_messages_json
-    first = json.dumps(
-        {"role": "user", "content": [{"type": "text", "text": "first"}]}, separators=(",", ":")
-    ).encode()
-    assert len(root) == 3
-    assert bytes(root[1]) == hashlib.sha256(first).digest()
-    assert len(build.history.turn_ids) == 1
-    assert all(b"tool" not in conversation.blobs.get(bytes(i)) for i in root)  # type: ignore[operator]
+    result = (
+        b'{"role":"tool","id":"c1","content":[{"type":"tool-result","toolName":"ls",'
+        b'"toolCallId":"c1","result":"a b"}]}'
+    )
+    go = b'{"role":"user","content":[{"type":"text","text":"go"}]}'
+    assert root[3:] == [hashlib.sha256(b).digest() for b in (go, call, result)]
+    assert [conversation.blobs.get(i) for i in root[3:]] == [go, call, result]
+    # The last turn ("go") holds the call with its result as a completed step:
+    # ConversationStep{2 ToolCall{15 McpToolCall{1 McpArgs{1 "ls", 3 "c1", 4 "pi-agent",
+    # 5 "ls"}, 2 McpToolResult{1 McpSuccess{1 item{1 McpTextContent{1 "a b"}}}}}, 57 "c1"}}
+    args = text(1, "ls") + text(3, "c1") + text(4, "pi-agent") + text(5, "ls")
+    outcome = ld(1, ld(1, ld(1, text(1, "a b"))))
+    step = ld(2, ld(15, ld(1, args), ld(2, outcome)) + text(57, "c1"))
+    turns = [bytes(i) for i in run.conversation_state.turns]
+    assert len(turns) == 2
+    last = conversation.blobs.get(turns[1])
+    assert last is not None
+    turn = agent_pb2.ConversationTurnStructure.FromString(last).agent_conversation_turn
+    assert [bytes(i) for i in turn.steps] == [hashlib.sha256(step).digest()]
+    assert conversation.blobs.get(hashlib.sha256(step).digest()) == step
+
+
+def test_a_conversation_the_service_ran_resumes_the_same_whole_history() -> None:
+    ran = Conversation("c")
+    ran.seen = True
+    resumed = build_run_request(TOOL_TAIL, "", GPT, "gpt-5", "GPT-5", ran)
+    started = build_run_request(TOOL_TAIL, "", GPT, "gpt-5", "GPT-5", Conversation("c"))
+    state = resumed.message.run_request.conversation_state
+    # only the action differs: ConversationAction{2 resume_action{}}
+    assert resumed.message.run_request.action.SerializeToString() == b"\x12\x00"
+    assert state == started.message.run_request.conversation_state
 
 
 def test_a_rotated_conversation_is_unseen_and_starts_again() -> None:
@@ -222,11 +250,19 @@ def test_images_of_the_trailing_user_message_ride_inline() -> None:
     )
 
 
-def test_an_image_only_message_is_still_the_action_and_blank_text_resumes() -> None:
+def test_blank_text_resumes_a_conversation_that_ran_and_goes_on_in_a_new_one() -> None:
+    ran = Conversation("c")
+    ran.seen = True
     blank = build_run_request(
-        [{"role": "user", "content": "   "}], None, GPT, "gpt-5", "GPT-5", Conversation("c")
+        [{"role": "user", "content": "   "}], None, GPT, "gpt-5", "GPT-5", ran
     )
     assert blank.message.run_request.action.WhichOneof("action") == "resume_action"
+    fresh = build_run_request(
+        [{"role": "user", "content": "   "}], None, GPT, "gpt-5", "GPT-5", Conversation("c")
+    )
+    # a resume of an id the service never ran would be refused: it is started instead
+    action = fresh.message.run_request.action
+    assert action.user_message_action.user_message.text.startswith("Continue from where")
 
 
 def checkpoint_bytes(system_id: bytes) -> bytes:

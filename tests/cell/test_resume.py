@@ -1,7 +1,8 @@
 """Breaks, retries and conversations: whole rounds over real sockets against the simulator.
 
 A run that breaks after a checkpoint is resumed from it inside the round; a
-conversation the service never saw is started, not resumed; rotation after a
+conversation the service never ran is started, not resumed, with its finished
+tool work in the history it carries; rotation after a
 bare refusal is capped; a usage-pricing refusal is one line and never rotates.
 Expected bytes are written by hand (tag byte = field << 3 | wire type).
 """
@@ -219,7 +220,12 @@ def test_a_call_already_delivered_is_not_delivered_again_by_the_resume(
 # --- a conversation the service has never seen -----------------------------------------
 
 
-def test_the_first_round_on_a_tool_result_starts_and_the_next_resumes(
+CONTINUATION = "Continue from where the conversation left off."
+# ConversationAction{1 user_message_action{1 UserMessage{1 CONTINUATION, 2 <36-char id>}}}
+CONTINUE_HEAD = b"\x0a\x58\x0a\x56\x0a\x2e" + CONTINUATION.encode() + b"\x12\x24"
+
+
+def test_the_first_round_on_a_tool_result_goes_on_from_it_and_the_next_resumes(
     sim: Simulator, state: CellState
 ) -> None:
     session = f"fresh-{uuid.uuid4()}"
@@ -239,40 +245,48 @@ def test_the_first_round_on_a_tool_result_starts_and_the_next_resumes(
         {"role": "tool", "tool_call_id": "call_9", "content": "main.py"},
     ]
     # A new process (CellState) has never run this session: the service would
-    # refuse a resume (the simulator does by default), so the round starts it.
+    # refuse a resume (the simulator does by default), so the round starts it, with
+    # the finished call and its result in the history it carries.
     first = lane.stream_round_sync(context(sim, messages=history, session_id=session), state)
     run = sim.agent.run(-1)
     assert run.run_request is not None
-    # ConversationAction{1 user_message_action{1 UserMessage{1 text, 2 id}}}
-    action = action_bytes(sim, -1)
-    text = b"please list the files in src"
-    assert action[:1] == b"\x0a" and action[4:6] == bytes([0x0A, len(text)])
-    assert action[6 : 6 + len(text)] == text
-    # The tool call and result after that message are not sent: root = system prompt only.
-    assert len(run.run_request.conversation_state.root_prompt_messages_json) == 1
-    assert first.finish_reason == "tool_calls"  # the model redoes the call
-    [call] = first.message["tool_calls"]
+    assert action_bytes(sim, -1).startswith(CONTINUE_HEAD)
+    # system, the user message, the call, its result
+    assert len(run.run_request.conversation_state.root_prompt_messages_json) == 4
+    assert [m["role"] for m in run.root_messages()] == ["system", "user", "assistant", "tool"]
+    assert first.finish_reason == "stop"  # the model answers from the result, no redo
+    assert "main.py" in first.message["content"]
 
-    # The next round of the same session resumes: the service has seen it now.
+    # The session's next tool round resumes: the service has run it now.
     history2 = [
-        *history[:1],
+        *history,
         first.message,
-        {"role": "tool", "tool_call_id": call["id"], "content": "util.py"},
+        {"role": "user", "content": "please list the files in lib"},
     ]
     second = lane.stream_round_sync(context(sim, messages=history2, session_id=session), state)
+    [call] = second.message["tool_calls"]
+    history3 = [
+        *history2,
+        second.message,
+        {"role": "tool", "tool_call_id": call["id"], "content": "util.py"},
+    ]
+    third = lane.stream_round_sync(context(sim, messages=history3, session_id=session), state)
     assert action_bytes(sim, -1) == b"\x12\x00"
-    assert "util.py" in second.message["content"]
+    assert "util.py" in third.message["content"]
     assert sim.agent.violations() == []
 
 
-def test_an_ephemeral_round_on_a_tool_result_starts_too(sim: Simulator, state: CellState) -> None:
+def test_an_ephemeral_round_on_a_tool_result_goes_on_too(sim: Simulator, state: CellState) -> None:
     history = [
         {"role": "user", "content": "hi there"},
         {"role": "assistant", "content": "hello"},
         {"role": "tool", "tool_call_id": "orphan", "content": "x"},
     ]
     lane.stream_round_sync(context(sim, messages=history, session_id=None), state)
-    assert sim.agent.run(-1).prompt() == "hi there"
+    run = sim.agent.run(-1)
+    assert run.prompt() == CONTINUATION
+    said = [m["content"][0]["text"] for m in run.root_messages()[1:]]
+    assert said == ["hi there", "hello", "[Tool Result]\nx"]
     assert sim.agent.violations() == []
 
 
@@ -295,8 +309,10 @@ def test_a_sessionless_round_bringing_its_handed_off_results_resumes_that_conver
     # Results of calls this process never handed off: a new conversation, started.
     other = [*history[:-1], {"role": "tool", "tool_call_id": "call_elsewhere", "content": "x"}]
     other[1] = {**first.message, "tool_calls": [{**call, "id": "call_elsewhere"}]}
-    lane.stream_round_sync(context(sim, messages=other, session_id=None), state)
-    assert sim.agent.run(-1).prompt() == "please list the files in src"
+    answer = lane.stream_round_sync(context(sim, messages=other, session_id=None), state)
+    assert sim.agent.run(-1).prompt() == CONTINUATION
+    assert sim.agent.run(-1).run_request.conversation_id != one  # type: ignore[union-attr]
+    assert answer.finish_reason == "stop" and "x" in answer.message["content"]
     assert sim.agent.violations() == []
 
 

@@ -87,11 +87,11 @@ def test_ask_default_tools_refuse_a_path_outside_the_folder(
     assert "not for the model" not in content
 
 
-def test_ask_history_that_ends_on_a_tool_result_starts_from_its_last_user_message(
+def test_ask_history_that_ends_on_a_tool_result_starts_with_that_tool_work(
     sim: Simulator, home: Path, tmp_path: Path
 ) -> None:
-    # A new process has never run this conversation, so Cursor could not resume it:
-    # the round starts it from the last user message, without the call and result after.
+    # No process ran this conversation, so Cursor could not resume it: the round
+    # starts it with the call and its result in the history, and the model goes on.
     history = [
         {"role": "user", "content": "what is in the box?"},
         {
@@ -111,11 +111,10 @@ def test_ask_history_that_ends_on_a_tool_result_starts_from_its_last_user_messag
     path.write_text(json.dumps(history))
     answer = ask_json(sim, home, "--tools", "none", "--history", str(path), cwd=tmp_path)
     assert answer["finish_reason"] == "stop"
-    assert answer["message"]["content"] == "Simulated Cursor here. You said: what is in the box?"
+    assert answer["message"]["content"] == "open_box returned: a brass key"
     run = sim.agent.run(-1)
-    assert run.prompt() == "what is in the box?"
-    assert all(m.get("role") != "tool" for m in run.root_messages())
-    assert "a brass key" not in json.dumps(run.root_messages())
+    assert run.prompt() == "Continue from where the conversation left off."
+    assert [m["role"] for m in run.root_messages()] == ["system", "user", "assistant", "tool"]
     assert sim.agent.violations() == []
 
 
