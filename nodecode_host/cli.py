@@ -242,6 +242,13 @@ def build_parser() -> Parser:
         help="a web origin (such as http://localhost:3000) whose pages may call the API; "
         "repeatable (requests from any other page are refused)",
     )
+    serve.add_argument(
+        "--allow-agent-lane",
+        action="store_true",
+        help="serve cursor-agent/... models (and the cursor-agent lane setting): every client "
+        "then runs Cursor's CLI with its shell and file tools approved, as you, in this "
+        "folder; needs a client key in " + API_KEY_ENV,
+    )
     return parser
 
 
@@ -624,6 +631,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
             f"refusing to listen on {listen_host} without a client key: set {API_KEY_ENV} "
             "(or listen on 127.0.0.1)"
         )
+    allow_agent_lane = bool(getattr(args, "allow_agent_lane", False))
+    if allow_agent_lane and api_key is None:
+        raise HostConfigError(
+            f"--allow-agent-lane lets clients run commands as you: set {API_KEY_ENV} to a "
+            "client key first, so only your own clients can"
+        )
     host = make_host(args)
     try:
         host.lane(PROVIDER)  # not installed or disabled: say so before listening
@@ -651,6 +664,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                     port=port,
                     api_key=api_key,
                     allowed_origins=tuple(getattr(args, "allow_origin", None) or ()),
+                    allow_agent_lane=allow_agent_lane,
                     ready=announce,
                 )
             print("nodecode-cursor: stopped", file=sys.stderr)

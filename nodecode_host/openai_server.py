@@ -75,6 +75,8 @@ API_KEY_ENV = "NODECODE_SERVE_API_KEY"
 DEFAULT_LISTEN_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 PROVIDER = "cursor"
+# The lane that runs Cursor's own CLI (nodecode_cursor.cell.AGENT_LANE).
+AGENT_LANE = "cursor-agent"
 # A chat request with inline images can be large; anything past this is refused
 # rather than held in memory.
 MAX_BODY_BYTES = 64 * 1024 * 1024
@@ -118,8 +120,11 @@ class ApiServer:
         header_timeout: float = host_limits.SERVE_HEADER_TIMEOUT_SECONDS,
         body_timeout: float = host_limits.SERVE_BODY_TIMEOUT_SECONDS,
         idle_timeout: float = host_limits.SERVE_IDLE_TIMEOUT_SECONDS,
+        allow_agent_lane: bool = False,
     ) -> None:
         self.host = host
+        # The cursor-agent lane runs Cursor's CLI with its tools approved: opt-in only.
+        self.allow_agent_lane = allow_agent_lane
         self.api_key = api_key or None
         self.allowed_origins = allowed_origins
         self.max_connections = max_connections
@@ -496,6 +501,7 @@ class ApiServer:
         """Answer one round's request, streamed or whole, as its API's REPLY says."""
         request, reply = asked
         self._served.setdefault(id(conn), {})["model"] = request.requested_model
+        self._refuse_agent_lane(request.model)
         log.debug(
             "round request: model %s, %d messages, %d tools, stream %s, session %s",
             _loggable(request.requested_model),
@@ -509,6 +515,32 @@ class ApiServer:
             await self._stream(conn, reader, writer, request, reply)
         else:
             await self._complete(conn, reader, writer, request, reply)
+
+    def _refuse_agent_lane(self, model: str) -> None:
+        """Return when a round on MODEL may run; ApiError when it would take the agent lane.
+
+        The ``cursor-agent`` lane runs ``cursor-agent --force --trust``, its shell and
+        file tools approved for whatever the model asks: served to any client, that is a
+        command runner. Only ``serve --allow-agent-lane`` (which needs a client key) lets
+        it through.
+        """
+        if self.allow_agent_lane:
+            return
+        name = model.strip().lower()
+        while name.startswith(MODEL_PREFIX):
+            name = name.removeprefix(MODEL_PREFIX)
+        config = getattr(self.host, "config", None)
+        section = config(PROVIDER) if callable(config) else {}
+        lane = section.get("lane") if isinstance(section, Mapping) else None
+        by_setting = isinstance(lane, str) and lane.strip().lower() == AGENT_LANE
+        if name.startswith(f"{AGENT_LANE}/") or by_setting:
+            raise ApiError(
+                403,
+                "this server does not run the cursor-agent lane (Cursor's CLI with its shell "
+                "and file tools approved); the person can start it with serve "
+                "--allow-agent-lane, which needs a client key",
+                code="agent_lane_not_allowed",
+            )
 
     async def _settle(
         self, request: RoundRequest, on_part: Callable[[StreamPart], None] | None = None
@@ -829,6 +861,7 @@ async def serve(
     port: int = DEFAULT_PORT,
     api_key: str | None = None,
     allowed_origins: tuple[str, ...] = (),
+    allow_agent_lane: bool = False,
     ready: Callable[[ApiServer], None] | None = None,
 ) -> None:
     """Serve the OpenAI-compatible API from HOST_OBJ's cursor lane until cancelled.
@@ -837,7 +870,12 @@ async def serve(
     one when PORT is 0). Cancelling the task closes every connection and
     cancels every round in flight.
     """
-    server = ApiServer(host_obj, api_key=api_key, allowed_origins=allowed_origins)
+    server = ApiServer(
+        host_obj,
+        api_key=api_key,
+        allowed_origins=allowed_origins,
+        allow_agent_lane=allow_agent_lane,
+    )
     await server.start(listen_host, port)
     try:
         if ready is not None:
