@@ -192,7 +192,10 @@ class HostTools(Toolbox):
         self.confirm = confirm
         # Asked before a tool reaches a secret place; None (nobody to ask) refuses.
         self.allow_secret = allow_secret
-        self.secrets = secrets if secrets is not None else SecretPlaces.standard()
+        # Working in the home itself, every dot-path of it counts as a secret place.
+        self.secrets = (secrets if secrets is not None else SecretPlaces.standard()).for_root(
+            self.root
+        )
         self.command_timeout = command_timeout
 
     def definitions(self) -> list[dict[str, Any]]:
@@ -282,7 +285,7 @@ class HostTools(Toolbox):
             ):
                 raise ToolRefused(f"{label} must be a positive integer")
         cap = host_limits.READ_FILE_MAX_BYTES
-        with _open_regular(path, self._shown(path)) as handle:
+        with _open_regular(path, self._shown(path), self.secrets) as handle:
             size = os.fstat(handle.fileno()).st_size
             if b"\0" in handle.read(8192):
                 return f"{self._shown(path)} is a binary file of {size} bytes"
@@ -331,7 +334,7 @@ class HostTools(Toolbox):
             for file in _walk(base, None if self.assume_yes else self.root, self.secrets):
                 if include and not fnmatch.fnmatch(file.name, include):
                     continue
-                for number, line in _matching_lines(file, compiled, deadline):
+                for number, line in _matching_lines(file, compiled, deadline, self.secrets):
                     found.append(f"{self._shown(file)}:{number}: {line[:400]}")
                     if len(found) >= host_limits.SEARCH_MAX_MATCHES:
                         found.append(f"… stopped at {host_limits.SEARCH_MAX_MATCHES} matches")
@@ -668,12 +671,12 @@ def _walk(
 
 
 def _matching_lines(
-    file: Path, compiled: regex.Pattern[str], deadline: float
+    file: Path, compiled: regex.Pattern[str], deadline: float, secrets: SecretPlaces | None = None
 ) -> Iterator[tuple[int, str]]:
     """Yield (line number, line) of FILE's lines COMPILED finds; nothing for big, binary or
     special files. TimeoutError once DEADLINE (monotonic) passes, even mid-match."""
     try:
-        with _open_regular(file, str(file)) as handle:
+        with _open_regular(file, str(file), secrets) as handle:
             if os.fstat(handle.fileno()).st_size > host_limits.SEARCH_MAX_FILE_BYTES:
                 return
             data = handle.read(host_limits.SEARCH_MAX_FILE_BYTES + 1)
@@ -689,18 +692,26 @@ def _matching_lines(
             yield number, line
 
 
-def _open_regular(path: Path, shown: str) -> IO[bytes]:
+def _open_regular(path: Path, shown: str, secrets: SecretPlaces | None = None) -> IO[bytes]:
     """Return PATH open for reading in binary; ToolRefused when it is no regular file.
 
     A FIFO would block the open (and every read) for ever, and a device can be
     endless: both are refused, checked before opening and again on what was opened.
+    With SECRETS, a hard link to a secret file is refused, whatever its name.
     """
     if not stat.S_ISREG(os.stat(path).st_mode):
         raise ToolRefused(f"{shown} is not a regular file (a FIFO, device or socket)")
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         raise ToolRefused(f"{shown} is not a regular file (a FIFO, device or socket)")
+    why = secrets.hard_link_to(info) if secrets is not None else None
+    if why is not None:
+        os.close(fd)
+        raise ToolRefused(
+            f"{shown} is {why}: the host keeps its tools out of it (--yes does not open it)"
+        )
     os.set_blocking(fd, True)
     return os.fdopen(fd, "rb")
 

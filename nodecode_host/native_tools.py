@@ -216,7 +216,8 @@ class NativeTools:
         cap = min(call.limit or host_limits.LIST_MAX_ENTRIES, host_limits.LIST_MAX_ENTRIES)
         found: list[str] = []
         more = False
-        for file in _walk(base, None if tools.assume_yes else tools.root):
+        # The same rule as search: secret places are never listed.
+        for file in _walk(base, None if tools.assume_yes else tools.root, tools.secrets):
             relative = str(file.relative_to(base)) if file.is_relative_to(base) else str(file)
             pattern = call.pattern
             if fnmatch.fnmatch(relative, pattern) or (
