@@ -474,8 +474,18 @@ def cmd_logout(args: argparse.Namespace) -> int:
         cell.sign_in_state()  # a broken auth.json fails the command, and stays as it is
         line = host.command(PROVIDER).run("logout")
         if cell.sign_in_state().signed_in:
-            # The write failed: say so, and fail, for the tokens are still there.
-            raise HostError(f"logout failed: {line.removeprefix(PROVIDER + ': ')}")
+            # The write failed: say so in one line, where the sign-in stays and how to
+            # remove it, and fail, for the tokens are still there.
+            why = line.removeprefix(PROVIDER + ": ").split("; the kept tokens", 1)[0]
+            kept = host.home / "auth.json"
+            _report(
+                500,
+                f"logout failed: {why}; the sign-in is still on disk in {kept}: make its folder "
+                "writable and run logout again, or remove that file (it also holds any key "
+                "saved with /connect)",
+                as_json=False,
+            )
+            return 1
         print(line)
         return 0
     finally:
