@@ -40,6 +40,7 @@ __all__ = [
     "StreamIncomplete",
     "check_cleartext",
     "json_kind",
+    "loggable",
     "remember_secret",
     "scrub",
 ]
@@ -97,6 +98,14 @@ def scrub(text: str) -> str:
         if secret in text:
             text = text.replace(secret, "[redacted]")
     return _CREDENTIAL_SHAPES.sub("[redacted]", text)
+
+
+def loggable(value: object, limit: int = 200) -> str:
+    """Return VALUE (a client's or the service's) as one safe log field: control and
+    non-ASCII characters as escapes, so it cannot forge a line or drive a terminal;
+    at most LIMIT characters."""
+    shown = str(value).encode("unicode_escape").decode("ascii")
+    return shown if len(shown) <= limit else shown[:limit] + "…"
 
 
 class CursorError(Exception):

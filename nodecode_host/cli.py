@@ -716,8 +716,13 @@ class TokenRedactor(logging.Filter):
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        """Rewrite the record's message and traceback without secrets; always keep the record."""
-        record.msg, record.args = self.redacted(record.getMessage()), None
+        """Rewrite the record's message and traceback without secrets; always keep the record.
+
+        The message's control characters are escaped as well, whoever logged it: a
+        value a client or the service chose cannot forge a line or drive the terminal.
+        """
+        message = self.redacted(record.getMessage())
+        record.msg, record.args = visible(message, lines=False), None
         if record.exc_info and not record.exc_text:
             # Formatters reuse exc_text when it is set: format the traceback here, once.
             record.exc_text = logging.Formatter().formatException(record.exc_info)

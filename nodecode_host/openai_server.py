@@ -960,6 +960,5 @@ def _reason(obj: Mapping[str, Any]) -> str:
 
 
 def _loggable(text: str) -> str:
-    """Return TEXT a client sent, escaped for a log line (no control characters, bounded)."""
-    shown = text.encode("unicode_escape").decode("ascii")
-    return shown if len(shown) <= 200 else shown[:200] + "…"
+    """Return TEXT a client sent, escaped for a log line (the cell's rule, shared)."""
+    return contract.loggable(text)

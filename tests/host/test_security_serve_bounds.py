@@ -134,3 +134,16 @@ def _until(done: Callable[[], bool], seconds: float = 10.0) -> bool:
             return True
         tick.wait(0.02)
     return done()
+
+
+def test_a_session_header_is_escaped_in_the_cells_log_lines(
+    host: ReferenceHost, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="nodecode_cursor")
+    with Served(host) as served:
+        where = f"127.0.0.1:{served.server.port}"
+        answer = served.request(post(where, x_session_id="s\x1b[2Jforged\x07"))
+    assert status(answer) == 200
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("nodecode_cursor")]
+    assert any("round start" in line and "forged" in line for line in lines), lines
+    assert not any("\x1b" in line or "\x07" in line for line in lines), lines
