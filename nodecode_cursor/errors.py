@@ -287,8 +287,13 @@ def check_cleartext(url: str, setting: str) -> None:
 
 
 def _loopback_host(host: str) -> bool:
-    """Return whether HOST names this machine: localhost, 127.0.0.0/8 or ::1."""
-    if host == "localhost" or host.endswith(".localhost"):
+    """Return whether HOST names this machine: localhost, 127.0.0.0/8 or ::1.
+
+    ``x.localhost`` is not taken for this machine: RFC 6761 asks resolvers to keep
+    it on loopback, but not every one does (glibc asks DNS), and a token in clear
+    must not depend on what a resolver decides.
+    """
+    if host == "localhost":
         return True
     try:
         return ipaddress.ip_address(host).is_loopback
