@@ -88,8 +88,15 @@ INSTALL_HINT = "install it with: curl https://cursor.com/install -fsS | bash"
 # The CLI's own words when it stops at the headless workspace-trust gate.
 _TRUST_WORDS = ("workspace trust", "trust required")
 _AUTH_WORDS = ("api key", "not logged in", "unauthorized", "unauthenticated", "authentication")
-# Variables the child never needs: the cell's own bearer is not the CLI's business.
-_DROPPED_ENV = ("CURSOR_ACCESS_TOKEN",)
+# The secrets a host holds that the child never needs: the cell's own bearer, the
+# refresh token, serve's client key. The CLI runs whatever the model asks with
+# --force, so every command it runs would inherit them.
+_DROPPED_ENV = frozenset(
+    {"CURSOR_ACCESS_TOKEN", "CURSOR_REFRESH_TOKEN", "CURSOR_AUTH_TOKEN", "NODECODE_SERVE_API_KEY"}
+)
+# Any other variable of ours or of Cursor's named like a secret goes too (CURSOR_API_KEY,
+# the one the CLI needs, is set after).
+_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
 _READ_SIZE = 65536
 
 
@@ -171,8 +178,8 @@ def _api_key(home: Path) -> str:
 
 
 def _child_env(key: str, isolated_home: Path | None) -> dict[str, str]:
-    """Return the child's environment: ours, with the key set and the cell's bearer left out."""
-    env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
+    """Return the child's environment: ours, with the key set and the host's other secrets out."""
+    env = {k: v for k, v in os.environ.items() if not _host_secret(k)}
     env[ENV_API_KEY] = key
     if isolated_home is not None:
         git_config = _git_config()
@@ -181,6 +188,14 @@ def _child_env(key: str, isolated_home: Path | None) -> dict[str, str]:
         if git_config is not None:
             env["GIT_CONFIG_GLOBAL"] = str(git_config)
     return env
+
+
+def _host_secret(name: str) -> bool:
+    """Return whether the variable NAME holds a secret of the host's the CLI must not get."""
+    if name in _DROPPED_ENV:
+        return True
+    ours = name.upper().startswith(("CURSOR_", "NODECODE_"))
+    return ours and any(word in name.upper() for word in _SECRET_WORDS)
 
 
 def _git_config() -> Path | None:

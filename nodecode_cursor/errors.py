@@ -40,6 +40,7 @@ __all__ = [
     "StreamIncomplete",
     "check_cleartext",
     "json_kind",
+    "loggable",
     "remember_secret",
     "scrub",
 ]
@@ -97,6 +98,14 @@ def scrub(text: str) -> str:
         if secret in text:
             text = text.replace(secret, "[redacted]")
     return _CREDENTIAL_SHAPES.sub("[redacted]", text)
+
+
+def loggable(value: object, limit: int = 200) -> str:
+    """Return VALUE (a client's or the service's) as one safe log field: control and
+    non-ASCII characters as escapes, so it cannot forge a line or drive a terminal;
+    at most LIMIT characters."""
+    shown = str(value).encode("unicode_escape").decode("ascii")
+    return shown if len(shown) <= limit else shown[:limit] + "…"
 
 
 class CursorError(Exception):
@@ -278,8 +287,13 @@ def check_cleartext(url: str, setting: str) -> None:
 
 
 def _loopback_host(host: str) -> bool:
-    """Return whether HOST names this machine: localhost, 127.0.0.0/8 or ::1."""
-    if host == "localhost" or host.endswith(".localhost"):
+    """Return whether HOST names this machine: localhost, 127.0.0.0/8 or ::1.
+
+    ``x.localhost`` is not taken for this machine: RFC 6761 asks resolvers to keep
+    it on loopback, but not every one does (glibc asks DNS), and a token in clear
+    must not depend on what a resolver decides.
+    """
+    if host == "localhost":
         return True
     try:
         return ipaddress.ip_address(host).is_loopback

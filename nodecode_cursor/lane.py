@@ -46,6 +46,7 @@ from .errors import (
     ResourceExhausted,
     StoreError,
     StreamIncomplete,
+    loggable,
     scrub,
 )
 from .fold import Fold
@@ -216,14 +217,19 @@ async def _round(
                 )
                 routed = variants.on_variant(wire, fresh)
                 if routed != wire:
-                    log.info("Cursor refused %s bare; retrying on its variant", wire.details_id)
+                    log.info(
+                        "Cursor refused %s bare; retrying on its variant", loggable(wire.details_id)
+                    )
                     wire = routed
                     continue
                 raise attempt.rotate(exc) from None
             retry = _discovery_retry(exc, attempt, mode, model, wire_id, wire, state)
             if retry is None:
                 raise
-            log.info("Cursor did not know %s; retrying with the discovery id", wire.requested_id)
+            log.info(
+                "Cursor did not know %s; retrying with the discovery id",
+                loggable(wire.requested_id),
+            )
             mode, wire = "discovered", retry
             continue
         if result.finish_reason == "tool_calls":
@@ -299,12 +305,12 @@ async def _roster_model(ctx: RoundContext, state: CellState) -> tuple[str, str]:
     except ConfigError:
         raise  # an unusable proxy: the round could not go either, so say that, not the model
     except CursorError as exc:
-        log.debug("roster unavailable for %s: %s", model, exc.detail)
+        log.debug("roster unavailable for %s: %s", loggable(model), loggable(exc.detail))
         raise routing.unknown_model(model, unchecked=exc.detail) from None
     entry = next((row for row in roster if row.id == model), None)
     if entry is None:
         raise routing.unknown_model(model, [row.id for row in roster])
-    log.debug("%s is not bundled; the account's roster lists it", model)
+    log.debug("%s is not bundled; the account's roster lists it", loggable(model))
     return token, entry.name
 
 
@@ -626,7 +632,7 @@ class _Attempt:
                 self.resumes += 1
                 log.info(
                     "Cursor's stream broke after a checkpoint (%s); resuming (%d of %d)",
-                    broke.detail,
+                    loggable(broke.detail),
                     self.resumes,
                     limits.MAX_RESUMES,
                 )
@@ -677,7 +683,7 @@ class _Attempt:
                 "run failed after %.3f s, frames=%d: %s",
                 time.monotonic() - started,
                 self.frames,
-                exc.detail,
+                loggable(exc.detail),
             )
             return exc
         finally:
@@ -839,16 +845,17 @@ class _Attempt:
             "session=%s conversation=%s request_id=%s original_request_id=%s messages=%d "
             "bytes=%d",
             "start" if original is None else "resume",
-            ctx.model,
-            ctx.effort,
-            wire.details_id,
-            wire.requested_id,
-            ",".join(f"{key}={value}" for key, value in wire.parameters) or "-",
+            # What a client (the session, the model) or the service chose: escaped.
+            loggable(ctx.model),
+            loggable(ctx.effort),
+            loggable(wire.details_id),
+            loggable(wire.requested_id),
+            loggable(",".join(f"{key}={value}" for key, value in wire.parameters) or "-"),
             wire.max_mode,
-            ctx.session_id,
-            self.conversation.conversation_id,
-            request_id,
-            original or "-",
+            loggable(ctx.session_id),
+            loggable(self.conversation.conversation_id),
+            loggable(request_id),
+            loggable(original or "-"),
             len(self.messages),
             len(data),
         )
@@ -922,7 +929,7 @@ class _Attempt:
         log.debug(
             "round end finish=%s input=%d output=%d cache_read=%d cache_write=%d "
             "reasoning=%d duration=%.3f s frames=%d",
-            fold.finish_reason,
+            loggable(fold.finish_reason),
             usage.input,
             usage.output,
             usage.cache_read,

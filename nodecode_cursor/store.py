@@ -376,7 +376,12 @@ class AuthStore:
             payload = _encoded(data)
         except (TypeError, ValueError) as exc:  # a value JSON cannot hold; nothing written yet
             raise StoreError(f"{self.path} cannot be written ({type(exc).__name__})") from None
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".auth.json.", suffix=".tmp")
+        try:
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".auth.json.", suffix=".tmp")
+        except OSError as exc:  # a folder it cannot write in: nothing was written
+            raise StoreError(
+                f"{self.path} cannot be written ({exc.strerror or type(exc).__name__})"
+            ) from None
         try:
             os.fchmod(fd, FILE_MODE)
             with os.fdopen(fd, "wb") as handle:

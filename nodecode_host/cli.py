@@ -242,6 +242,13 @@ def build_parser() -> Parser:
         help="a web origin (such as http://localhost:3000) whose pages may call the API; "
         "repeatable (requests from any other page are refused)",
     )
+    serve.add_argument(
+        "--allow-agent-lane",
+        action="store_true",
+        help="serve cursor-agent/... models (and the cursor-agent lane setting): every client "
+        "then runs Cursor's CLI with its shell and file tools approved, as you, in this "
+        "folder; needs a client key in " + API_KEY_ENV,
+    )
     return parser
 
 
@@ -467,8 +474,18 @@ def cmd_logout(args: argparse.Namespace) -> int:
         cell.sign_in_state()  # a broken auth.json fails the command, and stays as it is
         line = host.command(PROVIDER).run("logout")
         if cell.sign_in_state().signed_in:
-            # The write failed: say so, and fail, for the tokens are still there.
-            raise HostError(f"logout failed: {line.removeprefix(PROVIDER + ': ')}")
+            # The write failed: say so in one line, where the sign-in stays and how to
+            # remove it, and fail, for the tokens are still there.
+            why = line.removeprefix(PROVIDER + ": ").split("; the kept tokens", 1)[0]
+            kept = host.home / "auth.json"
+            _report(
+                500,
+                f"logout failed: {why}; the sign-in is still on disk in {kept}: make its folder "
+                "writable and run logout again, or remove that file (it also holds any key "
+                "saved with /connect)",
+                as_json=False,
+            )
+            return 1
         print(line)
         return 0
     finally:
@@ -624,6 +641,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
             f"refusing to listen on {listen_host} without a client key: set {API_KEY_ENV} "
             "(or listen on 127.0.0.1)"
         )
+    allow_agent_lane = bool(getattr(args, "allow_agent_lane", False))
+    if allow_agent_lane and api_key is None:
+        raise HostConfigError(
+            f"--allow-agent-lane lets clients run commands as you: set {API_KEY_ENV} to a "
+            "client key first, so only your own clients can"
+        )
     host = make_host(args)
     try:
         host.lane(PROVIDER)  # not installed or disabled: say so before listening
@@ -651,6 +674,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                     port=port,
                     api_key=api_key,
                     allowed_origins=tuple(getattr(args, "allow_origin", None) or ()),
+                    allow_agent_lane=allow_agent_lane,
                     ready=announce,
                 )
             print("nodecode-cursor: stopped", file=sys.stderr)
@@ -692,8 +716,13 @@ class TokenRedactor(logging.Filter):
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        """Rewrite the record's message and traceback without secrets; always keep the record."""
-        record.msg, record.args = self.redacted(record.getMessage()), None
+        """Rewrite the record's message and traceback without secrets; always keep the record.
+
+        The message's control characters are escaped as well, whoever logged it: a
+        value a client or the service chose cannot forge a line or drive the terminal.
+        """
+        message = self.redacted(record.getMessage())
+        record.msg, record.args = visible(message, lines=False), None
         if record.exc_info and not record.exc_text:
             # Formatters reuse exc_text when it is set: format the traceback here, once.
             record.exc_text = logging.Formatter().formatException(record.exc_info)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         StreamIncomplete,
         UnknownModel,
         json_kind,
+        loggable,
         scrub,
     )
     from nodecode_cursor.host import (
@@ -85,6 +86,7 @@ __all__ = [
     "UnknownModel",
     "Usage",
     "json_kind",
+    "loggable",
     "scrub",
 ]
 
@@ -105,6 +107,7 @@ _HOMES = {
             "StreamIncomplete",
             "UnknownModel",
             "json_kind",
+            "loggable",
             "scrub",
         ),
         _ERRORS,

@@ -25,6 +25,7 @@ the error text as the tool's result.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fnmatch
 import json
 import os
@@ -35,6 +36,7 @@ import subprocess
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -47,6 +49,8 @@ from .secret_places import SecretPlaces
 __all__ = [
     "CHILD_SECRET_ENV",
     "NATIVE_TOOL_NAMES",
+    "Change",
+    "Deleted",
     "FileTools",
     "HostTools",
     "ToolFailure",
@@ -66,6 +70,10 @@ _SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", ".git", ".venv", "venv
 Confirm = Callable[[str], bool]
 # (tool, path, why it is a secret place) -> whether the person allows this one call.
 AllowSecret = Callable[[str, str, str], bool]
+
+# Opening one name at a time without following links (POSIX; 0 where the OS has none).
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 
 # The secrets the host itself is given, which no command the model runs may inherit.
 CHILD_SECRET_ENV = frozenset({"CURSOR_ACCESS_TOKEN", "CURSOR_API_KEY", "NODECODE_SERVE_API_KEY"})
@@ -184,7 +192,10 @@ class HostTools(Toolbox):
         self.confirm = confirm
         # Asked before a tool reaches a secret place; None (nobody to ask) refuses.
         self.allow_secret = allow_secret
-        self.secrets = secrets if secrets is not None else SecretPlaces.standard()
+        # Working in the home itself, every dot-path of it counts as a secret place.
+        self.secrets = (secrets if secrets is not None else SecretPlaces.standard()).for_root(
+            self.root
+        )
         self.command_timeout = command_timeout
 
     def definitions(self) -> list[dict[str, Any]]:
@@ -274,7 +285,7 @@ class HostTools(Toolbox):
             ):
                 raise ToolRefused(f"{label} must be a positive integer")
         cap = host_limits.READ_FILE_MAX_BYTES
-        with _open_regular(path, self._shown(path)) as handle:
+        with _open_regular(path, self._shown(path), self.secrets) as handle:
             size = os.fstat(handle.fileno()).st_size
             if b"\0" in handle.read(8192):
                 return f"{self._shown(path)} is a binary file of {size} bytes"
@@ -323,7 +334,7 @@ class HostTools(Toolbox):
             for file in _walk(base, None if self.assume_yes else self.root, self.secrets):
                 if include and not fnmatch.fnmatch(file.name, include):
                     continue
-                for number, line in _matching_lines(file, compiled, deadline):
+                for number, line in _matching_lines(file, compiled, deadline, self.secrets):
                     found.append(f"{self._shown(file)}:{number}: {line[:400]}")
                     if len(found) >= host_limits.SEARCH_MAX_MATCHES:
                         found.append(f"… stopped at {host_limits.SEARCH_MAX_MATCHES} matches")
@@ -359,47 +370,261 @@ class HostTools(Toolbox):
     # Writing: Cursor's own write, edit and delete, run in place (native_tools.py asks the
     # person first). Confined exactly as the readers are; never offered as host tools.
 
-    def write_file(self, args: dict[str, Any]) -> str:
+    def change(self, raw: Any, kind: str) -> Change:
+        """Return what a write, edit or delete of RAW would act on, checked and described.
+
+        The path acted on is the folder's real parent of RAW plus its last name: links
+        on the way are followed (and said), a link at the last name never is (a write
+        or edit refuses it; a delete removes the link itself). A secret place asks the
+        person as for a read (``allow_secret``).
+        """
+        tool = f"{kind}_file"
+        if not isinstance(raw, str) or not raw:
+            raise ToolRefused("path must be a non-empty string")
+        if "\0" in raw:
+            raise ToolRefused("path holds a NUL character, which no file name can")
+        written = self.root / Path(raw).expanduser()
+        if written.name in ("", ".", ".."):
+            raise ToolRefused(f"{raw} names a folder, not a file")
+        path = written.parent.resolve() / written.name
+        shown = self._shown(path)
+        notes: list[str] = []
+        if Path(os.path.normpath(written)) != path:
+            notes.append(f"through a link: {raw} is {shown}")
+        if path.is_symlink():
+            target = os.readlink(path)
+            if kind != "delete":
+                raise ToolRefused(
+                    f"{shown} is a link (to {target}); the host does not {kind} a file through "
+                    "a link at its last step: name the file it points to instead"
+                )
+            notes.append(f"{shown} is a link to {target}: the link is removed, not its target")
+        asks: str | None = None
+        if not path.is_relative_to(self.root):
+            asks = f"outside the working directory {self.root}"
+        elif ".git" in path.relative_to(self.root).parts:
+            asks = "inside .git/, where hooks and config run code"
+        why = self.secrets.why(written) or self.secrets.why(path)
+        if why is not None and not (
+            self.allow_secret is not None and self.allow_secret(tool, str(path), why)
+        ):
+            raise ToolRefused(
+                f"{raw} is in {why}: the host keeps its tools out of it unless the person "
+                "allows that call when asked (--yes does not)"
+            )
+        return Change(kind, path, shown, tuple(notes), asks)
+
+    def _planned(self, args: dict[str, Any], kind: str, change: Change | None) -> Change:
+        """Return CHANGE, or the change ARGS ask for when it needs no question beyond --yes."""
+        if change is not None:
+            return change
+        planned = self.change(args.get("path"), kind)
+        if planned.asks is not None:
+            raise ToolRefused(
+                f"{planned.shown} is {planned.asks}: this needs the person's yes for the call"
+            )
+        return planned
+
+    def write_file(self, args: dict[str, Any], change: Change | None = None) -> str:
         """Return what was written: the file at path now holds content (folders made)."""
-        path = self._path(args.get("path"), "write_file")
         content = args.get("content")
         if not isinstance(content, str):
             raise ToolRefused("content must be a string")
-        if path.is_dir():
-            raise ToolRefused(f"{self._shown(path)} is a folder")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        change = self._planned(args, "write", change)
         data = content.encode("utf-8")
-        path.write_bytes(data)
-        return f"wrote {len(data)} bytes to {self._shown(path)}"
+        with _FolderOf(change, create=True) as folder:
+            fd = _open_file(folder, change, os.O_WRONLY | os.O_CREAT)
+            try:
+                os.ftruncate(fd, 0)
+                _write_all(fd, data)
+            finally:
+                os.close(fd)
+        return f"wrote {len(data)} bytes to {change.shown}"
 
-    def edit_file(self, args: dict[str, Any]) -> str:
+    def edit_file(self, args: dict[str, Any], change: Change | None = None) -> str:
         """Return what changed: each old text (found exactly once) replaced by its new text."""
-        path = self._path(args.get("path"), "edit_file")
         edits = args.get("edits")
         if not isinstance(edits, list) or not edits:
             raise ToolRefused("edits must be a non-empty list of {old_text, new_text}")
-        text = path.read_text("utf-8")
-        for index, edit in enumerate(edits, 1):
-            old = edit.get("old_text") if isinstance(edit, dict) else None
-            new = edit.get("new_text") if isinstance(edit, dict) else None
-            if not isinstance(old, str) or not old or not isinstance(new, str):
-                raise ToolRefused(f"edit {index} needs a non-empty old_text and a new_text")
-            found = text.count(old)
-            if found != 1:
-                where = "is not in" if not found else f"occurs {found} times in"
-                raise ToolRefused(f"edit {index}: its old_text {where} {self._shown(path)}")
-            text = text.replace(old, new, 1)
-        path.write_text(text, "utf-8")
-        return f"edited {self._shown(path)} ({len(edits)} change{'s' if len(edits) > 1 else ''})"
+        change = self._planned(args, "edit", change)
+        with _FolderOf(change, create=False) as folder:
+            fd = _open_file(folder, change, os.O_RDWR)
+            try:
+                text = _read_all(fd).decode("utf-8")
+                for index, edit in enumerate(edits, 1):
+                    old = edit.get("old_text") if isinstance(edit, dict) else None
+                    new = edit.get("new_text") if isinstance(edit, dict) else None
+                    if not isinstance(old, str) or not old or not isinstance(new, str):
+                        raise ToolRefused(f"edit {index} needs a non-empty old_text and a new_text")
+                    found = text.count(old)
+                    if found != 1:
+                        where = "is not in" if not found else f"occurs {found} times in"
+                        raise ToolRefused(f"edit {index}: its old_text {where} {change.shown}")
+                    text = text.replace(old, new, 1)
+                os.lseek(fd, 0, os.SEEK_SET)
+                os.ftruncate(fd, 0)
+                _write_all(fd, text.encode("utf-8"))
+            finally:
+                os.close(fd)
+        return f"edited {change.shown} ({len(edits)} change{'s' if len(edits) > 1 else ''})"
 
-    def delete_file(self, args: dict[str, Any]) -> str:
-        """Return what was deleted: the file at path (never a folder)."""
-        path = self._path(args.get("path"), "delete_file")
-        if path.is_dir():
-            raise ToolRefused(f"{self._shown(path)} is a folder; only files are deleted")
-        size = path.stat().st_size
-        path.unlink()
-        return f"deleted {self._shown(path)} ({size} bytes)"
+    def delete_file(self, args: dict[str, Any], change: Change | None = None) -> str:
+        """Return what was deleted: the file at path (never a folder; a link, not its target)."""
+        return self.delete(self._planned(args, "delete", change)).text
+
+    def delete(self, change: Change) -> Deleted:
+        """Return what was deleted and what it held: the file, or the link, CHANGE names."""
+        with _FolderOf(change, create=False) as folder:
+            name = change.path.name
+            info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+            if stat.S_ISDIR(info.st_mode):
+                raise ToolRefused(f"{change.shown} is a folder; only files are deleted")
+            before = ""
+            if stat.S_ISREG(info.st_mode):
+                fd = _open_file(folder, change, os.O_RDONLY)
+                try:
+                    before = _read_all(fd, host_limits.READ_FILE_MAX_BYTES).decode(
+                        "utf-8", errors="replace"
+                    )
+                finally:
+                    os.close(fd)
+            # unlink never follows a link: a link is removed, its target stays.
+            os.unlink(name, dir_fd=folder)
+        what = "the link " if stat.S_ISLNK(info.st_mode) else ""
+        size = 0 if stat.S_ISLNK(info.st_mode) else info.st_size
+        return Deleted(f"deleted {what}{change.shown} ({size} bytes)", size, before)
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A write, edit or delete as it will be acted on: the path, as shown, and what to say.
+
+    ``notes`` are said in the question (a link on the way, a link deleted); ``asks``
+    is why it needs the person's yes even under --yes (outside the folder, ``.git/``).
+    """
+
+    kind: str
+    path: Path
+    shown: str
+    notes: tuple[str, ...] = ()
+    asks: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Deleted:
+    """What a delete did: its line, the size removed and the text the file held."""
+
+    text: str
+    size: int
+    before: str
+
+
+class _FolderOf:
+    """The folder a change acts in, opened from the top one name at a time, never through a link.
+
+    Each step is ``openat`` with ``O_NOFOLLOW``: a folder on the way that became a
+    link after the change was checked (a swap by a local user) stops the change
+    instead of moving it. CREATE makes the missing folders (a write's).
+    """
+
+    def __init__(self, change: Change, *, create: bool) -> None:
+        self.change = change
+        self.create = create
+        self.fd = -1
+
+    def __enter__(self) -> int:
+        parent = self.change.path.parent
+        self.fd = os.open(parent.anchor, os.O_RDONLY | _DIRECTORY)
+        for part in parent.relative_to(parent.anchor).parts:
+            try:
+                step = self._step(part)
+            except BaseException:
+                os.close(self.fd)
+                raise
+            os.close(self.fd)
+            self.fd = step
+        return self.fd
+
+    def _step(self, part: str) -> int:
+        """Return the folder PART under the open one, opened without following a link."""
+        flags = os.O_RDONLY | _DIRECTORY | _NOFOLLOW
+        try:
+            return os.open(part, flags, dir_fd=self.fd)
+        except FileNotFoundError:
+            if not self.create:
+                raise
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(part, 0o777, dir_fd=self.fd)
+            return self._step_made(part, flags)
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                raise self._moved() from None
+            raise
+
+    def _step_made(self, part: str, flags: int) -> int:
+        """Return the folder PART just made, opened without following a link."""
+        try:
+            return os.open(part, flags, dir_fd=self.fd)
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                raise self._moved() from None
+            raise
+
+    def _moved(self) -> ToolRefused:
+        """Return the refusal of a change whose folder became a link after it was checked."""
+        return ToolRefused(
+            f"a folder on the way to {self.change.shown} is a link now, not what was checked; "
+            "nothing was changed"
+        )
+
+    def __exit__(self, *_: object) -> None:
+        os.close(self.fd)
+
+
+def _open_file(folder: int, change: Change, flags: int) -> int:
+    """Return the change's file opened in FOLDER with FLAGS, never through a link.
+
+    Non-blocking while opening, so a FIFO cannot hang it; anything but a regular
+    file (a link swapped in, a FIFO, a device) is refused on what was opened.
+    """
+    name = change.path.name
+    try:
+        fd = os.open(name, flags | _NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o666, dir_fd=folder)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ToolRefused(
+                f"{change.shown} is a link now, not the file that was checked; nothing was changed"
+            ) from None
+        if exc.errno == errno.EISDIR:
+            raise ToolRefused(f"{change.shown} is a folder") from None
+        if exc.errno == errno.ENXIO:
+            raise ToolRefused(f"{change.shown} is not a regular file (a FIFO)") from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ToolRefused(f"{change.shown} is not a regular file (a FIFO, device or socket)")
+    os.set_blocking(fd, True)
+    return fd
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of DATA to FD (os.write may take only part)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _read_all(fd: int, cap: int | None = None) -> bytes:
+    """Return what FD holds from its start (at most CAP bytes when given)."""
+    chunks: list[bytes] = []
+    size = 0
+    while cap is None or size < cap:
+        chunk = os.read(fd, 65536 if cap is None else min(65536, cap - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 class ToolRefused(Exception):
@@ -446,12 +671,12 @@ def _walk(
 
 
 def _matching_lines(
-    file: Path, compiled: regex.Pattern[str], deadline: float
+    file: Path, compiled: regex.Pattern[str], deadline: float, secrets: SecretPlaces | None = None
 ) -> Iterator[tuple[int, str]]:
     """Yield (line number, line) of FILE's lines COMPILED finds; nothing for big, binary or
     special files. TimeoutError once DEADLINE (monotonic) passes, even mid-match."""
     try:
-        with _open_regular(file, str(file)) as handle:
+        with _open_regular(file, str(file), secrets) as handle:
             if os.fstat(handle.fileno()).st_size > host_limits.SEARCH_MAX_FILE_BYTES:
                 return
             data = handle.read(host_limits.SEARCH_MAX_FILE_BYTES + 1)
@@ -467,18 +692,26 @@ def _matching_lines(
             yield number, line
 
 
-def _open_regular(path: Path, shown: str) -> IO[bytes]:
+def _open_regular(path: Path, shown: str, secrets: SecretPlaces | None = None) -> IO[bytes]:
     """Return PATH open for reading in binary; ToolRefused when it is no regular file.
 
     A FIFO would block the open (and every read) for ever, and a device can be
     endless: both are refused, checked before opening and again on what was opened.
+    With SECRETS, a hard link to a secret file is refused, whatever its name.
     """
     if not stat.S_ISREG(os.stat(path).st_mode):
         raise ToolRefused(f"{shown} is not a regular file (a FIFO, device or socket)")
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         raise ToolRefused(f"{shown} is not a regular file (a FIFO, device or socket)")
+    why = secrets.hard_link_to(info) if secrets is not None else None
+    if why is not None:
+        os.close(fd)
+        raise ToolRefused(
+            f"{shown} is {why}: the host keeps its tools out of it (--yes does not open it)"
+        )
     os.set_blocking(fd, True)
     return os.fdopen(fd, "rb")
 

@@ -65,3 +65,11 @@ SERVE_MAX_CONNECTIONS = 64
 # After killing a timed-out command's group, how long the host waits for the leader to be
 # reaped; a child that left the session may hold the output pipe, and is not waited for.
 COMMAND_REAP_SECONDS = 1.0
+
+# What a connection may send past its request while its round runs (a pipelined
+# request's worth); more closes it and cancels the round, so nothing grows unbounded.
+SERVE_MAX_PENDING_BYTES = 64 * 1024
+# A connection turned away at the cap: what is read and dropped after its 503, and
+# for how long, so closing it is not a reset that destroys the answer.
+SERVE_LINGER_BYTES = 64 * 1024 * 1024
+SERVE_LINGER_SECONDS = 5.0

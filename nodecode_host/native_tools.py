@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from . import contract
 from . import limits as host_limits
 from .host_tools import (
+    Change,
     HostTools,
     Toolbox,
     ToolRefused,
@@ -44,7 +45,7 @@ from .host_tools import (
     child_environment,
 )
 from .setup import command_question
-from .terminal_text import visible
+from .terminal_text import has_hidden, visible
 
 if TYPE_CHECKING:
     from nodecode_cursor.host import NativeCall, NativeOutcome
@@ -101,10 +102,10 @@ class NativeTools:
             if call.kind == "shell":
                 return await self._shell(call)
             if call.kind in ("write", "edit", "delete"):
-                self.tools._path(
-                    call.path, f"{call.kind}_file"
-                )  # outside the folder: refused unasked
-                await self._allowed(_question(call))
+                # Checked once, shown as it will be acted on, then acted on as checked.
+                change = self.tools.change(call.path, call.kind)
+                await self._allowed(_question(call, change), always=change.asks)
+                return await asyncio.to_thread(self._change, call, change)
             return await asyncio.to_thread(self._run, call)
         except ToolRefused as exc:
             return outcome.refused(str(exc))
@@ -114,11 +115,19 @@ class NativeTools:
         except UnicodeDecodeError:
             return outcome.failed(f"{call.path} is not UTF-8 text")
 
-    async def _allowed(self, question: str) -> None:
-        """Return once the person allowed QUESTION (or --yes); raise ToolRefused when not."""
-        if self.tools.assume_yes:
+    async def _allowed(self, question: str, *, always: str | None = None) -> None:
+        """Return once the person allowed QUESTION (or --yes); raise ToolRefused when not.
+
+        ALWAYS says why this one needs the person's yes even under --yes.
+        """
+        if self.tools.assume_yes and always is None:
             return
         if self.ask is None:
+            if always is not None:
+                raise ToolRefused(
+                    f"this is {always}: it needs the person's confirmation even with --yes, "
+                    "and nobody can be asked"
+                )
             raise ToolRefused(
                 "this needs the person's confirmation and nobody can be asked "
                 "(run with --yes to allow it)"
@@ -181,18 +190,22 @@ class NativeTools:
             return outcome.done(bound_output(text), matches=tuple(matches), truncated=stopped)
         if call.kind == "glob":
             return self._glob(call)
+        return outcome.refused(f"the host does not run {call.kind}")
+
+    def _change(self, call: NativeCall, change: Change) -> NativeOutcome:
+        """Return the outcome of a write, edit or delete, acted on as CHANGE was checked."""
+        outcome = contract.NativeOutcome
+        tools = self.tools
         if call.kind == "write":
-            text = tools.write_file({"path": call.path, "content": call.content})
+            text = tools.write_file({"path": call.path, "content": call.content}, change)
             return outcome.done(text, file_size=len(call.content.encode("utf-8")))
         if call.kind == "edit":
             edits = [{"old_text": old, "new_text": new} for old, new in call.edits]
-            return outcome.done(tools.edit_file({"path": call.path, "edits": edits}))
-        if call.kind == "delete":
-            before = tools.read_file({"path": call.path})
-            size = tools._path(call.path, "delete_file").stat().st_size
-            text = tools.delete_file({"path": call.path})
-            return outcome.done(text, file_size=size, content=bound_output(before))
-        return outcome.refused(f"the host does not run {call.kind}")
+            return outcome.done(tools.edit_file({"path": call.path, "edits": edits}, change))
+        deleted = tools.delete(change)
+        return outcome.done(
+            deleted.text, file_size=deleted.size, content=bound_output(deleted.before)
+        )
 
     def _glob(self, call: NativeCall) -> NativeOutcome:
         """Return the files under the call's path whose path matches its glob pattern."""
@@ -203,7 +216,8 @@ class NativeTools:
         cap = min(call.limit or host_limits.LIST_MAX_ENTRIES, host_limits.LIST_MAX_ENTRIES)
         found: list[str] = []
         more = False
-        for file in _walk(base, None if tools.assume_yes else tools.root):
+        # The same rule as search: secret places are never listed.
+        for file in _walk(base, None if tools.assume_yes else tools.root, tools.secrets):
             relative = str(file.relative_to(base)) if file.is_relative_to(base) else str(file)
             pattern = call.pattern
             if fnmatch.fnmatch(relative, pattern) or (
@@ -228,7 +242,9 @@ class NativeTools:
         timeout = min(
             call.timeout or self.tools.command_timeout, host_limits.COMMAND_MAX_TIMEOUT_SECONDS
         )
-        await self._allowed(command_question(command))
+        # Where it runs, when not the folder's root: `rm -rf ./*` means something else there.
+        where = None if cwd == self.tools.root else self.tools._shown(cwd)
+        await self._allowed(command_question(command, where=where))
         started = time.monotonic()
         # A session of its own: a timeout or a cancelled round stops its children too.
         # The child gets the host's environment without the cell's secrets.
@@ -292,14 +308,26 @@ async def _stop(process: asyncio.subprocess.Process, readers: asyncio.Future[Any
             await process.wait()
 
 
-def _question(call: NativeCall) -> str:
-    """Return what the person is asked before a write, an edit or a delete."""
-    path = visible(call.path, lines=False)  # the model wrote it: shown, never interpreted
+def _question(call: NativeCall, change: Change) -> str:
+    """Return what the person is asked before a write, an edit or a delete.
+
+    It names the file as it will be acted on (relative to the folder), and says
+    when that goes through a link, leaves the folder or reaches ``.git/``.
+    """
+    path = visible(change.shown, lines=False)  # the model chose it: shown, never interpreted
     if call.kind == "write":
-        return f"write {path} ({len(call.content.encode('utf-8'))} bytes)? [y/N] "
-    if call.kind == "edit":
-        return f"edit {path} ({len(call.edits)} change(s))? [y/N] "
-    return f"delete {path}? [y/N] "
+        asked = f"write {path} ({len(call.content.encode('utf-8'))} bytes)"
+    elif call.kind == "edit":
+        asked = f"edit {path} ({len(call.edits)} change(s))"
+    else:
+        asked = f"delete {path}"
+    notes = [visible(note, lines=False) for note in change.notes]
+    if change.asks is not None:
+        notes.append(visible(change.asks, lines=False))
+    if has_hidden(call.path) or has_hidden(change.shown):
+        notes.append("the path holds non-printing characters, shown as \\x.. or \\u....")
+    said = "".join(f"\n  ({note})" for note in notes)
+    return f"{asked}?{said}\n[y/N] " if said else f"{asked}? [y/N] "
 
 
 def _kill_group(pid: int) -> None:

@@ -75,6 +75,8 @@ API_KEY_ENV = "NODECODE_SERVE_API_KEY"
 DEFAULT_LISTEN_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 PROVIDER = "cursor"
+# The lane that runs Cursor's own CLI (nodecode_cursor.cell.AGENT_LANE).
+AGENT_LANE = "cursor-agent"
 # A chat request with inline images can be large; anything past this is refused
 # rather than held in memory.
 MAX_BODY_BYTES = 64 * 1024 * 1024
@@ -118,8 +120,11 @@ class ApiServer:
         header_timeout: float = host_limits.SERVE_HEADER_TIMEOUT_SECONDS,
         body_timeout: float = host_limits.SERVE_BODY_TIMEOUT_SECONDS,
         idle_timeout: float = host_limits.SERVE_IDLE_TIMEOUT_SECONDS,
+        allow_agent_lane: bool = False,
     ) -> None:
         self.host = host
+        # The cursor-agent lane runs Cursor's CLI with its tools approved: opt-in only.
+        self.allow_agent_lane = allow_agent_lane
         self.api_key = api_key or None
         self.allowed_origins = allowed_origins
         self.max_connections = max_connections
@@ -156,7 +161,7 @@ class ApiServer:
     async def connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """Serve one connection: requests one after another until either side closes."""
         if self.connections >= self.max_connections:
-            await _turn_away(writer)
+            await _turn_away(reader, writer)
             return
         conn = h11.Connection(
             h11.SERVER, max_incomplete_event_size=host_limits.SERVE_MAX_HEADER_BYTES
@@ -220,13 +225,16 @@ class ApiServer:
         served = self._served.pop(id(conn), {})
         status = served.get("status", "-")  # no status: the client left before the answer
         path = head.target.decode("latin-1").split("?", 1)[0]
+        reason = served.get("reason")
         log.info(
-            "%s %s -> %s in %.3fs%s",
+            "%s %s -> %s in %.3fs%s%s",
             _loggable(head.method.decode("latin-1")),
             _loggable(path),
             status,
             seconds,
             f" (model {_loggable(str(served['model']))})" if "model" in served else "",
+            # Why an error was answered; it may quote what the client sent: scrubbed, escaped.
+            f": {_loggable(contract.scrub(str(reason)))}" if reason else "",
         )
 
     async def _admitted(
@@ -325,6 +333,7 @@ class ApiServer:
             413: "request body too large",
             431: f"request headers larger than {host_limits.SERVE_MAX_HEADER_BYTES} bytes",
         }.get(status, "malformed HTTP request")
+        log.info("answered %d to a request that could not be read: %s", status, message)
         with contextlib.suppress(h11.LocalProtocolError, ConnectionError, OSError):
             await self._send_json(conn, writer, status, error_object(status, message), close=True)
 
@@ -479,10 +488,20 @@ class ApiServer:
             raise error_for(exc) from None
 
     async def _watch(self, conn: h11.Connection, reader: asyncio.StreamReader) -> None:
-        """Return when the client closes its side; data it sends meanwhile waits in h11."""
+        """Return when the client closes its side, or sends more than a small pipelined
+        request's worth while its round runs (that closes the connection and cancels the
+        round: what it sends waits in h11, which would hold it all)."""
+        waiting = 0
         while True:
             data = await reader.read(_READ_SIZE)
             if not data:
+                return
+            waiting += len(data)
+            if waiting > host_limits.SERVE_MAX_PENDING_BYTES:
+                log.info(
+                    "closing a connection that sent more than %d bytes while its round ran",
+                    host_limits.SERVE_MAX_PENDING_BYTES,
+                )
                 return
             conn.receive_data(data)
 
@@ -496,6 +515,7 @@ class ApiServer:
         """Answer one round's request, streamed or whole, as its API's REPLY says."""
         request, reply = asked
         self._served.setdefault(id(conn), {})["model"] = request.requested_model
+        self._refuse_agent_lane(request.model)
         log.debug(
             "round request: model %s, %d messages, %d tools, stream %s, session %s",
             _loggable(request.requested_model),
@@ -509,6 +529,32 @@ class ApiServer:
             await self._stream(conn, reader, writer, request, reply)
         else:
             await self._complete(conn, reader, writer, request, reply)
+
+    def _refuse_agent_lane(self, model: str) -> None:
+        """Return when a round on MODEL may run; ApiError when it would take the agent lane.
+
+        The ``cursor-agent`` lane runs ``cursor-agent --force --trust``, its shell and
+        file tools approved for whatever the model asks: served to any client, that is a
+        command runner. Only ``serve --allow-agent-lane`` (which needs a client key) lets
+        it through.
+        """
+        if self.allow_agent_lane:
+            return
+        name = model.strip().lower()
+        while name.startswith(MODEL_PREFIX):
+            name = name.removeprefix(MODEL_PREFIX)
+        config = getattr(self.host, "config", None)
+        section = config(PROVIDER) if callable(config) else {}
+        lane = section.get("lane") if isinstance(section, Mapping) else None
+        by_setting = isinstance(lane, str) and lane.strip().lower() == AGENT_LANE
+        if name.startswith(f"{AGENT_LANE}/") or by_setting:
+            raise ApiError(
+                403,
+                "this server does not run the cursor-agent lane (Cursor's CLI with its shell "
+                "and file tools approved); the person can start it with serve "
+                "--allow-agent-lane, which needs a client key",
+                code="agent_lane_not_allowed",
+            )
 
     async def _settle(
         self, request: RoundRequest, on_part: Callable[[StreamPart], None] | None = None
@@ -626,6 +672,9 @@ class ApiServer:
                         await self._send_json(conn, writer, item.status, reply.error_body(item))
                         return
                     # Headers are gone: say it in the stream, and end without a normal close.
+                    self._served.setdefault(id(conn), {})["reason"] = (
+                        f"failed mid-stream: {item.status} {_reason(item.body())}"
+                    )
                     await self._send(conn, writer, h11.Data(data=reply.failed(item)))
                     await self._send(conn, writer, h11.EndOfMessage())
                     return
@@ -673,6 +722,8 @@ class ApiServer:
         ]
         if close:
             headers.append(("connection", "close"))
+        if status >= 400:
+            self._served.setdefault(id(conn), {})["reason"] = _reason(obj)
         await self._send(conn, writer, h11.Response(status_code=status, headers=headers))
         # An answer to HEAD has the headers alone (h11 refuses a body there, and the
         # connection would be lost: Claude Code's first request is HEAD /).
@@ -829,6 +880,7 @@ async def serve(
     port: int = DEFAULT_PORT,
     api_key: str | None = None,
     allowed_origins: tuple[str, ...] = (),
+    allow_agent_lane: bool = False,
     ready: Callable[[ApiServer], None] | None = None,
 ) -> None:
     """Serve the OpenAI-compatible API from HOST_OBJ's cursor lane until cancelled.
@@ -837,7 +889,12 @@ async def serve(
     one when PORT is 0). Cancelling the task closes every connection and
     cancels every round in flight.
     """
-    server = ApiServer(host_obj, api_key=api_key, allowed_origins=allowed_origins)
+    server = ApiServer(
+        host_obj,
+        api_key=api_key,
+        allowed_origins=allowed_origins,
+        allow_agent_lane=allow_agent_lane,
+    )
     await server.start(listen_host, port)
     try:
         if ready is not None:
@@ -864,8 +921,8 @@ def loopback(listen_host: str) -> bool:
         return False
 
 
-async def _turn_away(writer: asyncio.StreamWriter) -> None:
-    """Answer a connection past the cap with a 503 and close it, reading nothing."""
+async def _turn_away(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Answer a connection past the cap with a readable 503 and close it without a reset."""
     body = json.dumps(
         error_object(503, "the server is at its connection limit; try again shortly")
     ).encode()
@@ -873,16 +930,35 @@ async def _turn_away(writer: asyncio.StreamWriter) -> None:
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
         f"content-length: {len(body)}\r\nretry-after: 1\r\nconnection: close\r\n\r\n"
     ).encode()
-    with contextlib.suppress(ConnectionError, OSError, TimeoutError):
-        writer.write(head + body)
-        async with asyncio.timeout(5):
-            await writer.drain()
-    writer.close()
+    log.info("answered 503 to a connection past the cap of connections")
+    try:
+        with contextlib.suppress(ConnectionError, OSError, TimeoutError):
+            writer.write(head + body)
+            async with asyncio.timeout(5):
+                await writer.drain()
+            # A lingering close: closing with the request unread would make the kernel
+            # answer with a reset, which can destroy the 503 before the client reads it.
+            # So the side we send on is shut, and what the client still sends is read
+            # and dropped (bounded in bytes and time) until it closes its own.
+            if writer.can_write_eof():
+                writer.write_eof()
+            left = host_limits.SERVE_LINGER_BYTES
+            async with asyncio.timeout(host_limits.SERVE_LINGER_SECONDS):
+                while left > 0 and (chunk := await reader.read(_READ_SIZE)):
+                    left -= len(chunk)
+    finally:
+        writer.close()  # cancelled too (the server closing): the socket goes
     with contextlib.suppress(ConnectionError, OSError):
         await writer.wait_closed()
 
 
+def _reason(obj: Mapping[str, Any]) -> str:
+    """Return the message of an error body (OpenAI's or Anthropic's shape), or ''."""
+    error = obj.get("error")
+    message = error.get("message") if isinstance(error, Mapping) else None
+    return message if isinstance(message, str) else ""
+
+
 def _loggable(text: str) -> str:
-    """Return TEXT a client sent, escaped for a log line (no control characters, bounded)."""
-    shown = text.encode("unicode_escape").decode("ascii")
-    return shown if len(shown) <= 200 else shown[:200] + "…"
+    """Return TEXT a client sent, escaped for a log line (the cell's rule, shared)."""
+    return contract.loggable(text)

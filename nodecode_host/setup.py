@@ -297,8 +297,8 @@ def for_shell(message: str, hint: str | None) -> str:
     return message
 
 
-def command_question(command: str) -> str:
-    """Return the question that asks the person to allow COMMAND.
+def command_question(command: str, *, where: str | None = None) -> str:
+    """Return the question that asks the person to allow COMMAND (run in WHERE when given).
 
     The command stands on a line of its own, exactly as the shell will get it, with
     line breaks and every non-printing character shown as a visible escape: the
@@ -309,6 +309,8 @@ def command_question(command: str) -> str:
         lines.append(
             "  (it holds line breaks or non-printing characters, shown above as \\n, \\x1b, …)"
         )
+    if where is not None:
+        lines.append(f"  in the folder {visible(where, lines=False)}")
     return "\n".join(lines) + "\nrun it? [y/N] "
 
 

@@ -12,27 +12,36 @@ added after, by ``render.Style``; writing is the caller's job.
 
 from __future__ import annotations
 
-import re
+import regex
 
 __all__ = ["has_hidden", "visible"]
 
-# C0 controls, DEL and the C1 controls (0x80–0x9f: 0x9b is a one-byte CSI), and the
-# Unicode format characters that reorder or hide text (bidi embeddings, overrides and
-# isolates, zero-width marks, the line and paragraph separators).
-_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
-_HIDDEN_BUT_LINES = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]"
-)
+# By Unicode category: controls (C0, DEL, C1: 0x9b is a one-byte CSI), format characters
+# (bidi overrides and isolates, zero-width marks, the soft hyphen, tags, U+061C),
+# private use, surrogates and unassigned code points, the line and paragraph
+# separators. Then the marks and letters that render blank though their category
+# says otherwise: the combining grapheme joiner, the Hangul fillers, the Khmer
+# inherent vowels, the Mongolian free variation selectors, the variation selectors
+# (U+FE00–FE0F, U+E0100–E01EF), which can carry hidden bytes after any letter. Only
+# the emoji and text presentation selectors right after a symbol (an emoji's own
+# U+FE0F) are kept: there they change how the symbol looks, and hide nothing.
+_CATEGORIES = r"\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Cn}\p{Zl}\p{Zp}"
+_BLANK = "\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\uffa0\ufe00-\ufe0d\U000e0100-\U000e01ef"
+_PRESENTATION = r"(?<!\p{So})[\ufe0e\ufe0f]"
+_HIDDEN = regex.compile(f"[{_CATEGORIES}{_BLANK}]|{_PRESENTATION}")
+_HIDDEN_BUT_LINES = regex.compile(f"[[{_CATEGORIES}{_BLANK}]--[\\n\\t]]|{_PRESENTATION}", regex.V1)
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-def _shown(match: re.Match[str]) -> str:
+def _shown(match: regex.Match[str]) -> str:
     """Return the visible escape of the one hidden character MATCH holds."""
     char = match.group()
     if char in _NAMED:
         return _NAMED[char]
     code = ord(char)
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def visible(text: str, *, lines: bool = True) -> str:

@@ -261,7 +261,7 @@ def test_the_cells_command_signs_in_through_the_cursor_proxy_setting(
 ) -> None:
     from nodecode_cursor.cell import CursorCell
 
-    far = "http://cursor.localhost"  # loopback by name (RFC 6761): http allowed
+    far = "http://127.0.0.2"  # loopback, so http is allowed; nothing listens on its port 80
     host = MemoryHost(home, {"cursor": {"base_url": far, "web_url": far, "proxy": sim.url}})
     cell = CursorCell()
     assert cell.start(host)

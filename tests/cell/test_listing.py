@@ -278,9 +278,9 @@ def test_the_cursor_proxy_setting_carries_the_roster(sim: Simulator, tmp_path: o
 
     host = MemoryHost(
         Path(str(tmp_path)),
-        # A loopback name (RFC 6761) may be http://; nothing listens on its port 80, so
-        # the roster reaching the simulator still proves the proxy carried it.
-        {"cursor": {"base_url": "http://cursor.localhost", "proxy": sim.url}},
+        # A loopback address may be http://; nothing listens on its port 80, so the
+        # roster reaching the simulator still proves the proxy carried it.
+        {"cursor": {"base_url": "http://127.0.0.2", "proxy": sim.url}},
     )
     cell = CursorCell()
     assert cell.start(host)
@@ -292,7 +292,7 @@ def test_the_cursor_proxy_setting_carries_the_roster(sim: Simulator, tmp_path: o
     assert roster.live, roster.reason
     assert refusal is None
     targets = [r.target for r in sim.requests_to(listing.GET_USABLE_MODELS_PATH)]
-    assert targets == ["http://cursor.localhost" + listing.GET_USABLE_MODELS_PATH] * 2
+    assert targets == ["http://127.0.0.2" + listing.GET_USABLE_MODELS_PATH] * 2
 
 
 def test_concurrent_round_rosters_share_one_fetch_per_account(

@@ -129,3 +129,14 @@ def test_a_cleartext_round_override_is_refused_before_any_request(
     finally:
         cell.stop()
     assert not sim.requests
+
+
+def test_a_name_under_localhost_is_not_taken_for_loopback_in_clear() -> None:
+    # *.localhost is loopback only where the resolver says so (RFC 6761 asks, glibc's
+    # DNS path does not): a token must not travel in clear on what a resolver decides.
+    from nodecode_cursor.errors import ConfigError, check_cleartext
+
+    check_cleartext("http://localhost:8080", "base_url")
+    check_cleartext("http://127.0.0.2:8080", "base_url")
+    with pytest.raises(ConfigError):
+        check_cleartext("http://cursor.localhost", "base_url")

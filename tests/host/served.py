@@ -27,9 +27,12 @@ TOKEN = "sim-token-serve-clients-secret"
 class RunningServer:
     """The API served by ``serve`` on a loop of its own in a thread; ``stop`` cancels it."""
 
-    def __init__(self, host: ReferenceHost, *, api_key: str | None = None) -> None:
+    def __init__(
+        self, host: ReferenceHost, *, api_key: str | None = None, allow_agent_lane: bool = False
+    ) -> None:
         self.host = host
         self.api_key = api_key
+        self.allow_agent_lane = allow_agent_lane
         self.server: ApiServer | None = None
         self.failure: BaseException | None = None
         self._ready = threading.Event()
@@ -53,7 +56,9 @@ class RunningServer:
             self._ready.set()
 
         with contextlib.suppress(asyncio.CancelledError):
-            await serve(self.host, port=0, api_key=self.api_key, ready=ready)
+            # Only an opt-in is passed: serve's own default is what the other tests hold.
+            opt_in = {"allow_agent_lane": True} if self.allow_agent_lane else {}
+            await serve(self.host, port=0, api_key=self.api_key, ready=ready, **opt_in)
 
     def start(self) -> RunningServer:
         self._thread.start()

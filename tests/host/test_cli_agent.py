@@ -105,10 +105,16 @@ def test_serve_takes_the_same_model_name(
     standin.play("write_then_read.ndjson")
     host = ReferenceHost(home, say=lambda _: None)
     host.start()
-    running = RunningServer(host).start()
+    # serve runs the lane only when the person opted in, with a client key.
+    running = RunningServer(host, api_key="client-key-0123456789", allow_agent_lane=True).start()
     try:
         body = {"model": "cursor-agent/gpt-5.4", "messages": [{"role": "user", "content": "hi"}]}
-        reply = httpx.post(f"{running.url}/chat/completions", json=body, timeout=30)
+        reply = httpx.post(
+            f"{running.url}/chat/completions",
+            json=body,
+            headers={"authorization": "Bearer client-key-0123456789"},
+            timeout=30,
+        )
     finally:
         running.stop()
         host.stop()
