@@ -98,9 +98,12 @@ _CONNECT_CODE_CLASS: dict[str, type[ProviderError]] = {
 RESOURCE_EXHAUSTED_TEXT = re.compile(r"resource.?exhausted", re.IGNORECASE)
 # Cursor refusing a client version it no longer accepts, in its words: the ErrorDetails
 # title "Update Required" (its code is a rate limit's, 28), a detail saying the version
-# is no longer supported, or a bare error "Update Required for <model>" (docs/protocol.md §9).
+# is no longer supported or to update to the latest version of Cursor, or a bare error
+# "Update Required for <model>" (docs/protocol.md §9).
 OUTDATED_CLIENT_TEXT = re.compile(
-    r"update\s+required|version\b.{0,80}\bno\s+longer\s+supported", re.IGNORECASE | re.DOTALL
+    r"update\s+required|version\b.{0,80}\bno\s+longer\s+supported"
+    r"|update\s+to\s+the\s+latest\s+version\s+of\s+cursor",
+    re.IGNORECASE | re.DOTALL,
 )
 # Messages that say nothing: the details then follow them on the line (oh-my-pi's
 # list, connect-error-detail.ts, plus "request failed").

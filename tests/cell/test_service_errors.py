@@ -122,3 +122,13 @@ def test_details_after_the_message_never_decide_the_kind(entry: dict[str, str]) 
     )
     assert "exhausted" in str(error)
     assert not isinstance(error, ResourceExhausted) and not error.retryable
+
+
+def test_the_older_wording_to_update_to_the_latest_version_is_the_same_error() -> None:
+    # The title and detail a public client reported in October 2025 (wisdgod/cursor-api #27).
+    words = b"Please update to the latest version of Cursor at cursor.com/downloads"
+    value = base64.b64encode(bytes([0x08, 0]) + _field(2, _field(1, words))).decode()
+    error = classify_connect_error(
+        {"code": "unknown", "details": [{"type": "aiserver.v1.ErrorDetails", "value": value}]}
+    )
+    assert isinstance(error, OutdatedClient)
