@@ -15,13 +15,11 @@ from pathlib import Path
 import httpx
 import pytest
 from cli_run import cli_env, run_main
-from served import RunningServer
+from served import RunningServer, served
 
 from cursor_simulator import Simulator
 from cursor_simulator.models import PATH as ROSTER_PATH
-from nodecode_host.refhost import ReferenceHost
 
-TOKEN = "sim-token-outdated-client"
 MODEL = "claude-4.5-sonnet"
 
 
@@ -69,16 +67,8 @@ def test_models_says_why_the_roster_is_missing_and_what_to_set(sim: Simulator, h
 
 @pytest.fixture
 def api(sim: Simulator, home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[RunningServer]:
-    monkeypatch.setenv("CURSOR_ACCESS_TOKEN", TOKEN)
-    monkeypatch.delenv("CURSOR_API_KEY", raising=False)
-    host = ReferenceHost(home, overrides={"cursor": {"base_url": sim.url}}, say=lambda _: None)
-    host.start()
-    running = RunningServer(host).start()
-    try:
+    with served(sim, home, monkeypatch) as running:
         yield running
-    finally:
-        running.stop()
-        host.stop()
 
 
 def test_serve_answers_a_client_error_it_can_read_not_a_rate_limit(
