@@ -255,7 +255,8 @@ class Raw:
     """Write these bytes onto the stream as they are.
 
     With ``ends`` they end the stream: the player adds no end frame of its own after
-    them (a test writing the end frame, and what follows it, by hand).
+    them (a test writing the end frame, and what follows it, by hand); the steps after
+    them still play (a pause, to see what the client sends after the end).
     """
 
     data: bytes
@@ -745,9 +746,10 @@ class _Player:
                     self._sleep(delay)
                     delay = 0.0
                 yield from self._step(step)
-                if self.run.ended:
+                if self.run.ended and not isinstance(step, Raw):
                     return
-            yield self._end({})
+            if not self.run.ended:
+                yield self._end({})
         except _GiveUp:
             return
 
