@@ -36,6 +36,8 @@ TOKEN = "sim-token-for-cli-tests"
 RUN_TIMEOUT = 60
 CLI = [sys.executable, "-m", "nodecode_host.cli"]
 ENV_STATUS = "cursor: not signed in; a token from the environment (CURSOR_ACCESS_TOKEN) is used"
+
+
 def sign_in_status(line: str) -> str:
     """Return the sign-in half of a status LINE (what it says of Cursor's CLI, last, set aside).
 
