@@ -20,7 +20,7 @@ from types import TracebackType
 from typing import Any
 
 from . import agent, auth, catalog, dashboard, models, server_config
-from .family import bearer_refusal, connect_error
+from .family import OUTDATED_STYLES, bearer_refusal, connect_error, outdated_refusal
 from .server import Cut, HttpServer, SimRequest, SimResponse
 
 __all__ = ["Cut", "SimRequest", "SimResponse", "Simulator", "connect_error"]
@@ -43,6 +43,10 @@ class Simulator:
         self.max_records = max_records
         # None accepts any non-empty bearer; a set accepts only its members.
         self.valid_tokens = valid_tokens
+        # Client versions (x-cursor-client-version) every bearer-checked route refuses as
+        # outdated, "*" for any, and in which of OUTDATED_STYLES (refuse_client sets both).
+        self.refused_client_versions: set[str] = set()
+        self.outdated_style = "details"
         self.models = models.install(self)
         self.catalog = catalog.install(self)
         self.auth = auth.install(self)
@@ -69,8 +73,23 @@ class Simulator:
         self.server.route(path, handler)
 
     def check_bearer(self, request: SimRequest) -> SimResponse | None:
-        """Return a 401 Connect error when the request's bearer is missing or refused."""
+        """Return a 401 Connect error when the request's bearer is missing or refused.
+
+        A client version told to be refused (``refuse_client``) gets the outdated-client
+        refusal instead, before the bearer is looked at.
+        """
+        version = request.headers.get("x-cursor-client-version")
+        refused = self.refused_client_versions
+        if version is not None and ("*" in refused or version in refused):
+            return outdated_refusal(self.outdated_style)
         return bearer_refusal(request, self.valid_tokens)
+
+    def refuse_client(self, *versions: str, style: str = "details") -> None:
+        """Refuse VERSIONS ("*": every version) as outdated, in STYLE; none given: refuse none."""
+        if style not in OUTDATED_STYLES:
+            raise ValueError(f"style must be one of {OUTDATED_STYLES}, not {style!r}")
+        self.refused_client_versions = set(versions)
+        self.outdated_style = style
 
     def listen_tls(self, context: ssl.SSLContext) -> str:
         """Also serve every route over TLS with CONTEXT (its ALPN offers h2 or not); return the URL.

@@ -28,6 +28,7 @@ import queue
 import re
 import threading
 import time
+import urllib.parse
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -40,7 +41,7 @@ from nodecode_cursor._proto import agent_pb2, aiserver_pb2
 
 from .catalog import CatalogState
 from .family import RouteHost, connect_error
-from .server import Cut, SimRequest, SimResponse
+from .server import Cut, SimRequest, SimResponse, Trailers
 
 __all__ = [
     "APPEND_PATH",
@@ -55,6 +56,7 @@ __all__ = [
     "End",
     "EndError",
     "Exec",
+    "GrpcEnd",
     "Heartbeat",
     "KvRead",
     "KvWrite",
@@ -251,9 +253,28 @@ class Sleep:
 
 @dataclass(frozen=True)
 class Raw:
-    """Write these bytes onto the stream as they are."""
+    """Write these bytes onto the stream as they are.
+
+    With ``ends`` they end the stream: the player adds no end frame of its own after
+    them (a test writing the end frame, and what follows it, by hand); the steps after
+    them still play (a pause, to see what the client sends after the end).
+    """
 
     data: bytes
+    ends: bool = False
+
+
+@dataclass(frozen=True)
+class GrpcEnd:
+    """End the stream with gRPC trailers and no Connect end frame.
+
+    ``grpc-status`` STATUS and ``grpc-message`` MESSAGE, percent-encoded as gRPC
+    carries it: over HTTP/2 a trailing HEADERS frame, over HTTP/1.1 the chunked
+    body's trailer section.
+    """
+
+    status: int
+    message: str = ""
 
 
 @dataclass(frozen=True)
@@ -302,6 +323,7 @@ Step = (
     | CutStream
     | Sleep
     | Raw
+    | GrpcEnd
     | Heartbeat
     | RefuseAppends
     | RejectRun
@@ -725,9 +747,10 @@ class _Player:
                     self._sleep(delay)
                     delay = 0.0
                 yield from self._step(step)
-                if self.run.ended:
+                if self.run.ended and not isinstance(step, Raw):
                     return
-            yield self._end({})
+            if not self.run.ended:
+                yield self._end({})
         except _GiveUp:
             return
 
@@ -929,7 +952,17 @@ class _Player:
         elif isinstance(step, Sleep):
             self._sleep(step.seconds)
         elif isinstance(step, Raw):
+            if step.ends:
+                with self.run.lock:
+                    self.run.ended = True
             yield step.data
+        elif isinstance(step, GrpcEnd):
+            with self.run.lock:
+                self.run.ended = True
+            trailers = {"grpc-status": str(step.status)}
+            if step.message:
+                trailers["grpc-message"] = urllib.parse.quote(step.message, safe="")
+            raise Trailers(trailers)
         elif isinstance(step, RefuseAppends):
             with self.run.lock:
                 self.run.refusal = step

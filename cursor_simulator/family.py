@@ -10,12 +10,24 @@ one direction is ``__init__`` → families → this module and ``server.py``.
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any, Protocol
 
+from nodecode_cursor._proto import aiserver_pb2
+
 from .server import Handler, HttpServer, SimRequest, SimResponse
 
-__all__ = ["RouteHost", "bearer_refusal", "connect_error"]
+__all__ = ["OUTDATED_STYLES", "RouteHost", "bearer_refusal", "connect_error", "outdated_refusal"]
+
+# How the simulator refuses a client version it was told to refuse (``Simulator.refuse_client``):
+# "details" as Cursor was reported to in June 2026 (resource_exhausted with ErrorDetails
+# error 28, title "Update Required"), "bare" as a plain Connect error naming the model.
+OUTDATED_STYLES = ("details", "bare")
+OUTDATED_TITLE = "Update Required"
+OUTDATED_DETAIL = (
+    "Your version of Cursor is no longer supported. Please update to the latest version."
+)
 
 
 def connect_error(status: int, code: str, message: str, **extra: Any) -> SimResponse:
@@ -34,6 +46,20 @@ def bearer_refusal(request: SimRequest, valid_tokens: set[str] | None) -> SimRes
     if valid_tokens is not None and token not in valid_tokens:
         return connect_error(401, "unauthenticated", "invalid bearer token")
     return None
+
+
+def outdated_refusal(style: str) -> SimResponse:
+    """Return the refusal of an outdated client in STYLE (one of OUTDATED_STYLES)."""
+    if style == "bare":
+        return connect_error(400, "invalid_argument", f"{OUTDATED_TITLE} for Composer 2")
+    details = aiserver_pb2.ErrorDetails(
+        error=aiserver_pb2.ErrorDetails.ERROR_GPT_4_VISION_PREVIEW_RATE_LIMIT
+    )
+    details.details.title = OUTDATED_TITLE
+    details.details.detail = OUTDATED_DETAIL
+    value = base64.b64encode(details.SerializeToString()).decode().rstrip("=")
+    entry = {"type": "aiserver.v1.ErrorDetails", "value": value}
+    return connect_error(429, "resource_exhausted", "Error", details=[entry])
 
 
 class RouteHost(Protocol):

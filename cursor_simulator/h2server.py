@@ -39,7 +39,7 @@ import h2.events
 import h2.exceptions
 import h2.settings
 
-from .server import Cut, SimRequest, SimResponse
+from .server import Cut, SimRequest, SimResponse, Trailers
 
 if TYPE_CHECKING:
     from .server import HttpServer
@@ -299,6 +299,8 @@ class _Connection:
         except Cut as cut:
             # An orderly cut ends the stream without its end frame; a reset resets it.
             self._put(stream, "reset" if cut.reset else "end", None)
+        except Trailers as ending:
+            self._put(stream, "trailers", dict(ending.headers))
         finally:
             close = getattr(chunks, "close", None)
             if close is not None:
@@ -323,7 +325,7 @@ class _Connection:
                     break
                 with stream.lock:
                     stream.out.popleft()
-                if kind in ("end", "reset"):
+                if kind in ("end", "reset", "trailers"):
                     self.streams.pop(stream.id, None)
                     self.bidi_ids.discard(stream.id)
                     break
@@ -356,6 +358,9 @@ class _Connection:
                 self._count_frame()
             elif kind == "end":
                 self.h2.end_stream(sid)
+            elif kind == "trailers":
+                trailers: dict[str, str] = value
+                self.h2.send_headers(sid, list(trailers.items()), end_stream=True)
             elif kind == "reset":
                 self.h2.reset_stream(sid, h2.errors.ErrorCodes.INTERNAL_ERROR)
         except h2.exceptions.StreamClosedError:

@@ -48,6 +48,19 @@ class Cut(Exception):
         self.reset = reset
 
 
+class Trailers(Exception):
+    """Raised inside a streamed body to end it with these trailer HEADERS (and nothing else).
+
+    Over HTTP/2 they are a HEADERS frame ending the stream; over HTTP/1.1 the chunked
+    body's trailer section.
+    """
+
+    def __init__(self, headers: dict[str, str]) -> None:
+        """End the answer with HEADERS as its trailers."""
+        super().__init__("trailers")
+        self.headers = headers
+
+
 @dataclass
 class SimRequest:
     """One received HTTP request."""
@@ -310,6 +323,10 @@ class HttpServer:
                 except Cut as cut:
                     _abort(sock, reset=cut.reset)
                     return False
+                except Trailers as ending:
+                    trailers = list(ending.headers.items())
+                    sock.sendall(conn.send(h11.EndOfMessage(headers=trailers)) or b"")
+                    return True
                 finally:
                     close = getattr(chunks, "close", None)
                     if close is not None:

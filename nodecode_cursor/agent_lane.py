@@ -12,8 +12,12 @@ Cursor's official agent (its own tools, rules and sandbox), the round runs
   arguments: ``CURSOR_API_KEY`` from the environment, else the key a host's
   ``/connect`` saved. A browser sign-in's token is not a key the CLI's headless
   mode accepts;
+* the CLI is ``agent`` (its name since 2026), else ``cursor-agent`` (the older
+  name some installs still have), on the PATH, unless ``cursor.agent_path`` names
+  one; every message names the binary found;
 * the CLI's session id is kept per host session on disk (``agent_sessions.py``)
-  and passed back as ``--resume``; an empty id never replaces a kept one;
+  and passed back as ``--resume``: only a turn that ended with a result event and
+  succeeded changes it; an interrupted or failed turn keeps the previous one;
 * stdout is read line by line (``agent_stream.py``) into stream parts; the CLI's
   own tool calls come back as resolved calls (``RoundResult.resolved``), never as
   calls for the host to run;
@@ -21,7 +25,10 @@ Cursor's official agent (its own tools, rules and sandbox), the round runs
   plain output (salvage); a turn that delivered answer text is a success even
   when its result says ``is_error`` (the cause goes to the log);
 * the child runs in a process group of its own, and the whole group is ended when
-  the round ends, fails or is cancelled: no child outlives its round;
+  the round ends, fails or is cancelled, and when the host's interpreter exits with
+  a round still running; on Linux the child also gets the parent-death signal
+  (``PR_SET_PDEATHSIG``, set in the child before exec), so a host killed outright
+  (SIGKILL) takes the CLI with it. What the CLI itself started is left to it then;
 * the usage is priced at the bundled rows' rates (``cost.py``), an estimate.
 
 ``HOME`` isolation (the ``agent_isolate_home`` setting) runs the CLI with an empty
@@ -33,12 +40,15 @@ from ``~/.claude``) cannot block its tools.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
+import ctypes
 import logging
 import os
 import shutil
 import signal
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -65,6 +75,7 @@ if TYPE_CHECKING:
     from asyncio.subprocess import Process
 
 __all__ = [
+    "AGENT_BINARIES",
     "AGENT_BINARY",
     "AGENT_PREFIX",
     "ENV_API_KEY",
@@ -82,6 +93,11 @@ log = logging.getLogger("nodecode_cursor.agent_lane")
 
 LANE = "cursor-agent"
 AGENT_BINARY = "cursor-agent"
+# The names the CLI installs under, looked for in this order: ``agent`` now,
+# ``cursor-agent`` the legacy alias some installs lack (docs/protocol.md §14).
+AGENT_BINARIES = ("agent", AGENT_BINARY)
+# prctl(2): the signal a child gets when the thread that started it ends.
+_PR_SET_PDEATHSIG = 1
 AGENT_PREFIX = f"{LANE}/"
 ENV_API_KEY = "CURSOR_API_KEY"
 INSTALL_HINT = "install it with: curl https://cursor.com/install -fsS | bash"
@@ -108,9 +124,25 @@ def agent_model(model: str) -> str:
     return name
 
 
-def find_agent() -> str | None:
-    """Return the path of ``cursor-agent`` on the PATH, or None."""
-    return shutil.which(AGENT_BINARY)
+def find_agent(configured: str | None = None) -> str | None:
+    """Return the CLI's path: CONFIGURED when given, else ``agent``, else ``cursor-agent``.
+
+    A configured path is used as it is (its absence is then said, not hidden by a
+    search); None when no name is on the PATH.
+    """
+    if configured:
+        found = shutil.which(configured)
+        return found or (configured if os.path.isfile(configured) else None)
+    for name in AGENT_BINARIES:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def _named(path: str) -> str:
+    """Return the binary's name as a message says it (``agent``, ``cursor-agent``, ...)."""
+    return os.path.basename(path) or path
 
 
 def agent_version(path: str) -> str | None:
@@ -130,18 +162,27 @@ def agent_version(path: str) -> str | None:
     return lines[0] if done.returncode == 0 and lines else None
 
 
-def agent_status_line(*, required: bool) -> str:
-    """Return the status words for the CLI: on the PATH and its version, or not there.
+def agent_status_line(*, required: bool, configured: str | None = None) -> str:
+    """Return the status words for the CLI: which binary, its version and path, or none found.
 
     When it is the chosen lane and missing, the words say how to install it.
     """
-    path = find_agent()
+    path = find_agent(configured)
     if path is None:
+        what = (
+            f"{configured} (cursor.agent_path) does not exist"
+            if configured
+            else "neither agent nor cursor-agent is on the PATH"
+        )
         if required:
-            return f"{AGENT_BINARY} is not on the PATH ({INSTALL_HINT})"
-        return f"{AGENT_BINARY} is not on the PATH (the cursor-agent lane is unavailable)"
+            return f"{what} ({INSTALL_HINT})"
+        return f"{what} (the cursor-agent lane is unavailable)"
     version = agent_version(path)
-    return f"{AGENT_BINARY} {version} is on the PATH" if version else f"{path} is on the PATH"
+    name = _named(path)
+    where = "cursor.agent_path" if configured else "the PATH"
+    if version:
+        return f"{name} {version} is on {where} ({path})"
+    return f"{name} is on {where} ({path})"
 
 
 def agent_argv(binary: str, model: str | None, resume: str | None) -> list[str]:
@@ -171,7 +212,7 @@ def _api_key(home: Path) -> str:
     if store.entry() is not None:
         raise ConfigError(
             f"the cursor-agent lane needs a Cursor API key; the browser sign-in is not "
-            f"accepted by cursor-agent's headless mode: {howto}",
+            f"accepted by the CLI's headless mode: {howto}",
             code="no_api_key",
         )
     raise ConfigError(f"the cursor-agent lane needs a Cursor API key: {howto}", code="no_api_key")
@@ -233,7 +274,45 @@ class _Tail:
         return scrub(line[:400])
 
 
-async def stream_agent_round(ctx: RoundContext, *, isolate_home: bool = False) -> RoundResult:
+# Process groups of CLIs still running, ended when the interpreter exits with a round in
+# flight (a host leaving without cancelling its task). Process-wide by nature: atexit is.
+_RUNNING_GROUPS: set[int] = set()
+
+
+@atexit.register
+def _end_running_groups() -> None:
+    """End every CLI process group a round left running (returns nothing)."""
+    for group in list(_RUNNING_GROUPS):
+        _signal_group(group, signal.SIGKILL)
+    _RUNNING_GROUPS.clear()
+
+
+def _dies_with_host() -> Callable[[], None] | None:
+    """Return the step run in the child before exec that ties its life to ours (Linux), or None.
+
+    The child asks for SIGKILL when its parent ends (``PR_SET_PDEATHSIG``), then
+    checks the parent did not end before it asked. Elsewhere (or without libc) None:
+    the group is still ended on every exit path the host lives through.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def step() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)  # the host is already gone: never run orphaned
+
+    return step
+
+
+async def stream_agent_round(
+    ctx: RoundContext, *, isolate_home: bool = False, agent_path: str | None = None
+) -> RoundResult:
     """Return one round run by ``cursor-agent``: its answer, resolved calls, usage and cost.
 
     Stream parts go to ``ctx.on_part`` as the CLI prints (StreamStart first, Finish
@@ -244,24 +323,27 @@ async def stream_agent_round(ctx: RoundContext, *, isolate_home: bool = False) -
     """
     model = agent_model(ctx.model)
     home = ctx.host.home if ctx.host is not None else default_home()
-    binary = find_agent()
+    binary = find_agent(agent_path)
     if binary is None:
-        raise ConfigError(
-            f"{AGENT_BINARY} is not installed (or not on the PATH): {INSTALL_HINT}",
-            code="agent_missing",
+        missing = (
+            f"{agent_path} (cursor.agent_path) does not exist"
+            if agent_path
+            else "Cursor's CLI is not installed: neither agent nor cursor-agent is on the PATH"
         )
+        raise ConfigError(f"{missing}: {INSTALL_HINT}", code="agent_missing")
+    name = _named(binary)
     key = _api_key(home)
     sessions = AgentSessions(home) if ctx.session_id else None
     prior = await _kept_session(sessions, ctx.session_id)
     prompt = build_prompt(ctx.messages, ctx.system, resumed=prior is not None)
     if not prompt:
-        raise ConfigError("nothing to send to cursor-agent: the history ends without a new message")
+        raise ConfigError(f"nothing to send to {name}: the history ends without a new message")
     argv = agent_argv(binary, model, prior)
     env = _child_env(key, home / "cursor-agent" / "home" if isolate_home else None)
     cwd = ctx.cwd or os.getcwd()
     emit: Callable[[StreamPart], None] = ctx.on_part or (lambda part: None)
     idle = ctx.request_timeout or limits.AGENT_IDLE_TIMEOUT_SECONDS
-    log.debug("cursor-agent turn: model %s, resume %s, cwd %s", model or "-", prior or "-", cwd)
+    log.debug("%s turn: model %s, resume %s, cwd %s", name, model or "-", prior or "-", cwd)
     stream = AgentStream()
     stderr = _Tail(limits.AGENT_STDERR_TAIL_BYTES)
     try:
@@ -273,23 +355,27 @@ async def stream_agent_round(ctx: RoundContext, *, isolate_home: bool = False) -
             cwd=cwd,
             env=env,
             start_new_session=True,  # its own process group: ended whole with the round
+            preexec_fn=_dies_with_host(),  # and with the host, however it ends
         )
     except OSError as exc:
-        raise ProviderError(f"could not start {AGENT_BINARY}: {exc.strerror or exc}") from None
+        raise ProviderError(f"could not start {name}: {exc.strerror or exc}") from None
+    _RUNNING_GROUPS.add(process.pid)
     drain = asyncio.create_task(_drain(process, stderr))
     try:
         emit(StreamStart(model))
         await _send(process, prompt)
-        await _read(process, stream, emit, idle)
+        await _read(process, stream, emit, idle, name)
         returncode = await process.wait()
         await drain
     finally:
         await _end_group(process)
+        _RUNNING_GROUPS.discard(process.pid)
         drain.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await drain
-        _keep_session(sessions, ctx.session_id, stream)
-    _settle(stream, returncode, stderr, key, emit, cwd)
+    _settle(stream, returncode, stderr, key, emit, cwd, name)
+    # Only a turn that ended with its result, and did not fail, moves the session on.
+    _keep_session(sessions, ctx.session_id, stream.end.session_id if stream.end else None)
     usage = stream.end.usage if stream.end is not None else None
     emit(Finish("stop"))
     message = stream.message()
@@ -318,13 +404,13 @@ async def _kept_session(sessions: AgentSessions | None, host_session: str | None
 
 
 def _keep_session(
-    sessions: AgentSessions | None, host_session: str | None, stream: AgentStream
+    sessions: AgentSessions | None, host_session: str | None, cli_session: str | None
 ) -> None:
-    """Keep the turn's CLI session id for HOST_SESSION (an empty one leaves the old id)."""
+    """Keep CLI_SESSION (a result event's) for HOST_SESSION (an empty one leaves the old id)."""
     if sessions is None or host_session is None:
         return
     try:
-        sessions.keep(host_session, stream.session_id)
+        sessions.keep(host_session, cli_session)
     except OSError as exc:
         log.warning("the cursor-agent session id could not be kept: %s", exc)
 
@@ -338,7 +424,7 @@ async def _send(process: Process, prompt: str) -> None:
         stdin.write(prompt.encode("utf-8"))
         await stdin.drain()
     except (BrokenPipeError, ConnectionResetError):
-        log.debug("cursor-agent closed its stdin before the prompt was written")
+        log.debug("the CLI closed its stdin before the prompt was written")
     finally:
         stdin.close()
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
@@ -354,7 +440,11 @@ async def _drain(process: Process, tail: _Tail) -> None:
 
 
 async def _read(
-    process: Process, stream: AgentStream, emit: Callable[[StreamPart], None], idle: float
+    process: Process,
+    stream: AgentStream,
+    emit: Callable[[StreamPart], None],
+    idle: float,
+    name: str,
 ) -> None:
     """Feed stdout to STREAM a line at a time, emitting parts; StreamIncomplete on silence."""
     reader = process.stdout
@@ -367,7 +457,7 @@ async def _read(
             chunk = await asyncio.wait_for(reader.read(_READ_SIZE), idle)
         except TimeoutError:
             raise StreamIncomplete(
-                f"{AGENT_BINARY} printed nothing for {idle:g} s; the turn was stopped"
+                f"{name} printed nothing for {idle:g} s; the turn was stopped"
             ) from None
         if not chunk:
             break
@@ -418,6 +508,7 @@ def _settle(
     key: str,
     emit: Callable[[StreamPart], None],
     cwd: str,
+    name: str,
 ) -> None:
     """Decide how the finished turn ends: returns when it answered, raises when it did not."""
     answered = bool(stream.text.strip())
@@ -426,49 +517,51 @@ def _settle(
         salvage = stream.salvage()
         if returncode == 0 and salvage:
             # The CLI answered in plain text instead of stream-json: keep the answer.
-            log.info("cursor-agent printed no stream-json; its plain output is the reply")
+            log.info("%s printed no stream-json; its plain output is the reply", name)
             stream.text = salvage
             emit(TextDelta(salvage))
             return
-        raise _failure(stream, returncode, stderr, key, cwd)
+        raise _failure(stream, returncode, stderr, key, cwd, name)
     if end is None:
         if returncode != 0 or not (answered or stream.calls):
-            raise _failure(stream, returncode, stderr, key, cwd)
-        log.info("cursor-agent ended without a result event; keeping its answer")
+            raise _failure(stream, returncode, stderr, key, cwd, name)
+        log.info("%s ended without a result event; keeping its answer", name)
         return
     if end.is_error:
         cause = scrub(end.text.replace(key, "[redacted]")) if key else scrub(end.text)
         if answered:
             # The reply was delivered: a soft error after it is the log's business.
-            log.warning("cursor-agent flagged an error after answering: %s", cause or end.subtype)
+            log.warning("%s flagged an error after answering: %s", name, cause or end.subtype)
             return
         detail = cause or stderr.lines(key) or end.subtype
-        raise ProviderError(f"cursor-agent could not complete the turn: {detail}")
+        raise ProviderError(f"{name} could not complete the turn: {detail}")
     if returncode != 0:
-        log.info("cursor-agent exited with status %d after a successful result", returncode)
+        log.info("%s exited with status %d after a successful result", name, returncode)
     if not answered and end.text.strip():
         # No text streamed, yet the result carries the answer: that is the reply.
         stream.text = end.text
         emit(TextDelta(end.text))
 
 
-def _failure(stream: AgentStream, returncode: int, stderr: _Tail, key: str, cwd: str) -> Exception:
+def _failure(
+    stream: AgentStream, returncode: int, stderr: _Tail, key: str, cwd: str, name: str
+) -> Exception:
     """Return the error a turn without an answer ends with, worded for the person."""
     said = " | ".join(part for part in (stderr.lines(key), _plain_tail(stream, key)) if part)
     lowered = said.lower()
     if any(words in lowered for words in _TRUST_WORDS):
         return ProviderError(
-            f"cursor-agent refused to work in {cwd}: the workspace is not trusted ({said})"
+            f"{name} refused to work in {cwd}: the workspace is not trusted ({said})"
         )
     if returncode != 0 and any(words in lowered for words in _AUTH_WORDS):
         return CredentialError(
-            f"cursor-agent refused the API key: {said} (check CURSOR_API_KEY or the key saved "
+            f"{name} refused the API key: {said} (check CURSOR_API_KEY or the key saved "
             "with /connect)"
         )
     if returncode != 0:
         because = f": {said}" if said else ""
-        return ProviderError(f"cursor-agent exited with status {returncode}{because}")
-    return ProviderError("cursor-agent ended without an answer" + (f": {said}" if said else ""))
+        return ProviderError(f"{name} exited with status {returncode}{because}")
+    return ProviderError(f"{name} ended without an answer" + (f": {said}" if said else ""))
 
 
 def _plain_tail(stream: AgentStream, key: str) -> str:

@@ -287,8 +287,8 @@ def _content_text(message: object) -> str:
     if not isinstance(message, dict):
         return ""
     content = message.get("content")
-    if isinstance(content, str):
-        return content
+    # Only a list of blocks is the documented shape (message.content[].text): a string
+    # or anything else is a malformed event, skipped like a malformed block.
     if not isinstance(content, list):
         return ""
     pieces = []

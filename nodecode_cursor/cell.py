@@ -50,6 +50,8 @@ class Settings:
     lane: str = PROVIDER
     # Run cursor-agent with an empty managed HOME (the person's Claude Code hooks stay out).
     agent_isolate_home: bool = False
+    # The CLI to run instead of looking for ``agent``, then ``cursor-agent``, on the PATH.
+    agent_path: str | None = None
     max_reply_bytes: int = limits.MAX_REPLY_BYTES
 
     @classmethod
@@ -112,6 +114,7 @@ class Settings:
         return cls(
             lane=lane,
             agent_isolate_home=isolate,
+            agent_path=text("agent_path", None),
             base_url=base_url,
             web_url=web_url,
             client_version=text("client_version", None),
@@ -390,11 +393,13 @@ class CursorCell:
         return Route(kept, requested, None, name, (), find_model(name) is not None)
 
     def _agent_status(self) -> str:
-        """Return what /cursor status says of cursor-agent: on the PATH (its version) or not."""
+        """Return what /cursor status says of the CLI: which binary, its version, or none."""
         # Deferred: loading the cell stays cheap
         from .agent_lane import agent_status_line
 
-        return agent_status_line(required=self.settings.lane == AGENT_LANE)
+        return agent_status_line(
+            required=self.settings.lane == AGENT_LANE, configured=self.settings.agent_path
+        )
 
     async def agent_round(self, ctx: RoundContext) -> RoundResult:
         """Return one round run by Cursor's own CLI, ``cursor-agent`` (see agent_lane.py)."""
@@ -402,7 +407,11 @@ class CursorCell:
         from .agent_lane import stream_agent_round
 
         filled = dataclasses.replace(ctx, host=ctx.host or self.host)
-        return await stream_agent_round(filled, isolate_home=self.settings.agent_isolate_home)
+        return await stream_agent_round(
+            filled,
+            isolate_home=self.settings.agent_isolate_home,
+            agent_path=self.settings.agent_path,
+        )
 
 
 cell = CursorCell()

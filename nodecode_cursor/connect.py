@@ -24,7 +24,14 @@ from typing import Any, NamedTuple
 from google.protobuf.message import DecodeError
 
 from ._proto import aiserver_pb2
-from .errors import ModelNotFound, ProtocolError, ProviderError, ResourceExhausted, scrub
+from .errors import (
+    ModelNotFound,
+    OutdatedClient,
+    ProtocolError,
+    ProviderError,
+    ResourceExhausted,
+    scrub,
+)
 from .limits import ERROR_DETAIL_CHARS, MAX_FRAME_BYTES
 
 __all__ = [
@@ -32,6 +39,7 @@ __all__ = [
     "ERROR_DETAILS_STATUS",
     "FLAG_COMPRESSED",
     "FLAG_END_STREAM",
+    "OUTDATED_CLIENT_TEXT",
     "RESOURCE_EXHAUSTED_TEXT",
     "Frame",
     "FrameDecoder",
@@ -88,6 +96,15 @@ _CONNECT_CODE_CLASS: dict[str, type[ProviderError]] = {
 # The bare refusal, recognised in an error's text as oh-my-pi does (case-insensitive,
 # any one character or none between the words); ErrorDetails are not searched.
 RESOURCE_EXHAUSTED_TEXT = re.compile(r"resource.?exhausted", re.IGNORECASE)
+# Cursor refusing a client version it no longer accepts, in its words: the ErrorDetails
+# title "Update Required" (its code is a rate limit's, 28), a detail saying the version
+# is no longer supported or to update to the latest version of Cursor, or a bare error
+# "Update Required for <model>" (docs/protocol.md §9).
+OUTDATED_CLIENT_TEXT = re.compile(
+    r"update\s+required|version\b.{0,80}\bno\s+longer\s+supported"
+    r"|update\s+to\s+the\s+latest\s+version\s+of\s+cursor",
+    re.IGNORECASE | re.DOTALL,
+)
 # Messages that say nothing: the details then follow them on the line (oh-my-pi's
 # list, connect-error-detail.ts, plus "request failed").
 _GENERIC_MESSAGES = frozenset(
@@ -239,13 +256,18 @@ def classify_connect_error(
     retryable = status in _RETRYABLE_STATUSES
     if any(_debug_retryable(entry) for entry in entries):
         status, retryable = 503, True
-    text = f"Connect error {code}: {message}" if message else f"Connect error {code}"
+    said = f"Connect error {code}: {message}" if message else f"Connect error {code}"
+    text = said
     if generic:
         summary = _summarise_details(entries)
         if summary:
             text = f"{text} ({summary})"
+    if OUTDATED_CLIENT_TEXT.search(message):
+        return OutdatedClient(text)
     kind = _CONNECT_CODE_CLASS.get(code, ProviderError)
-    if kind is ProviderError and RESOURCE_EXHAUSTED_TEXT.search(text):
+    # Only the code and message decide the kind: the details after them are shown,
+    # never read as a refusal (a detail saying "quota" is no usage limit).
+    if kind is ProviderError and RESOURCE_EXHAUSTED_TEXT.search(said):
         # A bare refusal some paths word in the message rather than the code.
         kind, status, retryable = ResourceExhausted, 429, True
     return kind(text, status=status, retryable=retryable, code=code)
@@ -301,6 +323,9 @@ def _from_error_details(entry: object) -> ProviderError | None:
     # Code 0 (UNSPECIFIED) names nothing; the title and detail say it all.
     head = "Cursor" if code == 0 and (title or detail) else f"Cursor {name}"
     parts = [head] + [p for p in (title, detail) if p]
+    if OUTDATED_CLIENT_TEXT.search(title) or OUTDATED_CLIENT_TEXT.search(detail):
+        # Whatever the code (a rate limit's, 28): waiting never mends it.
+        return OutdatedClient(": ".join(parts))
     raised = ModelNotFound if name == "BAD_MODEL_NAME" else ProviderError
     return raised(": ".join(parts), status=status, retryable=retryable, code=name)
 
@@ -348,8 +373,9 @@ def _summarise_details(entries: list[Any], *, named: bool = False) -> str:
                 words += [str(inner[key]) for key in ("title", "detail") if inner.get(key)]
             pieces.append(": ".join(words))
         value = entry.get("value")
-        if str(entry.get("type") or "").endswith("ErrorInfo") and isinstance(value, str):
-            pieces.append(_error_info_words(value))
+        kind = str(entry.get("type") or "")
+        if kind and not kind.endswith("ErrorDetails") and isinstance(value, str) and value:
+            pieces.append(_standard_detail(kind, value))
     said: list[str] = []
     for piece in pieces:
         line = " ".join(piece.split())
@@ -361,14 +387,26 @@ def _summarise_details(entries: list[Any], *, named: bool = False) -> str:
     return text
 
 
+def _standard_detail(kind: str, value: str) -> str:
+    """Return what a detail entry of a type not Cursor's says, on one line.
+
+    A ``google.rpc.ErrorInfo`` whose value is base64 protobuf says its reason and
+    domain; any other value (text, or a message we do not read) is shown after its
+    type, as sent (scrubbed and bounded with the rest of the summary).
+    """
+    words = _error_info_words(value) if kind.endswith("ErrorInfo") else ""
+    return words or f"{kind}: {value}"
+
+
 def _error_info_words(value: str) -> str:
     """Return a base64 ``google.rpc.ErrorInfo``'s reason and domain as words ("" if it has none).
 
     ErrorInfo{1 reason, 2 domain, 3 metadata map} is read by hand: only the two
-    strings are wanted, and our schema need not carry Google's.
+    strings are wanted, and our schema need not carry Google's. A value that is not
+    strict base64 (plain text) is no ErrorInfo: "".
     """
     try:
-        raw = base64.b64decode(value + "=" * (-len(value) % 4))
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
     except (binascii.Error, ValueError):
         return ""
     strings = _string_fields(raw)

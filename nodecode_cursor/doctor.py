@@ -31,7 +31,7 @@ import httpx
 from . import limits
 from .catalog import find_model
 from .credentials import resolve_credential
-from .errors import CursorError, NotSignedIn, ProviderError
+from .errors import CursorError, NotSignedIn, OutdatedClient, ProviderError
 from .host import DoctorCheck, RoundContext
 from .listing import fetch_roster
 from .transport import http_error, proxied_client, reaching, run_headers
@@ -105,6 +105,8 @@ def _credential(cell: CursorCell) -> tuple[DoctorCheck, str | None]:
 
 def _client_version_refused(exc: ProviderError) -> bool:
     """Return whether EXC reads as Cursor refusing this client's version."""
+    if isinstance(exc, OutdatedClient):
+        return True
     text = exc.detail.lower()
     return exc.code in ("failed_precondition", "outdated_client") or any(
         word in text for word in _VERSION_WORDS
@@ -223,7 +225,7 @@ def _round_fix(exc: CursorError) -> str:
     """Return what to change when a round failed as EXC says."""
     if isinstance(exc, NotSignedIn) or exc.status == 401:
         return "sign in again: nodecode-cursor login"
-    if exc.code in ("failed_precondition", "outdated_client"):
+    if isinstance(exc, OutdatedClient) or exc.code == "failed_precondition":
         return "set CURSOR_CLIENT_VERSION to a current Cursor CLI build"
     return "the model's wire shape may have changed: pick another model meanwhile, and report it"
 

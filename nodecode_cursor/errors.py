@@ -6,7 +6,8 @@ Every error carries an HTTP-like ``status``, a one-line ``detail`` fit to show a
 ``resource_exhausted``/``not_found``, the ErrorDetails name such as ``BAD_MODEL_NAME``,
 the lane's own ``conversation_refused`` and ``reply_too_large``, or for ConfigError one
 of ``unknown_model``, ``unsupported_effort``, ``not_signed_in``, ``history_conflict``,
-``bad_token``, ``bad_proxy``, ``bad_config``, ``no_api_key``, ``agent_missing``).
+``bad_token``, ``bad_proxy``, ``bad_config``, ``no_api_key``, ``agent_missing``,
+``outdated_client``).
 ``code`` is data for a report; code that decides by kind tests the class
 (``NotSignedIn``, ``ModelNotFound``, ``ResourceExhausted``), never the text. ``str()``
 is the one line. No error ever holds a token: callers build details from the service's
@@ -26,6 +27,7 @@ import re
 from urllib.parse import urlsplit
 
 __all__ = [
+    "CLIENT_VERSION_HINT",
     "NOT_SIGNED_IN",
     "SIGN_IN_HINT",
     "ConfigError",
@@ -33,6 +35,7 @@ __all__ = [
     "CursorError",
     "ModelNotFound",
     "NotSignedIn",
+    "OutdatedClient",
     "ProtocolError",
     "ProviderError",
     "ResourceExhausted",
@@ -47,6 +50,11 @@ __all__ = [
 
 # What a person does to get a credential, in the chat's words (a host may translate it).
 SIGN_IN_HINT = "/cursor login"
+# What a person does when Cursor stops accepting this client's version.
+CLIENT_VERSION_HINT = (
+    "set CURSOR_CLIENT_VERSION (or cursor.client_version in config.json) to a current "
+    "Cursor CLI build"
+)
 NOT_SIGNED_IN = "Cursor is not signed in: run /cursor login, or set CURSOR_ACCESS_TOKEN"
 
 # What a credential looks like inside someone else's error text:
@@ -195,6 +203,26 @@ class NotSignedIn(ConfigError):
     def __init__(self) -> None:
         """Make the one not-signed-in error (its sentence is ``NOT_SIGNED_IN``)."""
         super().__init__(NOT_SIGNED_IN, code="not_signed_in")
+
+
+class OutdatedClient(ConfigError, ProviderError):
+    """Cursor no longer accepts this client's version ("Update Required"): not retryable.
+
+    Both kinds at once: the service refused (so every path that carries a service
+    error carries it) and the fix is a setting (so a host words it as one, never as
+    a rate limit to wait out).
+    """
+
+    status = 400
+    retryable = False
+    hint = CLIENT_VERSION_HINT
+
+    def __init__(self, said: str) -> None:
+        """Make the error from what the service SAID, followed by the settings to change."""
+        super().__init__(
+            f"Cursor no longer accepts this client version ({said}): {CLIENT_VERSION_HINT}",
+            code="outdated_client",
+        )
 
 
 class CredentialError(CursorError):

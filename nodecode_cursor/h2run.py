@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import urllib.parse
 from collections.abc import AsyncGenerator
 from types import TracebackType
 from typing import Self
@@ -47,6 +48,8 @@ from .transport import (
     RunStream,
     RunTransport,
     SseRun,
+    after_end,
+    after_end_error,
     http_error,
     run_headers,
     unreachable,
@@ -324,7 +327,8 @@ class H2Run(RunStream):
                 break
             data, size = item
             batch: list[agent_pb2.AgentServerMessage] = []
-            for frame in decoder.iter_feed(data):
+            frames = decoder.iter_feed(data)
+            for frame in frames:
                 if frame.end_stream:
                     self.saw_end = True
                     self.end_error = parse_end_stream(frame.payload)
@@ -337,6 +341,10 @@ class H2Run(RunStream):
                         await self._deliver(batch)
                     connection.consumed(stream, size)
                     connection.end_stream(stream)  # our half closes with the answer
+                    # Bytes after the end frame in the same DATA frame break Connect's
+                    # grammar; later ones are not waited for (a half-open stream ends here).
+                    if after_end(frames, decoder):
+                        raise after_end_error()
                     return
                 batch.append(_decode_message(frame.payload))
             if batch:
@@ -362,10 +370,21 @@ class H2Run(RunStream):
         if number == 0:
             return
         code = _GRPC_CODES[number] if number < len(_GRPC_CODES) else "unknown"
-        message = trailers.get("grpc-message", "")
-        self.end_error = classify_connect_error(
+        # gRPC percent-encodes the message; a malformed escape stays as sent.
+        message = urllib.parse.unquote(trailers.get("grpc-message", ""))
+        classified = classify_connect_error(
             {"code": code, "message": message}, http_status=CONNECT_CODE_STATUS.get(code)
         )
+        if type(classified) is ProviderError:
+            # Worded with the trailer's own status; a kind the lane acts on stays as it is.
+            said = f": {message}" if message else ""
+            classified = ProviderError(
+                f"Cursor's stream ended with gRPC status {number} ({code}){said}",
+                status=classified.status,
+                retryable=classified.retryable,
+                code=classified.code,
+            )
+        self.end_error = classified
 
 
 def _decode_message(payload: bytes) -> agent_pb2.AgentServerMessage:

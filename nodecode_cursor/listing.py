@@ -35,7 +35,7 @@ from ._proto import agent_pb2
 from .catalog import bundled_models, find_model
 from .connect import classify_connect_error, parse_refusal, read_unary_body
 from .credentials import checked_token
-from .errors import NOT_SIGNED_IN, CursorError, NotSignedIn, ProviderError
+from .errors import NOT_SIGNED_IN, CursorError, NotSignedIn, OutdatedClient, ProviderError
 from .state import RosterFetch
 from .transport import proxied_client, reaching, run_headers
 from .variants import AVAILABLE_MODELS_PATH, catalog_request, parse_catalog
@@ -397,6 +397,8 @@ def _refusal(status: int, body: bytes) -> ProviderError:
             f"HTTP {status} unknown", status=status, retryable=status in (429, 503, 504)
         )
     classified = classify_connect_error(parsed, http_status=status)
+    if isinstance(classified, OutdatedClient):
+        return classified  # its words say which setting to change: kept whole
     return ProviderError(
         f"HTTP {status} {parsed['code']}",
         status=classified.status,

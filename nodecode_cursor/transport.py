@@ -49,6 +49,7 @@ from google.protobuf.message import DecodeError
 from . import limits
 from ._proto import agent_pb2, aiserver_pb2
 from .connect import (
+    Frame,
     FrameDecoder,
     classify_connect_error,
     encode_frame,
@@ -77,6 +78,8 @@ __all__ = [
     "RunStream",
     "RunTransport",
     "SseRun",
+    "after_end",
+    "after_end_error",
     "append_timeout",
     "http_error",
     "open_run",
@@ -318,19 +321,43 @@ def run_client(settings: RunSettings) -> httpx.AsyncClient:
     )
 
 
-async def _drain(chunks: AsyncIterator[bytes]) -> None:
-    """Read a stream's body to its end after the end frame, briefly (returns nothing).
+async def _drain(chunks: AsyncIterator[bytes]) -> int:
+    """Return how many bytes a stream's body still held after the end frame, read briefly.
 
     Only a body read to its terminating chunk lets the connection go back to the
     pool for the next round; a server that keeps it open longer than the bound
-    loses the connection instead, and what follows the end frame is not read.
+    loses the connection instead, and what it sends later is not counted.
     """
+    extra = 0
     try:
         async with asyncio.timeout(limits.DRAIN_SECONDS):
-            async for _ in chunks:
-                pass
+            async for chunk in chunks:
+                extra += len(chunk)
     except (TimeoutError, httpx.HTTPError):
         log.debug("the stream did not end after its end frame; its connection is not kept")
+    return extra
+
+
+def after_end(frames: Iterator[Frame], decoder: FrameDecoder) -> bool:
+    """Return whether anything followed the end frame in what DECODER was fed.
+
+    FRAMES is the decoder's iteration, just past the end frame: what it still yields
+    (a frame, or bytes too broken to be one) and what stays buffered came after it.
+    """
+    try:
+        if next(frames, None) is not None:
+            return True
+    except ProtocolError:
+        return True
+    return decoder.pending > 0
+
+
+def after_end_error() -> ProtocolError:
+    """Return the error of a stream that sent bytes after its Connect end frame."""
+    return ProtocolError(
+        "Cursor sent data after end of stream (bytes after the Connect end frame); "
+        "the answer cannot be trusted (try again)"
+    )
 
 
 class _SseUnavailable(Exception):
@@ -732,7 +759,8 @@ class _BidiRun(RunStream):
         try:
             async for chunk in chunks:
                 batch: list[agent_pb2.AgentServerMessage] = []
-                for frame in decoder.iter_feed(chunk):
+                frames = decoder.iter_feed(chunk)
+                for frame in frames:
                     if frame.end_stream:
                         end_error = parse_end_stream(frame.payload)
                         if end_error is None and check_end is not None:
@@ -746,7 +774,11 @@ class _BidiRun(RunStream):
                         )
                         if batch:
                             await self._deliver(batch)
-                        await _drain(chunks)
+                        # Nothing may follow the end frame (Connect's grammar): not in
+                        # this chunk, nor in what the body still holds.
+                        trailing = after_end(frames, decoder)
+                        if await _drain(chunks) or trailing:
+                            raise after_end_error()
                         return
                     message = decode(frame.payload)
                     if message is not None:

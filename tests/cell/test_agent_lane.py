@@ -9,13 +9,18 @@ exactly when expected. Each test reads back from its log what it was given.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from standin import API_KEY, VERSION, StandIn, gone, put_on_path
+from standin import API_KEY, FOLDER, VERSION, StandIn, gone, put_on_path
 
 from nodecode_cursor.agent_sessions import AgentSessions
 from nodecode_cursor.cell import CursorCell
@@ -37,6 +42,7 @@ from nodecode_cursor.host import (
     TextDelta,
 )
 
+STANDIN_BINARY = FOLDER / "cursor-agent"
 SESSION = "chat-1"
 FIRST_ID = "5f1c2a9e-0d3b-4c7a-9e21-6b8f0a1d2c3e"
 
@@ -190,7 +196,8 @@ def test_malformed_lines_do_not_end_the_turn(cell: CursorCell, standin: StandIn)
 def test_cancelling_the_round_ends_the_whole_process_group(
     cell: CursorCell, standin: StandIn, home: Path
 ) -> None:
-    standin.play("hang.ndjson")
+    AgentSessions(home).keep(SESSION, FIRST_ID)
+    standin.play("hang.ndjson", resume=FIRST_ID)
     parts: list[StreamPart] = []
 
     async def cancelled() -> None:
@@ -207,14 +214,16 @@ def test_cancelling_the_round_ends_the_whole_process_group(
     (given,) = standin.runs()
     assert gone(given["pid"]) and gone(given["child_pid"])
     assert [p.text for p in parts if isinstance(p, TextDelta)] == ["Working on it"]
-    # The session it began is kept, so the next turn continues it.
-    assert AgentSessions(home).get(SESSION) == "44444444-5555-4666-8777-988899990000"
+    # The interrupted turn gave no result event: the session it began is not kept, the
+    # previous one is (Omniscio's rule), so the next turn resumes what was whole.
+    assert AgentSessions(home).get(SESSION) == FIRST_ID
 
 
 def test_silence_past_the_timeout_stops_the_turn(cell: CursorCell, standin: StandIn) -> None:
     standin.play("hang.ndjson")
-    with pytest.raises(StreamIncomplete, match=r"printed nothing for 0\.5 s"):
-        run(cell, ctx(request_timeout=0.5))
+    # Long enough for the stand-in to start on a loaded machine, short for a test.
+    with pytest.raises(StreamIncomplete, match=r"printed nothing for 2 s"):
+        run(cell, ctx(request_timeout=2))
     (given,) = standin.runs()
     assert gone(given["pid"]) and gone(given["child_pid"])
 
@@ -238,6 +247,7 @@ def test_a_missing_cli_says_how_to_install_it(
     with pytest.raises(ConfigError, match=r"curl https://cursor\.com/install") as caught:
         run(cell, ctx())
     assert caught.value.code == "agent_missing"
+    assert "neither agent nor cursor-agent is on the PATH" in str(caught.value)
 
 
 def test_no_api_key_says_how_to_set_one(
@@ -300,17 +310,145 @@ def test_status_names_the_cli_and_its_version(
     cell: CursorCell, standin: StandIn, monkeypatch: pytest.MonkeyPatch, home: Path, tmp_path: Path
 ) -> None:
     line = cell.commands["cursor"].run("status")
-    assert line.endswith(f"; cursor-agent {VERSION} is on the PATH")
+    assert line.endswith(f"; cursor-agent {VERSION} is on the PATH ({STANDIN_BINARY})")
     monkeypatch.setenv("PATH", str(tmp_path))
     absent = cell.commands["cursor"].run("status")
     assert absent.endswith(
-        "; cursor-agent is not on the PATH (the cursor-agent lane is unavailable)"
+        "; neither agent nor cursor-agent is on the PATH (the cursor-agent lane is unavailable)"
     )
     chosen = CursorCell()
     assert chosen.start(MemoryHost(home, {"cursor": {"lane": "cursor-agent"}}))
     try:
-        assert "cursor-agent is not on the PATH (install it with" in chosen.commands["cursor"].run(
+        assert "cursor-agent is on the PATH (install it with" in chosen.commands["cursor"].run(
             "status"
         )
     finally:
         chosen.stop()
+
+
+# The binary: ``agent`` first, then ``cursor-agent``; a configured path wins ----------------
+
+
+def named(folder: Path, name: str) -> Path:
+    """Return a link called NAME in FOLDER to the stand-in (the CLI under another name)."""
+    folder.mkdir(exist_ok=True)
+    link = folder / name
+    link.symlink_to(STANDIN_BINARY)
+    return link
+
+
+def test_agent_is_found_before_cursor_agent_and_named_in_every_message(
+    cell: CursorCell, standin: StandIn, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    newer = named(tmp_path / "bin", "agent")
+    monkeypatch.setenv("PATH", f"{newer.parent}{os.pathsep}{os.environ['PATH']}")
+    standin.play("write_then_read.ndjson")
+    run(cell, ctx())
+    assert [r["binary"] for r in standin.runs()] == ["agent"]
+    assert (
+        cell.commands["cursor"]
+        .run("status")
+        .endswith(f"; agent {VERSION} is on the PATH ({newer})")
+    )
+    standin.play("trust_gate.txt")
+    with pytest.raises(ProviderError, match=r"^agent refused to work in .*not trusted"):
+        run(cell, ctx(session=None))
+    standin.play("hang.ndjson")
+    with pytest.raises(StreamIncomplete, match=r"^agent printed nothing for 2 s"):
+        run(cell, ctx(session=None, request_timeout=2))
+
+
+def test_a_configured_path_wins_over_both_names(
+    standin: StandIn, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, home: Path
+) -> None:
+    monkeypatch.setenv("PATH", f"{named(tmp_path / 'bin', 'agent').parent}{os.pathsep}"
+                       f"{os.environ['PATH']}")  # fmt: skip
+    chosen = named(tmp_path / "opt", "my-cursor-cli")
+    configured = CursorCell()
+    assert configured.start(MemoryHost(home, {"cursor": {"agent_path": str(chosen)}}))
+    try:
+        standin.play("write_then_read.ndjson")
+        run(configured, ctx())
+        assert (
+            configured.commands["cursor"]
+            .run("status")
+            .endswith(f"; my-cursor-cli {VERSION} is on cursor.agent_path ({chosen})")
+        )
+    finally:
+        configured.stop()
+    assert [r["binary"] for r in standin.runs()] == ["my-cursor-cli"]
+    missing = CursorCell()
+    absent = str(tmp_path / "nowhere" / "agent")
+    assert missing.start(MemoryHost(home, {"cursor": {"agent_path": absent}}))
+    try:
+        with pytest.raises(ConfigError, match=r"cursor\.agent_path") as caught:
+            run(missing, ctx())
+        assert caught.value.code == "agent_missing" and absent in str(caught.value)
+    finally:
+        missing.stop()
+
+
+# The session rules: only a result event moves the stored --resume id -------------------------
+
+
+def test_a_failed_turn_keeps_the_previous_session(
+    cell: CursorCell, standin: StandIn, home: Path
+) -> None:
+    AgentSessions(home).keep(SESSION, FIRST_ID)
+    standin.play("error_only.ndjson", resume=FIRST_ID)  # its result names another session
+    with pytest.raises(ProviderError, match="the model refused the request"):
+        run(cell, ctx())
+    assert AgentSessions(home).get(SESSION) == FIRST_ID
+
+
+def test_a_turn_cut_before_its_result_keeps_no_new_session(
+    cell: CursorCell, standin: StandIn, home: Path
+) -> None:
+    standin.play("hang.ndjson")  # init names a session, then silence: no result event
+    with pytest.raises(StreamIncomplete):
+        run(cell, ctx(request_timeout=2))
+    assert AgentSessions(home).get(SESSION) is None
+
+
+# The CLI dies with its host ---------------------------------------------------------------
+
+HOST_SCRIPT = """
+import asyncio, sys
+from pathlib import Path
+from nodecode_cursor.cell import CursorCell
+from nodecode_cursor.host import MemoryHost, RoundContext
+
+cell = CursorCell()
+cell.start(MemoryHost(Path(sys.argv[1])))
+context = RoundContext(model="cursor-agent/auto", messages=[{"role": "user", "content": "go"}])
+asyncio.run(cell.lanes["cursor-agent"](context))
+"""
+
+
+def test_a_host_killed_outright_leaves_no_cli_running(standin: StandIn, home: Path) -> None:
+    standin.play("hang.ndjson")  # the CLI streams a little, then would run for ten minutes
+    env = {**standin.env(), "CURSOR_API_KEY": API_KEY, "NODECODE_HOME": str(home)}
+    host = subprocess.Popen(
+        [sys.executable, "-c", HOST_SCRIPT, str(home)],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    cli: int | None = None
+    try:
+        deadline = time.monotonic() + 30
+        while not standin.runs() and time.monotonic() < deadline and host.poll() is None:
+            time.sleep(0.02)  # until the stand-in logged that it runs
+        (given,) = standin.runs()
+        cli = int(given["pid"])
+        host.send_signal(signal.SIGKILL)  # no handler, no atexit, no finally runs
+        host.wait(10)
+        assert gone(cli, within=10)
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait()
+        if cli is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(cli, signal.SIGKILL)  # whatever is left of its group

@@ -201,3 +201,19 @@ def test_cost_is_priced_from_the_bundled_rows_and_never_invented() -> None:
     assert round_cost("gpt-5.6-sol", Usage(input=1_000_000 - 800_000)) == pytest.approx(0.8)
     assert round_cost("auto", usage) is None  # not a bundled row
     assert round_cost("default", usage) is None  # priced at zero: a plan's allowance
+
+
+def test_a_content_that_is_not_a_list_of_blocks_is_skipped() -> None:
+    # Without --stream-partial-output every whole message is new text, so a content of
+    # the wrong shape would be appended to the answer were it read as text.
+    stream = AgentStream()
+    for content in (
+        '"not a list"',
+        "7",
+        '{"text": "an object"}',
+        '[{"type":"text","text":"Good answer."}]',
+    ):
+        message = {"role": "assistant", "content": json.loads(content)}
+        stream.feed(json.dumps({"type": "assistant", "message": message}))
+    assert stream.text == "Good answer."
+    assert stream.recognized == 4 and stream.unreadable == 0

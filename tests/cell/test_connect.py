@@ -610,7 +610,8 @@ def test_an_error_info_with_a_reason_only_and_one_that_does_not_decode() -> None
     error = classify_connect_error(
         {"code": "unknown", "message": "", "details": [broken, reason_only]}
     )
-    assert str(error) == "Connect error unknown (GONE)"
+    # A value that is no ErrorInfo is shown after its type, as sent.
+    assert str(error) == "Connect error unknown (google.rpc.ErrorInfo: !!!; GONE)"
 
 
 def test_error_details_name_title_and_the_rest_after_a_generic_message() -> None:

@@ -46,7 +46,7 @@ from cursor_simulator.agent import (
 )
 from nodecode_cursor import lane
 from nodecode_cursor._proto import agent_pb2
-from nodecode_cursor.errors import CursorError, ProviderError, StreamIncomplete
+from nodecode_cursor.errors import CursorError, ProtocolError, ProviderError, StreamIncomplete
 from nodecode_cursor.host import (
     RoundContext,
     RoundResult,
@@ -460,33 +460,38 @@ def end_frame(trailer: dict[str, Any]) -> bytes:
     return struct.pack(">BI", 2, len(payload)) + payload
 
 
-def test_garbage_after_the_end_frame_is_ignored(sim: Simulator) -> None:
+# Nothing may follow the end frame (oh-my-pi's Connect envelope grammar, docs/protocol.md §3):
+# garbage, a second end frame, even after an error end, fail the round as untrustworthy.
+AFTER_END = "data after end of stream"
+
+
+def test_garbage_after_the_end_frame_fails_the_round(sim: Simulator) -> None:
     sim.agent.script(
         [
             Text("fine"),
             StepCompleted(),
             TurnEnded(10, 2),
             Checkpoint(),
-            Raw(end_frame({}) + b"\xff\xff\xff\xff\xffGARBAGE" + os.urandom(64)),
+            Raw(end_frame({}) + b"\xff\xff\xff\xff\xffGARBAGE" + os.urandom(64), ends=True),
         ]
     )
-    result = succeeds(context(sim))
-    assert result.message == {"role": "assistant", "content": "fine"}
+    error = fails(context(sim))
+    assert isinstance(error, ProtocolError) and AFTER_END in str(error)
     assert sim.agent.run().violations == []
 
 
-def test_a_second_end_frame_is_ignored(sim: Simulator) -> None:
+def test_a_second_end_frame_fails_the_round(sim: Simulator) -> None:
     late_error = end_frame({"error": {"code": "internal", "message": "second end"}})
-    sim.agent.script([Text("fine"), TurnEnded(10, 2), Raw(end_frame({}) + late_error)])
-    result = succeeds(context(sim))
-    assert result.message["content"] == "fine"
-
-
-def test_the_first_end_frame_counts_when_it_is_the_error(sim: Simulator) -> None:
-    first = end_frame({"error": {"code": "unavailable", "message": "first end"}})
-    sim.agent.script([Text("half"), Raw(first + end_frame({}))])
+    sim.agent.script([Text("fine"), TurnEnded(10, 2), Raw(end_frame({}) + late_error, ends=True)])
     error = fails(context(sim))
-    assert str(error) == "Connect error unavailable: first end"
+    assert isinstance(error, ProtocolError) and AFTER_END in str(error)
+
+
+def test_an_error_end_frame_followed_by_bytes_fails_as_after_the_end(sim: Simulator) -> None:
+    first = end_frame({"error": {"code": "unavailable", "message": "first end"}})
+    sim.agent.script([Text("half"), Raw(first + end_frame({}), ends=True)])
+    error = fails(context(sim))
+    assert isinstance(error, ProtocolError) and AFTER_END in str(error)
 
 
 def test_nothing_is_appended_after_the_end_frame(sim: Simulator) -> None:
@@ -494,7 +499,7 @@ def test_nothing_is_appended_after_the_end_frame(sim: Simulator) -> None:
     def script(run: Any) -> Iterator[Any]:
         yield Text("done")
         yield TurnEnded(1, 1)
-        yield Raw(end_frame({}))
+        yield Raw(end_frame({}), ends=True)
         yield Sleep(0.3)
 
     sim.agent.script(script)

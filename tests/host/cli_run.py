@@ -36,14 +36,15 @@ TOKEN = "sim-token-for-cli-tests"
 RUN_TIMEOUT = 60
 CLI = [sys.executable, "-m", "nodecode_host.cli"]
 ENV_STATUS = "cursor: not signed in; a token from the environment (CURSOR_ACCESS_TOKEN) is used"
-# What /cursor status adds of Cursor's CLI, whether it is on the PATH or not.
-AGENT_STATUS = "; cursor-agent "
 
 
 def sign_in_status(line: str) -> str:
-    """Return the sign-in half of a status LINE (what it says of cursor-agent set aside)."""
-    head, said, _ = line.partition(AGENT_STATUS)
-    assert said, f"status says nothing of cursor-agent: {line!r}"
+    """Return the sign-in half of a status LINE (what it says of Cursor's CLI, last, set aside).
+
+    The CLI's part names the binary found (``agent``, ``cursor-agent``) or that neither is.
+    """
+    head, said, tail = line.rpartition("; ")
+    assert said and "agent" in tail, f"status says nothing of Cursor's CLI: {line!r}"
     return head
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 from cli_run import cli_env, run_main
-from standin import API_KEY, VERSION, StandIn, put_on_path
+from standin import API_KEY, FOLDER, VERSION, StandIn, put_on_path
 from test_openai_server import RunningServer
 
 from nodecode_host.refhost import ReferenceHost
@@ -96,7 +96,9 @@ def test_the_lane_setting_sends_every_model_to_the_cli(home: Path, standin: Stan
 def test_status_says_the_cli_is_on_the_path(home: Path, standin: StandIn) -> None:
     done = run_main("status", env=agent_env(home, standin))
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().endswith(f"; cursor-agent {VERSION} is on the PATH")
+    assert done.stdout.strip().endswith(
+        f"; cursor-agent {VERSION} is on the PATH ({FOLDER / 'cursor-agent'})"
+    )
 
 
 def test_serve_takes_the_same_model_name(
