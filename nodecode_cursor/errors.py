@@ -26,6 +26,7 @@ import re
 from urllib.parse import urlsplit
 
 __all__ = [
+    "MOVE_ASIDE_HINT",
     "NOT_SIGNED_IN",
     "SIGN_IN_HINT",
     "ConfigError",
@@ -46,6 +47,8 @@ __all__ = [
 
 # What a person does to get a credential, in the chat's words (a host may translate it).
 SIGN_IN_HINT = "/cursor login"
+# The way out of a corrupt auth.json, as a chat says it (a StoreError's hint, code "corrupt").
+MOVE_ASIDE_HINT = "/cursor logout --move-aside"
 NOT_SIGNED_IN = "Cursor is not signed in: run /cursor login, or set CURSOR_ACCESS_TOKEN"
 
 # What a credential looks like inside someone else's error text:

@@ -57,6 +57,7 @@ from .setup import (
     DEFAULT_MODEL,
     PROVIDER,
     allow_secret,
+    ask,
     checked_route,
     confirm,
     fetch_models,
@@ -203,6 +204,8 @@ def build_parser() -> Parser:
         ("logout", "forget the kept sign-in"),
     ):
         _globals(commands.add_parser(name, help=text), top=False)
+    for name in ("login", "logout"):
+        _move_aside_flag(commands.choices[name])
 
     usage = commands.add_parser("usage", help="your plan's usage this period (Cursor's dashboard)")
     _globals(usage, top=False)
@@ -439,6 +442,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 # login, status, logout ------------------------------------------------------------------------
 
 
+NOT_SIGNED_IN_SHELL = "not signed in: run nodecode-cursor login, or set CURSOR_ACCESS_TOKEN"
+
+
 def _cursor(host: ReferenceHost) -> Cell:
     """Return the cursor cell, after its /cursor command (a vetoed or missing cell says so)."""
     host.command(PROVIDER)
@@ -453,10 +459,18 @@ def cmd_status(args: argparse.Namespace) -> int:
         # The /cursor verbs answer a broken auth.json or token as a line, as a chat wants;
         # a shell wants the line and a failing exit code too (neither refreshes nor dials).
         cell.credential(PROVIDER)
-        print(host.command(PROVIDER).run("status"))
+        print(_shell_status(host.command(PROVIDER).run("status")))
         return 0
     finally:
         host.stop()
+
+
+def _shell_status(line: str) -> str:
+    """Return the cell's status LINE (worded for a chat) as a shell says it."""
+    chat = f"{PROVIDER}: {contract.NOT_SIGNED_IN}"
+    if line.startswith(chat):
+        line = f"{PROVIDER}: {NOT_SIGNED_IN_SHELL}" + line.removeprefix(chat)
+    return for_shell(line, contract.SIGN_IN_HINT)
 
 
 def cmd_logout(args: argparse.Namespace) -> int:
@@ -464,6 +478,9 @@ def cmd_logout(args: argparse.Namespace) -> int:
     host = make_host(args)
     try:
         cell = _cursor(host)
+        if _corrupt_moved_aside(args, cell):
+            print(host.command(PROVIDER).run("logout --move-aside"))
+            return 0
         cell.sign_in_state()  # a broken auth.json fails the command, and stays as it is
         line = host.command(PROVIDER).run("logout")
         if cell.sign_in_state().signed_in:
@@ -475,11 +492,52 @@ def cmd_logout(args: argparse.Namespace) -> int:
         host.stop()
 
 
-def _signed_in_anew(before: SignInState, after: SignInState) -> bool:
+def _move_aside_flag(parser: argparse.ArgumentParser) -> None:
+    """Add --move-aside: the way out of a corrupt auth.json, asked on a terminal otherwise."""
+    parser.add_argument(
+        "--move-aside",
+        action="store_true",
+        help="move a corrupt auth.json aside (kept as auth.json.corrupt-<time>) and go on",
+    )
+
+
+def _corrupt_moved_aside(args: argparse.Namespace, cell: Cell) -> bool:
+    """Return whether auth.json is corrupt and is to be moved aside (--move-aside, or asked).
+
+    A file that reads well answers False; any other fault, or a corrupt file the
+    person keeps in place, raises the cell's StoreError, which names the way out.
+    """
+    try:
+        cell.sign_in_state()
+    except contract.StoreError as exc:
+        if exc.code != "corrupt":
+            raise
+        if getattr(args, "move_aside", False):
+            return True
+        if sys.stdin.isatty() and ask(
+            f"{visible(for_shell(str(exc), exc.hint), lines=False)}\n"
+            "move it aside and go on? [y/N] "
+        ):
+            return True
+        raise
+    return False
+
+
+def _say_signed_in(state: SignInState | None) -> None:
+    """Say that a sign-in is already kept, before a new one replaces it (``login``)."""
+    if state is not None and state.signed_in:
+        who = f" as {state.email}" if state.email else ""
+        print(
+            f"cursor: already signed in{who}; a new sign-in replaces it when it finishes",
+            flush=True,
+        )
+
+
+def _signed_in_anew(before: SignInState | None, after: SignInState) -> bool:
     """Return whether AFTER holds a kept sign-in that BEFORE did not (a new one was kept)."""
     if not after.signed_in:
         return False
-    return not before.signed_in or (after.expires_at, after.email) != (
+    return before is None or not before.signed_in or (after.expires_at, after.email) != (
         before.expires_at,
         before.email,
     )
@@ -492,11 +550,17 @@ def cmd_login(args: argparse.Namespace) -> int:
     try:
         cell = _cursor(host)
         command = host.command(PROVIDER)
-        before = cell.sign_in_state()  # a broken auth.json: the sign-in could not be kept anyway
+        aside = " --move-aside" if _corrupt_moved_aside(args, cell) else ""
+        # A broken auth.json: the sign-in could not be kept anyway (moved aside: none was).
+        before = None if aside else cell.sign_in_state()
+        _say_signed_in(before)
         started = time.monotonic()
         progress = sys.stderr.isatty()
         try:
-            started_line = command.run("login --no-browser" if args.no_browser else "login")
+            verb = "login --no-browser" if args.no_browser else "login"
+            moved, _, started_line = command.run(verb + aside).rpartition("\n")
+            if moved:
+                print(moved, flush=True)
             url = cell.sign_in_state().login_url
             if url is None:
                 print(started_line, flush=True)  # not a page to open: the cell's own words

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from nodecode_cursor.cell import CursorCell
     from nodecode_cursor.errors import (
+        MOVE_ASIDE_HINT,
         NOT_SIGNED_IN,
         SIGN_IN_HINT,
         BadEffort,
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
 
 
 __all__ = [
+    "MOVE_ASIDE_HINT",
     "NOT_SIGNED_IN",
     "SIGN_IN_HINT",
     "BadEffort",
@@ -94,6 +96,7 @@ _CONTRACT = "nodecode_cursor.host"
 _HOMES = {
     **dict.fromkeys(
         (
+            "MOVE_ASIDE_HINT",
             "NOT_SIGNED_IN",
             "SIGN_IN_HINT",
             "BadEffort",

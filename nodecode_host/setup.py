@@ -32,6 +32,7 @@ __all__ = [
     "HOST_DEFAULTS",
     "PROVIDER",
     "allow_secret",
+    "ask",
     "catalog_models",
     "checked_route",
     "configured",
@@ -286,14 +287,22 @@ def _window(tokens: Any) -> str:
     return f"{tokens // 1000}k"
 
 
+# The cell's hints (worded for a chat) and the shell commands that do the same.
+_SHELL_HINTS = {
+    "/cursor login": "nodecode-cursor login",
+    "/cursor logout --move-aside": "nodecode-cursor logout --move-aside",
+}
+
+
 def for_shell(message: str, hint: str | None) -> str:
-    """Return MESSAGE with the shell's sign-in command added when HINT is the cell's sign-in.
+    """Return MESSAGE speaking shell: the cell's HINT (a chat's verb) as the shell's command.
 
     HINT is the error's ``hint`` (``CursorError.hint``, a roster's ``hint``): the cell
-    words it for a chat (/cursor login), and a shell signs in with a command instead.
+    words it for a chat (/cursor login), and a shell does the same with a command.
     """
-    if hint is not None and hint == contract.SIGN_IN_HINT:
-        return message + " (from a shell: nodecode-cursor login)"
+    shell = _SHELL_HINTS.get(hint or "")
+    if shell is not None and hint:
+        return message.replace(hint, shell)
     return message
 
 
@@ -314,19 +323,19 @@ def command_question(command: str) -> str:
 
 def confirm(command: str) -> bool:
     """Return whether the person allows COMMAND (asked on the terminal)."""
-    return _ask(command_question(command))
+    return ask(command_question(command))
 
 
 def allow_secret(tool: str, path: str, why: str) -> bool:
     """Return whether the person lets TOOL reach PATH, a place that holds secrets (WHY)."""
     shown = visible(path, lines=False)
-    return _ask(
+    return ask(
         f"{visible(tool, lines=False)} asks to reach {shown}, which holds secrets ({why}).\n"
         "allow this once? [y/N] "
     )
 
 
-def _ask(question: str) -> bool:
+def ask(question: str) -> bool:
     """Return whether the person answers QUESTION with yes (asked on the terminal)."""
     try:
         answer = input(question)

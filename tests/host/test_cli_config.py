@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_run import RUN_TIMEOUT, ask_json, cli_env, copy_cell_folder, run_cli, run_main
+from cli_run import REPO, RUN_TIMEOUT, ask_json, cli_env, copy_cell_folder, run_cli, run_main
 
 from cursor_simulator import Simulator
 from cursor_simulator.agent import RUN_PATH
@@ -62,13 +62,15 @@ def test_models_without_a_token_lists_the_bundled_rows_and_why(home: Path) -> No
     answer = json.loads(done.stdout)
     assert answer["live"] is False
     assert "not signed in" in answer["reason"]
-    assert "(from a shell: nodecode-cursor login)" in answer["reason"]
+    assert answer["reason"] == (
+        "Cursor is not signed in: run nodecode-cursor login, or set CURSOR_ACCESS_TOKEN"
+    )
     assert "composer-2.5" in {row["id"] for row in answer["models"]}
     table = run_main("models", env=env)
     assert table.returncode == 0
     head = table.stdout.splitlines()[0]
     assert "the live list is missing: Cursor is not signed in" in head
-    assert head.endswith("(from a shell: nodecode-cursor login)"), head
+    assert head.endswith("run nodecode-cursor login, or set CURSOR_ACCESS_TOKEN"), head
 
 
 def test_models_table_columns_fit_the_longest_effort_list(home: Path) -> None:
@@ -317,3 +319,19 @@ def test_a_usage_error_is_json_only_for_a_command_that_takes_json(home: Path) ->
     assert asked.returncode == 2
     message = json.loads(asked.stdout)["error"]["message"]
     assert "--bogus" in message and "(see nodecode-cursor ask --help)" in message
+
+
+def test_a_drop_in_folder_without_its_package_is_refused(home: Path) -> None:
+    # Only cell.toml: the module would resolve to the installed package, which is not
+    # the folder's cell. The host refuses the folder and says why.
+    folder = home / "cells" / "nodecode-cursor"
+    folder.mkdir(parents=True)
+    shutil.copy2(REPO / "cell.toml", folder / "cell.toml")
+    done = run_cli("-v", "status", env=cli_env(home, NODECODE_ENTRY_POINTS="0"), cwd=home)
+    assert done.returncode == 2, done.stderr + done.stdout
+    assert (
+        "warning: cell nodecode-cursor (folder) failed to load: the folder "
+        f"{folder} holds no nodecode_cursor package (its cell.toml names "
+        '"nodecode_cursor.cell:cell"); copy the package into the folder, or remove the folder'
+    ) in done.stderr
+    assert "loaded cell nodecode-cursor" not in done.stderr
