@@ -35,7 +35,7 @@ from .errors import MOVE_ASIDE_HINT, CursorError, NotSignedIn, ProviderError, St
 from .host import DoctorCheck, RoundContext
 from .listing import fetch_roster
 from .store import CORRUPT
-from .transport import http_error, proxied_client, reaching, run_headers
+from .transport import DOCTOR_HINT, http_error, proxied_client, reaching, run_headers
 from .variants import AVAILABLE_MODELS_PATH, catalog_request, parse_catalog
 
 if TYPE_CHECKING:
@@ -143,7 +143,7 @@ async def _reach_and_roster(cell: CursorCell, token: str) -> tuple[list[DoctorCh
                 "setting, HTTPS_PROXY) lets the request through"
             )
             return [
-                _fail("reaching the service", exc.detail, fix),
+                _fail("reaching the service", exc.detail.removesuffix(DOCTOR_HINT), fix),
                 _skip("client version", "the service was not reached"),
                 _skip("roster", "the service was not reached"),
             ], []

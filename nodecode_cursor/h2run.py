@@ -42,6 +42,7 @@ from .h2conn import H2Connection, H2Stream, StreamCut
 from .h2dial import H2Unavailable, ProxyCannotTunnel, dial, proxy_for, split_url
 from .runpool import RunConnections
 from .transport import (
+    STREAM_CUT,
     PollRun,
     RunSettings,
     RunStream,
@@ -320,7 +321,8 @@ class H2Run(RunStream):
                 self._trailer_end(stream.trailers)
                 break
             if isinstance(item, StreamCut):
-                self.cut = f"the stream was cut: {item}"
+                log.debug("run %s cut: %s", self.request_id, item)
+                self.cut = STREAM_CUT
                 break
             data, size = item
             batch: list[agent_pb2.AgentServerMessage] = []

@@ -41,9 +41,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AUTH_FILE",
+    "CORRUPT",
     "MAX_AUTH_FILE_BYTES",
     "PROVIDER",
-    "CORRUPT",
+    "UNSAFE_HOME",
     "AuthStore",
     "TokenEntry",
     "token_expiry",
@@ -65,6 +66,8 @@ _OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
 CONFIG_FILE = "config.json"
 # StoreError's code for an auth.json whose content is at fault: moving it aside is the way out.
 CORRUPT = "corrupt"
+# StoreError's code for a home (or config.json) others own or may write: a config error.
+UNSAFE_HOME = "unsafe_home"
 # A key absent from auth.json (told apart from one that holds null).
 _MISSING = object()
 
@@ -206,12 +209,14 @@ class AuthStore:
             if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
                 raise StoreError(
                     f"{where} belongs to another user; the cell uses a home only its own user "
-                    f"owns (fix: chown $USER {where}, or set NODECODE_HOME to a folder of yours)"
+                    f"owns (fix: chown $USER {where}, or set NODECODE_HOME to a folder of yours)",
+                    code=UNSAFE_HOME,
                 )
             if info.st_mode & _OTHERS_WRITE:
                 raise StoreError(
                     f"{where} is writable by other users, who could redirect the sign-in "
-                    f"(fix: chmod go-w {where})"
+                    f"(fix: chmod go-w {where})",
+                    code=UNSAFE_HOME,
                 )
 
     def read(self) -> dict[str, Any]:

@@ -87,6 +87,11 @@ def typed_so_far() -> str:
         return ""
 
 
+def money(usd: float) -> str:
+    """Return an estimate in dollars as the footer shows it: cents, or "<$0.01" below one."""
+    return "<$0.01" if usd < 0.005 else f"${usd:.2f}"
+
+
 def new_session_id() -> str:
     """Return a fresh session id (it keys Cursor's conversation)."""
     return f"chat-{uuid.uuid4().hex[:12]}"
@@ -134,6 +139,10 @@ class ChatRepl:
         self.usage_asked_at: float | None = None
         self.usage_period: float | None = None
         self.usage_level = 0
+        # The turns that answered and those that failed: piped input whose every turn
+        # failed exits non-zero, so a script sees that nothing was answered.
+        self.turns_answered = 0
+        self.turns_failed = 0
 
     # Output -------------------------------------------------------------------------------
 
@@ -154,6 +163,10 @@ class ChatRepl:
         else:
             self.out.write("\n" + text + "\n" + PROMPT)
         self.out.flush()
+
+    def gap(self) -> str:
+        """Return the space after the ^C a terminal echoed ("" on a pipe, which echoes none)."""
+        return " " if self.out.isatty() else ""
 
     def check_sign_in(self) -> None:
         """Stand the not-signed-in notice while no credential is there; clear it once one is.
@@ -196,16 +209,21 @@ class ChatRepl:
             except (EOFError, KeyboardInterrupt):
                 self.at_prompt = False
                 self.write()
-                return 0
+                return self.exit_code()
             self.at_prompt = False
             line = line.strip()
             if not line:
                 continue
             if line.startswith("/"):
                 if not self.slash(line):
-                    return 0
+                    return self.exit_code()
                 continue
             self.turn(line)
+
+    def exit_code(self) -> int:
+        """Return how the chat ends: 1 when input was piped and every turn failed, else 0."""
+        piped = not sys.stdin.isatty()
+        return 1 if piped and self.turns_failed and not self.turns_answered else 0
 
     def turn(self, text: str) -> None:
         """Run TEXT as one turn and show it."""
@@ -228,6 +246,7 @@ class ChatRepl:
             # Only a terminal's line editor recalls the line; piped input has no ↑.
             recall = self.style.dim(" (↑ recalls your line)") if sys.stdin.isatty() else ""
             self.write(self.style.red(f"error: {visible(str(exc), lines=False)}") + recall)
+            self.turns_failed += 1
             return
         except Exception as exc:  # a bug, or a tool that broke: the chat goes on
             view.close()
@@ -236,12 +255,15 @@ class ChatRepl:
                 traceback.print_exc()
             line = contract.scrub(f"error: internal error: {type(exc).__name__}: {exc}")
             self.write(self.style.red(visible(line, lines=False)))
+            self.turns_failed += 1
             return
         view.close()
+        self.turns_answered += 1
         self.footer(outcome)
         self.context_footer(outcome.usage.context_tokens)
         if outcome.interrupted:
-            self.write(self.style.dim("(interrupted — the text so far is kept)"))
+            # A terminal has echoed ^C where the cursor was: a space keeps the words apart.
+            self.write(self.gap() + self.style.dim("(interrupted — the text so far is kept)"))
         elif outcome.unrun:
             # Keep the history whole: each call the host stopped short of gets a result.
             for call in outcome.unrun:
@@ -266,7 +288,7 @@ class ChatRepl:
         if outcome.cost_usd_estimate is not None:
             self.cost_total += outcome.cost_usd_estimate
             self.cost_turns += 1
-            line += f" · est. ${outcome.cost_usd_estimate:.4f}"
+            line += f" · est. {money(outcome.cost_usd_estimate)}"
         else:
             self.unpriced_turns += 1
         self.write(self.style.dim(line + " ──"))
@@ -372,7 +394,7 @@ class ChatRepl:
         except (HostError, contract.CursorError) as exc:
             self.write(self.style.red(f"error: {visible(str(exc), lines=False)}"))
         except KeyboardInterrupt:  # Ctrl-C stops a slow command (/models), not the chat
-            self.write(self.style.dim("(interrupted)"))
+            self.write(self.gap() + self.style.dim("(interrupted)"))
         except Exception as exc:  # a bug must not end the chat
             if self.verbose:
                 traceback.print_exc()

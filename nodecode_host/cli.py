@@ -138,6 +138,19 @@ def _globals(parser: argparse.ArgumentParser, *, top: bool) -> None:
     )
 
 
+def _demo_flags(demo: argparse.ArgumentParser) -> None:
+    """Add demo's flags: -v, and the URL flags hidden (taken only to be refused by name)."""
+    for flag in ("--base-url", "--web-url"):
+        demo.add_argument(flag, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    demo.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="debug logging on stderr (never tokens), tracebacks on failure",
+    )
+
+
 def build_parser() -> Parser:
     """Return the command-line parser."""
     parser = Parser(
@@ -225,9 +238,9 @@ def build_parser() -> Parser:
         "demo",
         help="a real turn against the offline simulator",
         description="A real two-round turn against the bundled simulator on loopback, never "
-        "Cursor: --base-url and --web-url are refused here.",
+        "Cursor.",
     )
-    _globals(demo, top=False)
+    _demo_flags(demo)
 
     serve = commands.add_parser("serve", help="an OpenAI-compatible API for Cursor's models")
     _globals(serve, top=False)
@@ -537,9 +550,14 @@ def _signed_in_anew(before: SignInState | None, after: SignInState) -> bool:
     """Return whether AFTER holds a kept sign-in that BEFORE did not (a new one was kept)."""
     if not after.signed_in:
         return False
-    return before is None or not before.signed_in or (after.expires_at, after.email) != (
-        before.expires_at,
-        before.email,
+    return (
+        before is None
+        or not before.signed_in
+        or (after.expires_at, after.email)
+        != (
+            before.expires_at,
+            before.email,
+        )
     )
 
 
@@ -609,11 +627,24 @@ DEMO_TEXT = "nodecode-cursor 0.1.0: the cursor lane, sign-in, the roster and the
 DEMO_PROMPT = f'What do the release notes say? Use read_file with {{"path": "{DEMO_FILE}"}}.'
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
-    """Run a real two-round turn with a tool handoff against the bundled simulator."""
+def _simulator_class() -> Any:
+    """Return the bundled simulator's class; HostConfigError in one line when it is absent."""
     # Imported here: the simulator is the demo's alone, and it loads the installed cell's
     # protobuf code, which no other command should pay for (or load before the cells).
-    from cursor_simulator import Simulator
+    try:
+        from cursor_simulator import Simulator
+    except ImportError as exc:
+        raise HostConfigError(
+            "the demo needs the bundled simulator (the cursor_simulator package and pyjwt), "
+            f"which could not be imported ({exc.name or 'a module'} is missing): install the "
+            "project with pip install -e . from its repository"
+        ) from None
+    return Simulator
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Run a real two-round turn with a tool handoff against the bundled simulator."""
+    simulator = _simulator_class()
 
     given = [
         flag
@@ -630,7 +661,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             "cannot be used with it (see nodecode-cursor demo --help)"
         )
     style = Style(sys.stdout)
-    with tempfile.TemporaryDirectory(prefix="nodecode-demo-") as scratch, Simulator() as sim:
+    with tempfile.TemporaryDirectory(prefix="nodecode-demo-") as scratch, simulator() as sim:
         # The demo's own home and working folder: nothing of the person's is read or written,
         # and their Cursor token never goes to the simulator.
         home, work = Path(scratch) / "home", Path(scratch) / "work"
@@ -790,6 +821,17 @@ def _logging(verbose: bool) -> None:
         package.addHandler(handler)
 
 
+def _config_fault(exc: BaseException) -> bool:
+    """Return whether the cell's error EXC is a config error (exit 2, as the README says).
+
+    A home or config.json that others own or may write is one too: the person's set-up
+    is what must change, not the service.
+    """
+    return isinstance(exc, contract.ConfigError) or (
+        isinstance(exc, contract.StoreError) and exc.code == "unsafe_home"
+    )
+
+
 def _failure(exc: BaseException) -> tuple[int, str]:
     """Return (status, one line) for a failure that is not one of ours.
 
@@ -853,8 +895,9 @@ def main(argv: list[str] | None = None) -> int:
     verbose = bool(getattr(args, "verbose", False))
     _logging(verbose)
     if args.command is None:
-        parser.print_help()
-        return 0
+        # No command is a usage error: the help says which there are.
+        parser.print_help(sys.stderr)
+        return 2
     try:
         if args.command == "chat":
             return run_chat(args)
@@ -876,7 +919,7 @@ def main(argv: list[str] | None = None) -> int:
         if verbose:
             traceback.print_exc()
         _report(exc.status, str(exc), as_json=as_json, hint=exc.hint)
-        return 2 if isinstance(exc, contract.ConfigError) else 1
+        return 2 if _config_fault(exc) else 1
     except Exception as exc:
         if verbose:
             traceback.print_exc()

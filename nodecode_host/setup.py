@@ -24,7 +24,7 @@ from .refhost import ReferenceHost
 from .terminal_text import has_hidden, visible
 
 if TYPE_CHECKING:
-    from nodecode_cursor.errors import BadEffort, UnknownModel
+    from nodecode_cursor.errors import BadEffort, BadUrl, UnknownModel
     from nodecode_cursor.host import Route
 
 __all__ = [
@@ -82,10 +82,31 @@ def make_host(
     # A broken config.json is a config error before anything loads.
     for key in HOST_DEFAULTS:
         configured(host, key)
-    host.start()
+    try:
+        host.start()
+    except contract.BadUrl as exc:
+        raise HostConfigError(bad_url_line(host, exc, flags=section)) from None
     for problem in host.problems:
         print(f"warning: {problem}", file=sys.stderr)
     return host
+
+
+# The command-line flag that sets each URL of the cursor section.
+URL_FLAGS = {"base_url": "--base-url", "web_url": "--web-url"}
+
+
+def bad_url_line(host: ReferenceHost, exc: BadUrl, *, flags: dict[str, Any]) -> str:
+    """Return the cell's BadUrl worded with the name the person gave the URL by.
+
+    FLAGS is the section the command line set: a URL from it is named by its flag,
+    any other by its key in config.json.
+    """
+    flag = URL_FLAGS.get(exc.setting)
+    if flag is not None and exc.setting in flags:
+        name = flag
+    else:
+        name = f'"{exc.setting}" in the "{PROVIDER}" section of {host.config_path}'
+    return f"{name} {exc.url} {exc.problem}: {exc.fix}"
 
 
 def configured(host: ReferenceHost, key: str) -> str | None:

@@ -304,8 +304,18 @@ def test_chat_on_piped_input_has_no_line_recall_hint(sim: Simulator, home: Path)
     done = run_main(
         "--base-url", sim.url, "chat", "--tools", "none", env=env, stdin="hello\n/quit\n"
     )
-    assert done.returncode == 0, done.stderr
+    # Every turn failed: a script reading the exit code sees that nothing was answered.
+    assert done.returncode == 1, done.stderr
     assert NOT_SIGNED_IN_NOTICE in done.stdout
     assert "error: Cursor is not signed in" in done.stdout
     assert "recalls your line" not in done.stdout
     assert not sim.requests_to(RUN_PATH)
+
+
+def test_piped_chat_with_one_answered_turn_exits_0(sim: Simulator, home: Path) -> None:
+    env = cli_env(home)
+    done = run_main(
+        "--base-url", sim.url, "chat", "--tools", "none", env=env, stdin="hello\n/quit\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert "You said: hello" in done.stdout
