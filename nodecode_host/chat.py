@@ -30,7 +30,7 @@ from .errors import HostError
 from .host_tools import HostTools, Toolbox
 from .native_tools import NativeTools, runner_for
 from .refhost import Conversation, ReferenceHost, TurnOutcome
-from .render import Style, TerminalView
+from .render import Style, TerminalView, Waiting
 from .setup import (
     PROVIDER,
     allow_secret,
@@ -230,7 +230,9 @@ class ChatRepl:
         messages = self.conversation.messages
         before = len(messages)
         messages.append({"role": "user", "content": text})
-        view = TerminalView(self.out, style=self.style, reasoning=self.out)
+        waiting = Waiting(self.out, style=self.style)
+        view = TerminalView(self.out, style=self.style, reasoning=self.out, waiting=waiting)
+        view.wait(f"waiting for cursor/{visible(self.conversation.model, lines=False)}")
         try:
             outcome = self.host.run_turn(
                 self.conversation,
@@ -239,26 +241,36 @@ class ChatRepl:
                 native=self.native,
                 native_kinds=self.native.kinds if self.native is not None else frozenset(),
             )
-        except (HostError, contract.CursorError) as exc:
-            view.close()
+        except BaseException as exc:
+            view.close()  # the waiting line stops and is wiped, whatever ended the turn
+            if not isinstance(exc, Exception):
+                raise
+            self.failed_turn(exc, before)
+            return
+        view.close()
+        self.turns_answered += 1
+        self.after_turn(outcome)
+
+    def failed_turn(self, exc: Exception, before: int) -> None:
+        """Say why the turn failed, leaving the history as it was before it (BEFORE messages)."""
+        messages = self.conversation.messages
+        if isinstance(exc, HostError | contract.CursorError):
             if len(messages) == before + 1:
                 messages.pop()  # nothing was answered: the history stays as it was
             # Only a terminal's line editor recalls the line; piped input has no ↑.
             recall = self.style.dim(" (↑ recalls your line)") if sys.stdin.isatty() else ""
             self.write(self.style.red(f"error: {visible(str(exc), lines=False)}") + recall)
-            self.turns_failed += 1
-            return
-        except Exception as exc:  # a bug, or a tool that broke: the chat goes on
-            view.close()
+        else:  # a bug, or a tool that broke: the chat goes on
             del messages[before:]  # the turn left no whole exchange: drop it all
             if self.verbose:
-                traceback.print_exc()
+                traceback.print_exception(exc)
             line = contract.scrub(f"error: internal error: {type(exc).__name__}: {exc}")
             self.write(self.style.red(visible(line, lines=False)))
-            self.turns_failed += 1
-            return
-        view.close()
-        self.turns_answered += 1
+        self.turns_failed += 1
+
+    def after_turn(self, outcome: TurnOutcome) -> None:
+        """Write the turn's footers and how it ended; keep the history whole."""
+        messages = self.conversation.messages
         self.footer(outcome)
         self.context_footer(outcome.usage.context_tokens)
         if outcome.interrupted:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from . import contract
 from .errors import HostConfigError
 from .refhost import ReferenceHost
+from .render import paused
 from .terminal_text import has_hidden, visible
 
 if TYPE_CHECKING:
@@ -358,8 +359,10 @@ def allow_secret(tool: str, path: str, why: str) -> bool:
 
 def ask(question: str) -> bool:
     """Return whether the person answers QUESTION with yes (asked on the terminal)."""
-    try:
-        answer = input(question)
-    except EOFError:
-        return False
+    # The waiting line would draw over the question: it stands aside while it is asked.
+    with paused():
+        try:
+            answer = input(question)
+        except EOFError:
+            return False
     return answer.strip().lower() in ("y", "yes")

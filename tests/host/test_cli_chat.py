@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,7 @@ from cli_run import (
 )
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import RUN_PATH, Sleep, StepStarted, Text
+from cursor_simulator.agent import RUN_PATH, End, Sleep, StepStarted, Text, TurnEnded
 from nodecode_host.chat import ChatRepl
 from nodecode_host.host_tools import Toolbox
 from nodecode_host.refhost import Conversation, ReferenceHost
@@ -125,7 +127,8 @@ def test_chat_ctrl_c_stops_a_slow_models_list_not_the_chat(
         while not sim.requests_to(MODELS_PATH) and time.monotonic() < deadline:
             time.sleep(0.02)
         child.sendintr()
-        child.expect(r"\(interrupted\)")
+        # The terminal echoed ^C; the words stand apart from it.
+        child.expect_exact("^C (interrupted)")
         child.expect("> ")
         child.sendline("still here?")
         child.expect("You said: still here\\?")
@@ -319,3 +322,64 @@ def test_piped_chat_with_one_answered_turn_exits_0(sim: Simulator, home: Path) -
     )
     assert done.returncode == 0, done.stderr
     assert "You said: hello" in done.stdout
+
+
+def test_chat_shows_a_waiting_line_until_the_first_token(
+    sim: Simulator, home: Path, tmp_path: Path
+) -> None:
+    release = threading.Event()
+
+    def slow_model(run: Any) -> Any:
+        yield StepStarted()
+        release.wait(RUN_TIMEOUT)  # the model "thinks" until the test has seen the line
+        yield Text("the late answer")
+        yield TurnEnded(input=1, output=1)
+        yield End()
+
+    sim.agent.script(slow_model)
+    child = spawn_chat(sim, home, tmp_path, "--tools", "none")
+    try:
+        child.expect("> ")
+        child.sendline("take your time")
+        child.expect(r"waiting for cursor/composer-2\.5… \d+s")
+        release.set()
+        # Wiped before the answer starts: the answer stands on a clean line.
+        child.expect_exact("\r\x1b[Kthe late answer")
+        child.expect("> ")
+        close_chat(child)
+    finally:
+        release.set()
+        child.close(force=True)
+
+
+def test_chat_shows_a_waiting_line_while_a_confirmed_command_runs(
+    sim: Simulator, home: Path, tmp_path: Path
+) -> None:
+    fifo = tmp_path / "gate"
+    os.mkfifo(fifo)
+    child = spawn_chat(sim, home, tmp_path)
+    try:
+        child.expect("> ")
+        child.sendline(f'Use run_command with {{"command": "cat {fifo}"}}')
+        child.expect_exact("run it? [y/N] ")
+        child.sendline("y")
+        # cat waits on the FIFO until the test writes it: the line shows meanwhile.
+        child.expect(r"running run_command… \d+s")
+        with open(fifo, "w") as gate:
+            gate.write("gate-opened\n")
+        child.expect_exact("\r\x1b[K")
+        child.expect("run_command returned: exit code 0")
+        child.expect("gate-opened")
+        child.expect("> ")
+        close_chat(child)
+    finally:
+        child.close(force=True)
+
+
+def test_piped_chat_shows_no_waiting_line(sim: Simulator, home: Path) -> None:
+    done = run_main(
+        "--base-url", sim.url, "chat", "--tools", "none", env=cli_env(home), stdin="hi\n/quit\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert "You said: hi" in done.stdout
+    assert "waiting for" not in done.stdout and "\x1b[K" not in done.stdout
