@@ -23,7 +23,7 @@ import traceback
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from . import __version__, contract
 from .errors import HostError
@@ -125,6 +125,9 @@ class ChatRepl:
         self.out = out or sys.stdout
         self.style = Style(self.out)
         self.roster_ids: list[str] = []
+        # Whether roster_ids are the account's whole roster (fetched live), not a few ids.
+        self.roster_live = False
+        self.roster_asked = False
         self.at_prompt = False
         # -v: a failure that is not one of ours shows its traceback on stderr.
         self.verbose = verbose
@@ -417,9 +420,22 @@ class ChatRepl:
     def models(self) -> None:
         """Write the account's models (or the bundled ones and why)."""
         live, reason, _, rows = fetch_models(self.host)
+        self.keep_roster(live, rows)
+        self.write(format_models(live, reason, rows))
+
+    def keep_roster(self, live: bool, rows: list[dict[str, Any]]) -> None:
+        """Keep the account's roster when ROWS are it (LIVE): suggestions come from it then."""
+        self.roster_asked = True
         if live:
             self.roster_ids = [str(row.get("id")) for row in rows]
-        self.write(format_models(live, reason, rows))
+            self.roster_live = True
+
+    def account_roster(self) -> list[str] | None:
+        """Return the account's model ids (asked once per chat, then kept), or None if unknown."""
+        if not self.roster_asked:
+            live, _, _, rows = fetch_models(self.host)
+            self.keep_roster(live, rows)
+        return self.roster_ids if self.roster_live else None
 
     def model(self, name: str) -> None:
         """Switch to the model NAME (or say which one is in use)."""
@@ -427,16 +443,29 @@ class ChatRepl:
             self.write(f"model: cursor/{self.conversation.model}")
             return
         note = ""
+        roster = self.account_roster()
         try:
-            route = route_for(self.host, name, self.conversation.effort, self.roster_ids)
+            if roster is not None:  # known: nothing more to ask the account
+                cell = self.host.cell_for(PROVIDER)
+                route = cell.route(name, self.conversation.effort, roster=roster)
+            else:
+                route = route_for(self.host, name, self.conversation.effort, self.roster_ids)
         except contract.UnknownModel as exc:
-            raise HostError(unknown_model_line(exc)) from None
+            raise HostError(unknown_model_line(exc, roster=roster)) from None
         except contract.BadEffort:
             route = checked_route(self.host, name, None, self.roster_ids, defaults=False)
             note = " (effort reset to off: the model does not take the one set)"
         self.remember(route.model, route.bundled)
         self.conversation.model, self.conversation.effort = route.model, route.effort
         self.write(f"model: cursor/{route.model}, effort {route.effort or 'off'}{note}")
+        if roster is not None and route.model not in roster:
+            # Said before a round is spent on it: Cursor may well refuse the model.
+            self.write(
+                self.style.yellow(
+                    f"note: your account's roster does not list {route.model}; Cursor may "
+                    "refuse its rounds (/models lists the account's models)"
+                )
+            )
 
     def effort(self, level: str) -> None:
         """Set the thinking effort (or say which one is set)."""
@@ -470,8 +499,11 @@ class ChatRepl:
             if head == "/cursor":
                 options = list(self.host.command("cursor").complete(rest))
             elif head == "/model":
-                catalog = self.host.cell_for(PROVIDER).catalog()
-                options = [str(m["id"]) for m in catalog.get("models", [])] + self.roster_ids
+                # The account's roster when known (never asked here: Tab must not wait).
+                options = list(self.roster_ids)
+                if not self.roster_live:
+                    catalog = self.host.cell_for(PROVIDER).catalog()
+                    options += [str(m["id"]) for m in catalog.get("models", [])]
             elif head == "/effort":
                 cell = self.host.cell_for(PROVIDER)
                 route = cell.route(self.conversation.model, None, roster=self.roster_ids)

@@ -12,6 +12,7 @@ all import these; the commands themselves, the REPL and the HTTP side live there
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -201,9 +202,19 @@ def checked_route(
         ) from None
 
 
-def unknown_model_line(exc: UnknownModel, note: str = "") -> str:
-    """Return the line a person at a terminal reads for the cell's UnknownModel (NOTE: whence)."""
-    hint = f" Nearest supported: {', '.join(exc.near)}." if exc.near else ""
+def unknown_model_line(
+    exc: UnknownModel, note: str = "", roster: Sequence[str] | None = None
+) -> str:
+    """Return the line a person at a terminal reads for the cell's UnknownModel (NOTE: whence).
+
+    ROSTER, the account's model ids when known, is where the nearest ids come from then:
+    a model the account cannot use is no suggestion.
+    """
+    if roster is not None:
+        near = difflib.get_close_matches(exc.model, list(roster), n=5, cutoff=0.0)
+        hint = f" Nearest on your account: {', '.join(near)}." if near else ""
+    else:
+        hint = f" Nearest supported: {', '.join(exc.near)}." if exc.near else ""
     unchecked = f" The live roster could not be checked ({exc.unchecked})." if exc.unchecked else ""
     return (
         f"unknown model {PROVIDER}/{exc.model}{note}.{hint}{unchecked} "

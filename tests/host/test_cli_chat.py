@@ -28,6 +28,7 @@ from cli_run import (
 
 from cursor_simulator import Simulator
 from cursor_simulator.agent import RUN_PATH, End, Sleep, StepStarted, Text, TurnEnded
+from cursor_simulator.models import PATH as ROSTER_PATH
 from nodecode_host.chat import ChatRepl
 from nodecode_host.host_tools import Toolbox
 from nodecode_host.refhost import Conversation, ReferenceHost
@@ -383,3 +384,32 @@ def test_piped_chat_shows_no_waiting_line(sim: Simulator, home: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "You said: hi" in done.stdout
     assert "waiting for" not in done.stdout and "\x1b[K" not in done.stdout
+
+
+def test_model_choice_comes_from_the_accounts_roster(sim: Simulator, home: Path) -> None:
+    roster = ["claude-opus-4-8-high", "claude-opus-4-8-max", "composer-2.5"]
+    roster += ["gemini-3.1-pro", "gpt-5.4", "gpt-5.4-high"]
+    host = ReferenceHost(home, overrides={"cursor": {"base_url": sim.url}})
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("CURSOR_ACCESS_TOKEN", TOKEN)
+        host.start()
+        try:
+            out = io.StringIO()
+            repl = ChatRepl(host, Conversation(model="composer-2.5"), Toolbox(), out=out)
+            repl.slash("/model gpt-5.9")
+            repl.slash("/model gpt-5.5")
+            # Tab after the roster is known: the account's ids only, no bundled siblings.
+            assert repl.completions("/model gpt-5", "gpt-5") == ["gpt-5.4", "gpt-5.4-high"]
+            assert repl.completions("/model ", "") == roster
+        finally:
+            host.stop()
+    assert out.getvalue().splitlines() == [
+        "error: unknown model cursor/gpt-5.9. Nearest on your account: gpt-5.4, gpt-5.4-high, "
+        "composer-2.5, gemini-3.1-pro, claude-opus-4-8-max. (`nodecode-cursor models` lists "
+        "them)",
+        "model: cursor/gpt-5.5, effort off",
+        "note: your account's roster does not list gpt-5.5; Cursor may refuse its rounds "
+        "(/models lists the account's models)",
+    ]
+    # One roster question for the chat, not one per /model.
+    assert len(sim.requests_to(ROSTER_PATH)) == 1
