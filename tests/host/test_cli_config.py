@@ -402,3 +402,14 @@ def test_demo_without_the_simulator_is_one_line(home: Path, tmp_path: Path) -> N
         "and pyjwt), which could not be imported (jwt_not_installed_here is missing): install "
         "the project with pip install -e . from its repository\n"
     )
+
+
+def test_the_cells_chat_hints_read_as_shell_commands() -> None:
+    from nodecode_cursor.errors import MOVE_ASIDE_HINT, SIGN_IN_HINT
+    from nodecode_host.setup import for_shell
+
+    assert for_shell(f"run {SIGN_IN_HINT}", SIGN_IN_HINT) == "run nodecode-cursor login"
+    assert for_shell(f"({MOVE_ASIDE_HINT} keeps it)", MOVE_ASIDE_HINT) == (
+        "(nodecode-cursor logout --move-aside keeps it)"
+    )
+    assert for_shell(f"run {SIGN_IN_HINT}", None) == f"run {SIGN_IN_HINT}"
