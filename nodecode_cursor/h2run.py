@@ -321,8 +321,8 @@ class H2Run(RunStream):
                 self._trailer_end(stream.trailers)
                 break
             if isinstance(item, StreamCut):
-                log.debug("run %s cut: %s", self.request_id, item)
-                self.cut = STREAM_CUT
+                # HTTP/2 says why in words of its own (GOAWAY, unanswered PINGs): kept.
+                self.cut = f"{STREAM_CUT} ({item})"
                 break
             data, size = item
             batch: list[agent_pb2.AgentServerMessage] = []

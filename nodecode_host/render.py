@@ -28,7 +28,15 @@ from .terminal_text import visible
 if TYPE_CHECKING:
     from nodecode_cursor.host import RoundResult, StreamPart
 
-__all__ = ["Style", "TerminalView", "Waiting", "call_summary", "paused", "result_preview"]
+__all__ = [
+    "Style",
+    "TerminalView",
+    "Waiting",
+    "call_summary",
+    "paused",
+    "result_preview",
+    "wipe",
+]
 
 # A tool result preview shows at most this much: the model sees it all, the person a glimpse.
 _PREVIEW_LINES = 8
@@ -108,8 +116,10 @@ _shown: list[Waiting] = []
 class Waiting:
     """An elapsed-time line (``⠋ waiting for cursor/model… 3s``) on a terminal, until stopped.
 
-    Drawn by a thread of its own, over and over on one line, and wiped (``\r\x1b[K``)
-    by ``stop`` before anything else is written. On a pipe or file it does nothing.
+    Drawn by a thread of its own, over and over on one line, and wiped (spaces over
+    it, back to the line's start) by ``stop`` before anything else is written: no
+    escape sequence, so the terminal sees no control byte but CR. On a pipe or file
+    it does nothing.
     """
 
     def __init__(self, out: TextIO, *, style: Style | None = None) -> None:
@@ -119,7 +129,7 @@ class Waiting:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._drawn = False
+        self._drawn = 0  # the width of the line drawn last (0: none shown)
         self.label = ""
 
     def start(self, label: str) -> None:
@@ -151,9 +161,9 @@ class Waiting:
             _shown.remove(self)
         with self._lock:
             if self._drawn:
-                self.out.write("\r\x1b[K")
+                self.out.write(wipe(self._drawn))
                 self.out.flush()
-                self._drawn = False
+                self._drawn = 0
 
     def _draw(self, label: str, since: float, stop: threading.Event) -> None:
         """Redraw LABEL and the elapsed seconds every tick until STOP is set."""
@@ -164,11 +174,18 @@ class Waiting:
             with self._lock:
                 if stop.is_set():
                     return
-                self.out.write(self.style.dim(f"\r{frame} {label}… {waited}s") + "\x1b[K")
+                text = f"{frame} {label}… {waited}s"
+                pad = " " * max(0, self._drawn - len(text))  # over a longer line drawn before
+                self.out.write("\r" + self.style.dim(text) + pad)
                 self.out.flush()
-                self._drawn = True
+                self._drawn = max(self._drawn, len(text))
             tick += 1
             stop.wait(_TICK_SECONDS)
+
+
+def wipe(width: int) -> str:
+    """Return what blanks a line WIDTH characters wide and returns to its start."""
+    return "\r" + " " * width + "\r"
 
 
 @contextlib.contextmanager
