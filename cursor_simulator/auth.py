@@ -1,5 +1,11 @@
 """Simulator routes for the sign-in: ``/auth/poll``, ``/oauth/token`` and ``/api/auth/me``.
 
+It also serves the sign-in page itself (``/loginDeepControl``, where ``login``
+sends the person): a real HTML page whose Confirm button posts a form to
+``/loginDeepControl/confirm``, which confirms that sign-in as Cursor's site does
+once the person signs in there; so a person can drive ``nodecode-cursor login``
+against the simulator in a browser.
+
 ``install(sim)`` serves the three and returns an ``AuthState`` tests script:
 a queue of poll outcomes (pending 404, tokens, a 500, a body that is not JSON,
 a cut connection), the refresh's answer (a new token, rotated or not,
@@ -13,6 +19,7 @@ cell's expiry arithmetic can be checked. The cell's side lives in
 
 from __future__ import annotations
 
+import html
 import json
 import threading
 import time
@@ -20,7 +27,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
-from urllib.parse import unquote
+from urllib.parse import parse_qs, unquote
 
 import jwt
 
@@ -195,6 +202,50 @@ class AuthState:
         return json_response(200, {"email": self.email, "sub": sub})
 
 
+PAGE_PATH = "/loginDeepControl"
+CONFIRM_PATH = "/loginDeepControl/confirm"
+
+
+def _html(status: int, title: str, body: str) -> SimResponse:
+    """Return a small HTML page (BODY is markup the caller escaped)."""
+    page = (
+        "<!doctype html>\n<html lang=en><head><meta charset=utf-8>"
+        f"<title>{title}</title></head><body><h1>{title}</h1>{body}</body></html>\n"
+    )
+    return SimResponse(status, {"content-type": "text/html; charset=utf-8"}, page.encode())
+
+
+def sign_in_page(state: AuthState, request: SimRequest) -> SimResponse:
+    """Answer ``GET /loginDeepControl``: the page with a Confirm button for its uuid."""
+    login_id = request.query.get("uuid", "")
+    if request.method != "GET" or not login_id:
+        return _html(400, "Not a sign-in page", "<p>This page needs the uuid login gave.</p>")
+    shown = html.escape(login_id, quote=True)
+    form = (
+        "<p>The Cursor simulator (not Cursor) asks whether to sign in this session.</p>"
+        f'<form method=post action="{CONFIRM_PATH}">'
+        f'<input type=hidden name=uuid value="{shown}">'
+        "<button type=submit>Confirm</button></form>"
+    )
+    return _html(200, "Sign in to the Cursor simulator", form)
+
+
+def confirm_page(state: AuthState, request: SimRequest) -> SimResponse:
+    """Answer the Confirm button's ``POST /loginDeepControl/confirm``: that sign-in is done."""
+    if request.method != "POST":
+        return _html(405, "Confirm with the button", "<p>Open the sign-in page again.</p>")
+    fields = parse_qs(request.body.decode("utf-8", "replace"))
+    login_id = (fields.get("uuid") or [""])[0]
+    if not login_id:
+        return _html(400, "Not a sign-in", "<p>The form carried no uuid.</p>")
+    state.confirm(login_id)
+    return _html(
+        200,
+        "Signed in to the Cursor simulator",
+        "<p>You can close this page: nodecode-cursor login finishes by itself.</p>",
+    )
+
+
 def _cut_body() -> Iterator[bytes]:
     """Yield nothing and cut the connection, so the answer never completes."""
     raise Cut(reset=True)
@@ -207,4 +258,6 @@ def install(sim: Any) -> AuthState:
     sim.route("/auth/poll", state.poll)
     sim.route("/oauth/token", state.refresh)
     sim.route("/api/auth/me", state.profile)
+    sim.route(PAGE_PATH, lambda request: sign_in_page(state, request))
+    sim.route(CONFIRM_PATH, lambda request: confirm_page(state, request))
     return state

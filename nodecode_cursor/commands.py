@@ -20,7 +20,7 @@ from .credentials import ENV_ACCESS_TOKEN, ENV_API_KEY, env_credential
 from .errors import NOT_SIGNED_IN, ConfigError, StoreError
 from .limits import DEFAULT_BASE_URL, DEFAULT_WEB_URL
 from .signin import NOTICE_KEY, PollPacing, SignIn, session_ended
-from .store import PROVIDER, AuthStore
+from .store import CORRUPT, PROVIDER, AuthStore
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection
@@ -30,7 +30,9 @@ if TYPE_CHECKING:
 __all__ = ["USAGE", "VERBS", "CursorCommand"]
 
 VERBS = ("login", "logout", "status", "usage")
-USAGE = "usage: /cursor login [--no-browser] | status | usage | logout"
+USAGE = (
+    "usage: /cursor login [--no-browser] [--move-aside] | status | usage | logout [--move-aside]"
+)
 
 
 class CursorCommand:
@@ -71,6 +73,13 @@ class CursorCommand:
         """Return the one line answering ``/cursor <argline>`` (an empty line asks for status)."""
         words = argline.split()
         verb = words[0].lower() if words else "status"
+        if verb in ("login", "logout") and "--move-aside" in words[1:]:
+            said, moved = self.move_aside()
+            if said is not None:
+                if not moved:
+                    return said  # it could not be moved: the verb would only fail on it
+                rest = " ".join(word for word in words if word != "--move-aside")
+                return f"{said}\n{self.run(rest)}"
         if verb == "login":
             return self.login(browser="--no-browser" not in words[1:])
         if verb == "logout":
@@ -104,6 +113,26 @@ class CursorCommand:
             if self.signin.browser_opened:
                 line += " (opened in your browser)"
         return line
+
+    def move_aside(self) -> tuple[str | None, bool]:
+        """Return (the line to say or None, whether a corrupt auth.json was moved aside).
+
+        The way out of a file the cell will not overwrite (``AuthStore.move_aside``):
+        it is kept beside, renamed, so nothing in it is lost; a file that reads well
+        is left alone (None), and any other fault is the verb's own to report.
+        """
+        try:
+            self.store.read()
+            return None, False
+        except StoreError as exc:
+            if exc.code != CORRUPT:
+                return None, False
+        try:
+            kept = self.store.move_aside()
+        except StoreError as exc:
+            return f"{PROVIDER}: {exc.detail}", False
+        name = self.store.path.name
+        return f"{PROVIDER}: moved the unreadable {name} aside to {kept} (kept, mode 0600)", True
 
     def status(self) -> str:
         """Return where the credential comes from, in a line; never refreshes, never dials.

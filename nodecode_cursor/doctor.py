@@ -31,10 +31,18 @@ import httpx
 from . import limits
 from .catalog import find_model
 from .credentials import resolve_credential
-from .errors import CursorError, NotSignedIn, OutdatedClient, ProviderError
+from .errors import (
+    MOVE_ASIDE_HINT,
+    CursorError,
+    NotSignedIn,
+    OutdatedClient,
+    ProviderError,
+    StoreError,
+)
 from .host import DoctorCheck, RoundContext
 from .listing import fetch_roster
-from .transport import http_error, proxied_client, reaching, run_headers
+from .store import CORRUPT
+from .transport import DOCTOR_HINT, http_error, proxied_client, reaching, run_headers
 from .variants import AVAILABLE_MODELS_PATH, catalog_request, parse_catalog
 
 if TYPE_CHECKING:
@@ -49,6 +57,8 @@ FAMILIES = ("composer", "claude", "gpt", "gemini", "grok", "kimi")
 PROMPT = "Reply with the single word: ok"
 ROUND_TIMEOUT_SECONDS = 60.0
 _VERSION_WORDS = ("version", "update", "upgrade", "outdated")
+# The shell's way past a corrupt auth.json (the cell's MOVE_ASIDE_HINT is a chat's).
+MOVE_ASIDE_COMMAND = "nodecode-cursor logout --move-aside"
 
 Report = Callable[[DoctorCheck], None]
 
@@ -85,6 +95,13 @@ def _credential(cell: CursorCell) -> tuple[DoctorCheck, str | None]:
             proxy=cell.settings.proxy,
             ended=cell.state.ended_sessions,
         )
+    except StoreError as exc:
+        if exc.code != CORRUPT:
+            return _fail(name, exc.detail, "change what the line above names, then run again"), None
+        # The file is named in the verdict; the fix is the one command that gets past it.
+        verdict = exc.detail.replace(MOVE_ASIDE_HINT, MOVE_ASIDE_COMMAND)
+        fix = f"{MOVE_ASIDE_COMMAND} (keeps it as auth.json.corrupt-<time>), then sign in again"
+        return _fail(name, verdict, fix), None
     except CursorError as exc:
         return _fail(name, exc.detail, "sign in again: nodecode-cursor login"), None
     if not token:
@@ -135,7 +152,7 @@ async def _reach_and_roster(cell: CursorCell, token: str) -> tuple[list[DoctorCh
                 "setting, HTTPS_PROXY) lets the request through"
             )
             return [
-                _fail("reaching the service", exc.detail, fix),
+                _fail("reaching the service", exc.detail.removesuffix(DOCTOR_HINT), fix),
                 _skip("client version", "the service was not reached"),
                 _skip("roster", "the service was not reached"),
             ], []

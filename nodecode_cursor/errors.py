@@ -28,8 +28,10 @@ from urllib.parse import urlsplit
 
 __all__ = [
     "CLIENT_VERSION_HINT",
+    "MOVE_ASIDE_HINT",
     "NOT_SIGNED_IN",
     "SIGN_IN_HINT",
+    "BadUrl",
     "ConfigError",
     "CredentialError",
     "CursorError",
@@ -55,6 +57,8 @@ CLIENT_VERSION_HINT = (
     "set CURSOR_CLIENT_VERSION (or cursor.client_version in config.json) to a current "
     "Cursor CLI build"
 )
+# The way out of a corrupt auth.json, as a chat says it (a StoreError's hint, code "corrupt").
+MOVE_ASIDE_HINT = "/cursor logout --move-aside"
 NOT_SIGNED_IN = "Cursor is not signed in: run /cursor login, or set CURSOR_ACCESS_TOKEN"
 
 # What a credential looks like inside someone else's error text:
@@ -292,26 +296,69 @@ def json_kind(value: object) -> str:
 
 
 def check_cleartext(url: str, setting: str) -> None:
-    """Return quietly when URL is https, or http to a loopback host; else raise ConfigError.
+    """Return quietly when URL is https, or http to a loopback host; else raise BadUrl.
 
     The bearer and the refresh token travel to these URLs: in clear, only to this
-    machine (127.0.0.0/8, ::1, localhost). SETTING names the setting in the message.
+    machine (127.0.0.0/8, ::1, localhost). SETTING names the setting in the message;
+    the error's fields let a host name it as the person gave it (a flag, a key).
     """
+    if "://" not in url:
+        # "127.0.0.1:8080" or "api2.cursor.sh": urlsplit reads no scheme (or a wrong one).
+        head = url.split("/", 1)[0].rsplit("@", 1)[-1]
+        host = head.rsplit(":", 1)[0].strip("[]") if head.count(":") == 1 else head.strip("[]")
+        scheme = "http" if _loopback_host(host.lower()) else "https"
+        raise BadUrl(setting, url, "has no scheme", f"add {scheme}://, as in {scheme}://{url}")
     try:
         parts = urlsplit(url)
         host = (parts.hostname or "").lower()
+        netloc = parts.netloc.rsplit("@", 1)[-1]  # never a password from the URL
     except ValueError:
-        raise ConfigError(f"{setting} is not a URL", code="bad_config") from None
-    if parts.scheme == "https" and host:
+        raise BadUrl(setting, url, "is not a URL", "give an https:// URL") from None
+    scheme = parts.scheme.lower()
+    if scheme == "https" and host:
         return
-    if parts.scheme == "http" and _loopback_host(host):
+    if scheme == "http" and _loopback_host(host):
         return
-    raise ConfigError(
-        f"{setting} must be an https:// URL (http:// only to a loopback host such as "
-        f"127.0.0.1 or localhost), not {parts.scheme or 'a bare'}://{host or '…'}: tokens "
-        "would travel in clear",
-        code="bad_config",
+    if not host:
+        raise BadUrl(setting, url, "names no host", "give an https:// URL with its host")
+    if scheme == "http":
+        raise BadUrl(
+            setting,
+            url,
+            "would send tokens in clear (http:// is only for a loopback host such as "
+            "127.0.0.1 or localhost)",
+            f"use https://{netloc}",
+        )
+    instead = "http" if _loopback_host(host) else "https"
+    raise BadUrl(
+        setting, url, f"uses {scheme}://, which is not supported", f"use {instead}://{netloc}"
     )
+
+
+class BadUrl(ConfigError):
+    """A URL setting the cell will not send tokens to: which, what is wrong and the fix.
+
+    ``setting`` is the cell's name for it (``base_url``); a host that knows the person
+    gave it as a flag names the flag instead, from these fields, never the text.
+    """
+
+    def __init__(self, setting: str, url: str, problem: str, fix: str) -> None:
+        """Keep SETTING, the URL as shown (no password), the PROBLEM and the FIX."""
+        shown = _without_password(url)
+        super().__init__(f"{setting} {shown} {problem}: {fix}", code="bad_config")
+        self.setting = setting
+        self.url = shown
+        self.problem = problem
+        self.fix = fix
+
+
+def _without_password(url: str) -> str:
+    """Return URL without the user and password a URL may carry before its host."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    head, slash, tail = rest.partition("/")
+    return f"{scheme}://{head.rsplit('@', 1)[-1]}{slash}{tail}"
 
 
 def _loopback_host(host: str) -> bool:

@@ -24,7 +24,7 @@ import urllib.request
 from dataclasses import dataclass
 
 from .errors import ConfigError, ProviderError
-from .transport import tls_context
+from .transport import tls_context, unreachable
 
 __all__ = ["Dialed", "H2Unavailable", "ProxyCannotTunnel", "dial", "proxy_for", "split_url"]
 
@@ -112,7 +112,7 @@ async def dial(
         raise
     except (OSError, ssl.SSLError) as exc:
         _close(writer)
-        raise _unreachable(base_url, str(exc) or type(exc).__name__) from None
+        raise _unreachable(base_url, exc) from None
     if scheme == "http":
         return Dialed(reader, writer, f"prior knowledge over cleartext, {via}")
     ssl_object = writer.get_extra_info("ssl_object")
@@ -183,9 +183,9 @@ async def _connect_tunnel(
         raise ProxyCannotTunnel(f"the proxy refused the CONNECT tunnel ({status_line.strip()})")
 
 
-def _unreachable(url: str, cause: str) -> ProviderError:
-    """Return the error for a service that could not be reached (as transport.unreachable)."""
-    return ProviderError(f"could not reach {url}: {cause}", status=502, retryable=True)
+def _unreachable(url: str, cause: str | BaseException) -> ProviderError:
+    """Return the error for a service that could not be reached (transport.unreachable's)."""
+    return unreachable(url, cause)
 
 
 def _close(writer: asyncio.StreamWriter | None) -> None:

@@ -43,6 +43,7 @@ from .h2conn import H2Connection, H2Stream, StreamCut
 from .h2dial import H2Unavailable, ProxyCannotTunnel, dial, proxy_for, split_url
 from .runpool import RunConnections
 from .transport import (
+    STREAM_CUT,
     PollRun,
     RunSettings,
     RunStream,
@@ -323,7 +324,8 @@ class H2Run(RunStream):
                 self._trailer_end(stream.trailers)
                 break
             if isinstance(item, StreamCut):
-                self.cut = f"the stream was cut: {item}"
+                # HTTP/2 says why in words of its own (GOAWAY, unanswered PINGs): kept.
+                self.cut = f"{STREAM_CUT} ({item})"
                 break
             data, size = item
             batch: list[agent_pb2.AgentServerMessage] = []

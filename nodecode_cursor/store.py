@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import StoreError, json_kind, remember_secret
+from .errors import MOVE_ASIDE_HINT, StoreError, json_kind, remember_secret
 from .limits import EXPIRY_MARGIN_SECONDS, FALLBACK_TOKEN_LIFETIME_SECONDS
 
 if TYPE_CHECKING:
@@ -41,8 +41,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AUTH_FILE",
+    "CORRUPT",
     "MAX_AUTH_FILE_BYTES",
     "PROVIDER",
+    "UNSAFE_HOME",
     "AuthStore",
     "TokenEntry",
     "token_expiry",
@@ -62,6 +64,12 @@ MAX_AUTH_FILE_BYTES = 4 * 1024 * 1024
 # Folder and config.json bits that let someone else change where tokens go.
 _OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
 CONFIG_FILE = "config.json"
+# StoreError's code for an auth.json whose content is at fault: moving it aside is the way out.
+CORRUPT = "corrupt"
+# StoreError's code for a home (or config.json) others own or may write: a config error.
+UNSAFE_HOME = "unsafe_home"
+# A key absent from auth.json (told apart from one that holds null).
+_MISSING = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +173,7 @@ class AuthStore:
             self._lock.acquire()
         except OSError as exc:
             raise StoreError(
-                f"{self.lock_path} cannot be locked ({exc.strerror or type(exc).__name__})"
+                f"{self.lock_path} cannot be locked ({exc.strerror or 'the system refused'})"
             ) from None
         try:
             yield
@@ -195,16 +203,20 @@ class AuthStore:
             except FileNotFoundError:
                 continue
             except OSError as exc:
-                raise StoreError(f"{where} cannot be checked ({type(exc).__name__})") from None
+                raise StoreError(
+                    f"{where} cannot be checked ({exc.strerror or 'the system refused'})"
+                ) from None
             if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
                 raise StoreError(
                     f"{where} belongs to another user; the cell uses a home only its own user "
-                    f"owns (fix: chown $USER {where}, or set NODECODE_HOME to a folder of yours)"
+                    f"owns (fix: chown $USER {where}, or set NODECODE_HOME to a folder of yours)",
+                    code=UNSAFE_HOME,
                 )
             if info.st_mode & _OTHERS_WRITE:
                 raise StoreError(
                     f"{where} is writable by other users, who could redirect the sign-in "
-                    f"(fix: chmod go-w {where})"
+                    f"(fix: chmod go-w {where})",
+                    code=UNSAFE_HOME,
                 )
 
     def read(self) -> dict[str, Any]:
@@ -214,32 +226,28 @@ class AuthStore:
             text = self._read_text()
         except FileNotFoundError:
             return {}
-        except (OSError, UnicodeDecodeError) as exc:
-            raise StoreError(f"{self.path} cannot be read ({type(exc).__name__})") from None
+        except IsADirectoryError:
+            raise self._corrupt("is a directory, not a file") from None
+        except UnicodeDecodeError:
+            raise self._corrupt("is not text (it holds bytes that are not UTF-8)") from None
+        except OSError as exc:
+            raise StoreError(
+                f"{self.path} cannot be read ({exc.strerror or 'the system refused'})"
+            ) from None
         if not text.strip():
             return {}
         try:
             data = json.loads(text)
         except RecursionError:
-            raise StoreError(
-                f"{self.path} nests deeper than any auth file should; "
-                "fix or remove it, nothing will be written until then"
-            ) from None
+            raise self._corrupt("nests deeper than any auth file should") from None
         except json.JSONDecodeError as exc:
-            raise StoreError(
-                f"{self.path} is not valid JSON (line {exc.lineno}, column {exc.colno}); "
-                "fix or remove it, nothing will be written until then"
+            raise self._corrupt(
+                f"is not valid JSON (line {exc.lineno}, column {exc.colno})"
             ) from None
         except ValueError:  # a number past Python's digit limit
-            raise StoreError(
-                f"{self.path} holds a number too long to read; "
-                "fix or remove it, nothing will be written until then"
-            ) from None
+            raise self._corrupt("holds a number too long to read") from None
         if not isinstance(data, dict):
-            raise StoreError(
-                f"{self.path} must hold a JSON object, not {json_kind(data)}; "
-                "fix or remove it, nothing will be written until then"
-            )
+            raise self._corrupt(f"must hold a JSON object, not {json_kind(data)}")
         self._check_shapes(data)
         return data
 
@@ -250,22 +258,21 @@ class AuthStore:
         would otherwise hang every read, and a device or a huge file stall it.
         """
         fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            os.close(fd)  # fdopen refuses a folder and would leave the descriptor open
+            raise self._corrupt("is a directory, not a file")
         with os.fdopen(fd, "rb") as handle:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
-                raise StoreError(
-                    f"{self.path} is not a regular file (a FIFO, a device or a socket); "
-                    "remove it, nothing will be read or written until then"
-                )
+                raise self._corrupt("is not a regular file (a FIFO, a device or a socket)")
             if info.st_size > MAX_AUTH_FILE_BYTES:
-                raise StoreError(
-                    f"{self.path} is larger than {MAX_AUTH_FILE_BYTES} bytes, more than any "
-                    "auth file holds; fix or remove it, nothing will be written until then"
+                raise self._corrupt(
+                    f"is larger than {MAX_AUTH_FILE_BYTES} bytes, more than any auth file holds"
                 )
             os.set_blocking(fd, True)
             data = handle.read(MAX_AUTH_FILE_BYTES + 1)
         if len(data) > MAX_AUTH_FILE_BYTES:
-            raise StoreError(f"{self.path} is larger than {MAX_AUTH_FILE_BYTES} bytes")
+            raise self._corrupt(f"is larger than {MAX_AUTH_FILE_BYTES} bytes")
         return data.decode("utf-8")
 
     def _check_shapes(self, data: dict[str, Any]) -> None:
@@ -278,11 +285,11 @@ class AuthStore:
                 where = f"oauth_tokens.{PROVIDER}"
                 self._expect(isinstance(entry, dict), where, "an object", entry)
                 for name in ("access_token", "refresh_token"):
-                    value = entry.get(name)
+                    value = entry.get(name, _MISSING)
                     self._expect(
                         isinstance(value, str) and bool(value), f"{where}.{name}", "a string", value
                     )
-                expires = entry.get("expires_at")
+                expires = entry.get("expires_at", _MISSING)
                 self._expect(
                     isinstance(expires, int | float)
                     and not isinstance(expires, bool)
@@ -307,12 +314,57 @@ class AuthStore:
 
     def _expect(self, ok: bool, where: str, wanted: str, value: object) -> None:
         """Return quietly when ``ok``; else raise StoreError naming the path and the field."""
-        if not ok:
-            # Name the kind of value, never the value itself: it may be a secret.
-            raise StoreError(
-                f"{self.path}: {where} must be {wanted}, not {json_kind(value)}; "
-                "fix or remove it, nothing will be written until then"
-            )
+        if ok:
+            return
+        if value is _MISSING:
+            raise self._corrupt(f"has no {where} (it must be {wanted})", colon=True)
+        # Name the kind of value, never the value itself: it may be a secret.
+        raise self._corrupt(f"{where} must be {wanted}, not {json_kind(value)}", colon=True)
+
+    def _corrupt(self, fault: str, *, colon: bool = False) -> StoreError:
+        """Return the StoreError for an auth.json whose content is at fault (code "corrupt").
+
+        It names the file, the FAULT and the way out: the file is never overwritten,
+        and ``move_aside`` (the ``logout --move-aside`` verb) keeps it and goes on.
+        """
+        return StoreError(
+            f"{self.path}{':' if colon else ''} {fault}; nothing will be written until it is "
+            f"fixed or moved aside ({MOVE_ASIDE_HINT} keeps it as {AUTH_FILE}.corrupt-<time>)",
+            code=CORRUPT,
+            hint=MOVE_ASIDE_HINT,
+        )
+
+    def move_aside(self, now: float | None = None) -> Path:
+        """Return where the corrupt auth.json now is: renamed to auth.json.corrupt-<time>.
+
+        Under the lock, and only while it still reads as corrupt (StoreError with code
+        "corrupt"): another process may have fixed it. Kept with mode 0600 (0700 for a
+        folder), for it may hold tokens. StoreError for any other fault, nothing moved.
+        """
+        with self.locked():
+            try:
+                self.read()
+            except StoreError as exc:
+                if exc.code != CORRUPT:
+                    raise
+            else:
+                raise StoreError(f"{self.path} reads well now; nothing was moved")
+            stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now))
+            target = self.path.with_name(f"{AUTH_FILE}.corrupt-{stamp}")
+            serial = 1
+            while target.exists() or target.is_symlink():
+                serial += 1
+                target = self.path.with_name(f"{AUTH_FILE}.corrupt-{stamp}-{serial}")
+            try:
+                is_dir = self.path.is_dir() and not self.path.is_symlink()
+                os.rename(self.path, target)
+                if not target.is_symlink():
+                    os.chmod(target, DIR_MODE if is_dir else FILE_MODE)
+            except OSError as exc:
+                raise StoreError(
+                    f"{self.path} cannot be moved aside ({exc.strerror or 'the system refused'})"
+                ) from None
+            return target
 
     def entry(self) -> TokenEntry | None:
         """Return the kept sign-in, or None."""
@@ -375,13 +427,11 @@ class AuthStore:
         try:
             payload = _encoded(data)
         except (TypeError, ValueError) as exc:  # a value JSON cannot hold; nothing written yet
-            raise StoreError(f"{self.path} cannot be written ({type(exc).__name__})") from None
+            raise StoreError(f"{self.path} cannot be written ({_why(exc)})") from None
         try:
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".auth.json.", suffix=".tmp")
         except OSError as exc:  # a folder it cannot write in: nothing was written
-            raise StoreError(
-                f"{self.path} cannot be written ({exc.strerror or type(exc).__name__})"
-            ) from None
+            raise StoreError(f"{self.path} cannot be written ({_why(exc)})") from None
         try:
             os.fchmod(fd, FILE_MODE)
             with os.fdopen(fd, "wb") as handle:
@@ -395,7 +445,14 @@ class AuthStore:
                 os.unlink(tmp)
             if not isinstance(exc, Exception):
                 raise
-            raise StoreError(f"{self.path} cannot be written ({type(exc).__name__})") from None
+            raise StoreError(f"{self.path} cannot be written ({_why(exc)})") from None
+
+
+def _why(exc: BaseException) -> str:
+    """Return what stopped a write, in words (never an exception class)."""
+    if isinstance(exc, OSError):
+        return exc.strerror or "the system refused"
+    return "a value JSON cannot hold"
 
 
 def _encoded(data: dict[str, Any]) -> bytes:

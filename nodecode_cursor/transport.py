@@ -71,8 +71,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "APPEND_PATH",
+    "DOCTOR_HINT",
     "RUN_POLL_PATH",
     "RUN_SSE_PATH",
+    "STREAM_CUT",
     "PollRun",
     "RunSettings",
     "RunStream",
@@ -88,6 +90,7 @@ __all__ = [
     "run_client",
     "run_headers",
     "unreachable",
+    "unreachable_cause",
 ]
 
 log = logging.getLogger("nodecode_cursor.transport")
@@ -237,10 +240,37 @@ def http_error(status: int, body: bytes, what: str) -> ProviderError:
     return kind(f"{what} answered HTTP {status}", status=status, retryable=retryable)
 
 
-def unreachable(url: str, exc: BaseException) -> ProviderError:
-    """Return the error for a request to URL that never got an answer: the URL and the cause."""
-    cause = str(exc) or type(exc).__name__
-    return ProviderError(f"could not reach {url}: {cause}", status=502, retryable=True)
+def unreachable(url: str, exc: BaseException | str) -> ProviderError:
+    """Return the error for a request to URL that never got an answer: the URL and the cause.
+
+    One wording everywhere (``unreachable_cause``): the layers below word the same
+    failure differently ("All connection attempts failed", "[Errno 111] …").
+    """
+    cause = exc if isinstance(exc, str) else unreachable_cause(exc)
+    return ProviderError(
+        f"could not reach {url}: {cause}{DOCTOR_HINT}",
+        status=502,
+        retryable=True,
+    )
+
+
+def unreachable_cause(exc: BaseException) -> str:
+    """Return what kept a request from an answer, in words: the OS's reason where there is one."""
+    if isinstance(exc, TimeoutError | httpx.TimeoutException):
+        return "connecting timed out"
+    seen: BaseException | None = exc
+    for _ in range(8):  # the reason is a few causes down (httpx → httpcore → anyio → OSError)
+        if seen is None:
+            break
+        if isinstance(seen, ssl.SSLError):
+            return f"TLS failed ({getattr(seen, 'reason', None) or seen})"
+        if isinstance(seen, OSError) and seen.strerror:
+            return seen.strerror.lower()
+        seen = seen.__cause__ or seen.__context__
+    text = str(exc)
+    if not text or "connection attempts failed" in text:
+        return "the connection failed"
+    return text
 
 
 @contextlib.contextmanager
@@ -256,6 +286,11 @@ def reaching(url: str) -> Iterator[None]:
     except httpx.HTTPError as exc:
         raise unreachable(url, exc) from None
 
+
+# What a failure to reach the service adds: the command that checks each step on the way.
+DOCTOR_HINT = " (run `nodecode-cursor doctor` to see which step fails)"
+# A stream the service (or the line to it) ended mid-answer, as a person reads it.
+STREAM_CUT = "the service closed the stream before the answer ended"
 
 # What the reader hands the consumer: a batch of messages, the end (None), or a failure.
 _Item = list[agent_pb2.AgentServerMessage] | BaseException | None
@@ -790,7 +825,8 @@ class _BidiRun(RunStream):
         except httpx.TransportError as exc:
             # The connection dropped mid-answer. Whether that loses anything is
             # the completeness rule's call (fold.py), not the transport's...
-            self.cut = f"the stream was cut: {exc or type(exc).__name__}"
+            log.debug("run %s cut: %s", self.request_id, exc or type(exc).__name__)
+            self.cut = STREAM_CUT
         else:
             self.cut = "the stream closed before its end frame"
         finally:
@@ -801,7 +837,7 @@ class _BidiRun(RunStream):
         if decoder.pending:
             # ...unless a frame had begun: more was coming, so the turn was not over.
             raise StreamIncomplete(
-                f"Cursor's answer is incomplete: {self.cut} inside a frame (try again)"
+                f"Cursor's answer is incomplete: {self.cut}, partway through a message (try again)"
             )
 
     # --- the appends -----------------------------------------------------------------

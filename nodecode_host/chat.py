@@ -23,14 +23,14 @@ import traceback
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from . import __version__, contract
 from .errors import HostError
 from .host_tools import HostTools, Toolbox
 from .native_tools import NativeTools, runner_for
 from .refhost import Conversation, ReferenceHost, TurnOutcome
-from .render import Style, TerminalView
+from .render import Style, TerminalView, Waiting
 from .setup import (
     PROVIDER,
     allow_secret,
@@ -87,6 +87,11 @@ def typed_so_far() -> str:
         return ""
 
 
+def money(usd: float) -> str:
+    """Return an estimate in dollars as the footer shows it: cents, or "<$0.01" below one."""
+    return "<$0.01" if usd < 0.005 else f"${usd:.2f}"
+
+
 def new_session_id() -> str:
     """Return a fresh session id (it keys Cursor's conversation)."""
     return f"chat-{uuid.uuid4().hex[:12]}"
@@ -120,6 +125,9 @@ class ChatRepl:
         self.out = out or sys.stdout
         self.style = Style(self.out)
         self.roster_ids: list[str] = []
+        # Whether roster_ids are the account's whole roster (fetched live), not a few ids.
+        self.roster_live = False
+        self.roster_asked = False
         self.at_prompt = False
         # -v: a failure that is not one of ours shows its traceback on stderr.
         self.verbose = verbose
@@ -134,6 +142,10 @@ class ChatRepl:
         self.usage_asked_at: float | None = None
         self.usage_period: float | None = None
         self.usage_level = 0
+        # The turns that answered and those that failed: piped input whose every turn
+        # failed exits non-zero, so a script sees that nothing was answered.
+        self.turns_answered = 0
+        self.turns_failed = 0
 
     # Output -------------------------------------------------------------------------------
 
@@ -154,6 +166,10 @@ class ChatRepl:
         else:
             self.out.write("\n" + text + "\n" + PROMPT)
         self.out.flush()
+
+    def gap(self) -> str:
+        """Return the space after the ^C a terminal echoed ("" on a pipe, which echoes none)."""
+        return " " if self.out.isatty() else ""
 
     def check_sign_in(self) -> None:
         """Stand the not-signed-in notice while no credential is there; clear it once one is.
@@ -196,23 +212,30 @@ class ChatRepl:
             except (EOFError, KeyboardInterrupt):
                 self.at_prompt = False
                 self.write()
-                return 0
+                return self.exit_code()
             self.at_prompt = False
             line = line.strip()
             if not line:
                 continue
             if line.startswith("/"):
                 if not self.slash(line):
-                    return 0
+                    return self.exit_code()
                 continue
             self.turn(line)
+
+    def exit_code(self) -> int:
+        """Return how the chat ends: 1 when input was piped and every turn failed, else 0."""
+        piped = not sys.stdin.isatty()
+        return 1 if piped and self.turns_failed and not self.turns_answered else 0
 
     def turn(self, text: str) -> None:
         """Run TEXT as one turn and show it."""
         messages = self.conversation.messages
         before = len(messages)
         messages.append({"role": "user", "content": text})
-        view = TerminalView(self.out, style=self.style, reasoning=self.out)
+        waiting = Waiting(self.out, style=self.style)
+        view = TerminalView(self.out, style=self.style, reasoning=self.out, waiting=waiting)
+        view.wait(f"waiting for cursor/{visible(self.conversation.model, lines=False)}")
         try:
             outcome = self.host.run_turn(
                 self.conversation,
@@ -221,27 +244,41 @@ class ChatRepl:
                 native=self.native,
                 native_kinds=self.native.kinds if self.native is not None else frozenset(),
             )
-        except (HostError, contract.CursorError) as exc:
-            view.close()
+        except BaseException as exc:
+            view.close()  # the waiting line stops and is wiped, whatever ended the turn
+            if not isinstance(exc, Exception):
+                raise
+            self.failed_turn(exc, before)
+            return
+        view.close()
+        self.turns_answered += 1
+        self.after_turn(outcome)
+
+    def failed_turn(self, exc: Exception, before: int) -> None:
+        """Say why the turn failed, leaving the history as it was before it (BEFORE messages)."""
+        messages = self.conversation.messages
+        if isinstance(exc, HostError | contract.CursorError):
             if len(messages) == before + 1:
                 messages.pop()  # nothing was answered: the history stays as it was
             # Only a terminal's line editor recalls the line; piped input has no ↑.
             recall = self.style.dim(" (↑ recalls your line)") if sys.stdin.isatty() else ""
             self.write(self.style.red(f"error: {visible(str(exc), lines=False)}") + recall)
-            return
-        except Exception as exc:  # a bug, or a tool that broke: the chat goes on
-            view.close()
+        else:  # a bug, or a tool that broke: the chat goes on
             del messages[before:]  # the turn left no whole exchange: drop it all
             if self.verbose:
-                traceback.print_exc()
+                traceback.print_exception(exc)
             line = contract.scrub(f"error: internal error: {type(exc).__name__}: {exc}")
             self.write(self.style.red(visible(line, lines=False)))
-            return
-        view.close()
+        self.turns_failed += 1
+
+    def after_turn(self, outcome: TurnOutcome) -> None:
+        """Write the turn's footers and how it ended; keep the history whole."""
+        messages = self.conversation.messages
         self.footer(outcome)
         self.context_footer(outcome.usage.context_tokens)
         if outcome.interrupted:
-            self.write(self.style.dim("(interrupted — the text so far is kept)"))
+            # A terminal has echoed ^C where the cursor was: a space keeps the words apart.
+            self.write(self.gap() + self.style.dim("(interrupted — the text so far is kept)"))
         elif outcome.unrun:
             # Keep the history whole: each call the host stopped short of gets a result.
             for call in outcome.unrun:
@@ -266,7 +303,7 @@ class ChatRepl:
         if outcome.cost_usd_estimate is not None:
             self.cost_total += outcome.cost_usd_estimate
             self.cost_turns += 1
-            line += f" · est. ${outcome.cost_usd_estimate:.4f}"
+            line += f" · est. {money(outcome.cost_usd_estimate)}"
         else:
             self.unpriced_turns += 1
         self.write(self.style.dim(line + " ──"))
@@ -372,7 +409,7 @@ class ChatRepl:
         except (HostError, contract.CursorError) as exc:
             self.write(self.style.red(f"error: {visible(str(exc), lines=False)}"))
         except KeyboardInterrupt:  # Ctrl-C stops a slow command (/models), not the chat
-            self.write(self.style.dim("(interrupted)"))
+            self.write(self.gap() + self.style.dim("(interrupted)"))
         except Exception as exc:  # a bug must not end the chat
             if self.verbose:
                 traceback.print_exc()
@@ -383,9 +420,22 @@ class ChatRepl:
     def models(self) -> None:
         """Write the account's models (or the bundled ones and why)."""
         live, reason, _, rows = fetch_models(self.host)
+        self.keep_roster(live, rows)
+        self.write(format_models(live, reason, rows))
+
+    def keep_roster(self, live: bool, rows: list[dict[str, Any]]) -> None:
+        """Keep the account's roster when ROWS are it (LIVE): suggestions come from it then."""
+        self.roster_asked = True
         if live:
             self.roster_ids = [str(row.get("id")) for row in rows]
-        self.write(format_models(live, reason, rows))
+            self.roster_live = True
+
+    def account_roster(self) -> list[str] | None:
+        """Return the account's model ids (asked once per chat, then kept), or None if unknown."""
+        if not self.roster_asked:
+            live, _, _, rows = fetch_models(self.host)
+            self.keep_roster(live, rows)
+        return self.roster_ids if self.roster_live else None
 
     def model(self, name: str) -> None:
         """Switch to the model NAME (or say which one is in use)."""
@@ -393,16 +443,29 @@ class ChatRepl:
             self.write(f"model: cursor/{self.conversation.model}")
             return
         note = ""
+        roster = self.account_roster()
         try:
-            route = route_for(self.host, name, self.conversation.effort, self.roster_ids)
+            if roster is not None:  # known: nothing more to ask the account
+                cell = self.host.cell_for(PROVIDER)
+                route = cell.route(name, self.conversation.effort, roster=roster)
+            else:
+                route = route_for(self.host, name, self.conversation.effort, self.roster_ids)
         except contract.UnknownModel as exc:
-            raise HostError(unknown_model_line(exc)) from None
+            raise HostError(unknown_model_line(exc, roster=roster)) from None
         except contract.BadEffort:
             route = checked_route(self.host, name, None, self.roster_ids, defaults=False)
             note = " (effort reset to off: the model does not take the one set)"
         self.remember(route.model, route.bundled)
         self.conversation.model, self.conversation.effort = route.model, route.effort
         self.write(f"model: cursor/{route.model}, effort {route.effort or 'off'}{note}")
+        if roster is not None and route.model not in roster:
+            # Said before a round is spent on it: Cursor may well refuse the model.
+            self.write(
+                self.style.yellow(
+                    f"note: your account's roster does not list {route.model}; Cursor may "
+                    "refuse its rounds (/models lists the account's models)"
+                )
+            )
 
     def effort(self, level: str) -> None:
         """Set the thinking effort (or say which one is set)."""
@@ -436,8 +499,11 @@ class ChatRepl:
             if head == "/cursor":
                 options = list(self.host.command("cursor").complete(rest))
             elif head == "/model":
-                catalog = self.host.cell_for(PROVIDER).catalog()
-                options = [str(m["id"]) for m in catalog.get("models", [])] + self.roster_ids
+                # The account's roster when known (never asked here: Tab must not wait).
+                options = list(self.roster_ids)
+                if not self.roster_live:
+                    catalog = self.host.cell_for(PROVIDER).catalog()
+                    options += [str(m["id"]) for m in catalog.get("models", [])]
             elif head == "/effort":
                 cell = self.host.cell_for(PROVIDER)
                 route = cell.route(self.conversation.model, None, roster=self.roster_ids)

@@ -57,6 +57,7 @@ from .setup import (
     DEFAULT_MODEL,
     PROVIDER,
     allow_secret,
+    ask,
     checked_route,
     confirm,
     fetch_models,
@@ -137,6 +138,19 @@ def _globals(parser: argparse.ArgumentParser, *, top: bool) -> None:
     )
 
 
+def _demo_flags(demo: argparse.ArgumentParser) -> None:
+    """Add demo's flags: -v, and the URL flags hidden (taken only to be refused by name)."""
+    for flag in ("--base-url", "--web-url"):
+        demo.add_argument(flag, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    demo.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="debug logging on stderr (never tokens), tracebacks on failure",
+    )
+
+
 def build_parser() -> Parser:
     """Return the command-line parser."""
     parser = Parser(
@@ -203,6 +217,8 @@ def build_parser() -> Parser:
         ("logout", "forget the kept sign-in"),
     ):
         _globals(commands.add_parser(name, help=text), top=False)
+    for name in ("login", "logout"):
+        _move_aside_flag(commands.choices[name])
 
     usage = commands.add_parser("usage", help="your plan's usage this period (Cursor's dashboard)")
     _globals(usage, top=False)
@@ -222,9 +238,9 @@ def build_parser() -> Parser:
         "demo",
         help="a real turn against the offline simulator",
         description="A real two-round turn against the bundled simulator on loopback, never "
-        "Cursor: --base-url and --web-url are refused here.",
+        "Cursor.",
     )
-    _globals(demo, top=False)
+    _demo_flags(demo)
 
     serve = commands.add_parser("serve", help="an OpenAI-compatible API for Cursor's models")
     _globals(serve, top=False)
@@ -446,6 +462,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 # login, status, logout ------------------------------------------------------------------------
 
 
+NOT_SIGNED_IN_SHELL = "not signed in: run nodecode-cursor login, or set CURSOR_ACCESS_TOKEN"
+
+
 def _cursor(host: ReferenceHost) -> Cell:
     """Return the cursor cell, after its /cursor command (a vetoed or missing cell says so)."""
     host.command(PROVIDER)
@@ -460,10 +479,18 @@ def cmd_status(args: argparse.Namespace) -> int:
         # The /cursor verbs answer a broken auth.json or token as a line, as a chat wants;
         # a shell wants the line and a failing exit code too (neither refreshes nor dials).
         cell.credential(PROVIDER)
-        print(host.command(PROVIDER).run("status"))
+        print(_shell_status(host.command(PROVIDER).run("status")))
         return 0
     finally:
         host.stop()
+
+
+def _shell_status(line: str) -> str:
+    """Return the cell's status LINE (worded for a chat) as a shell says it."""
+    chat = f"{PROVIDER}: {contract.NOT_SIGNED_IN}"
+    if line.startswith(chat):
+        line = f"{PROVIDER}: {NOT_SIGNED_IN_SHELL}" + line.removeprefix(chat)
+    return for_shell(line, contract.SIGN_IN_HINT)
 
 
 def cmd_logout(args: argparse.Namespace) -> int:
@@ -471,6 +498,9 @@ def cmd_logout(args: argparse.Namespace) -> int:
     host = make_host(args)
     try:
         cell = _cursor(host)
+        if _corrupt_moved_aside(args, cell):
+            print(host.command(PROVIDER).run("logout --move-aside"))
+            return 0
         cell.sign_in_state()  # a broken auth.json fails the command, and stays as it is
         line = host.command(PROVIDER).run("logout")
         if cell.sign_in_state().signed_in:
@@ -492,13 +522,59 @@ def cmd_logout(args: argparse.Namespace) -> int:
         host.stop()
 
 
-def _signed_in_anew(before: SignInState, after: SignInState) -> bool:
+def _move_aside_flag(parser: argparse.ArgumentParser) -> None:
+    """Add --move-aside: the way out of a corrupt auth.json, asked on a terminal otherwise."""
+    parser.add_argument(
+        "--move-aside",
+        action="store_true",
+        help="move a corrupt auth.json aside (kept as auth.json.corrupt-<time>) and go on",
+    )
+
+
+def _corrupt_moved_aside(args: argparse.Namespace, cell: Cell) -> bool:
+    """Return whether auth.json is corrupt and is to be moved aside (--move-aside, or asked).
+
+    A file that reads well answers False; any other fault, or a corrupt file the
+    person keeps in place, raises the cell's StoreError, which names the way out.
+    """
+    try:
+        cell.sign_in_state()
+    except contract.StoreError as exc:
+        if exc.code != "corrupt":
+            raise
+        if getattr(args, "move_aside", False):
+            return True
+        if sys.stdin.isatty() and ask(
+            f"{visible(for_shell(str(exc), exc.hint), lines=False)}\n"
+            "move it aside and go on? [y/N] "
+        ):
+            return True
+        raise
+    return False
+
+
+def _say_signed_in(state: SignInState | None) -> None:
+    """Say that a sign-in is already kept, before a new one replaces it (``login``)."""
+    if state is not None and state.signed_in:
+        who = f" as {state.email}" if state.email else ""
+        print(
+            f"cursor: already signed in{who}; a new sign-in replaces it when it finishes",
+            flush=True,
+        )
+
+
+def _signed_in_anew(before: SignInState | None, after: SignInState) -> bool:
     """Return whether AFTER holds a kept sign-in that BEFORE did not (a new one was kept)."""
     if not after.signed_in:
         return False
-    return not before.signed_in or (after.expires_at, after.email) != (
-        before.expires_at,
-        before.email,
+    return (
+        before is None
+        or not before.signed_in
+        or (after.expires_at, after.email)
+        != (
+            before.expires_at,
+            before.email,
+        )
     )
 
 
@@ -509,11 +585,17 @@ def cmd_login(args: argparse.Namespace) -> int:
     try:
         cell = _cursor(host)
         command = host.command(PROVIDER)
-        before = cell.sign_in_state()  # a broken auth.json: the sign-in could not be kept anyway
+        aside = " --move-aside" if _corrupt_moved_aside(args, cell) else ""
+        # A broken auth.json: the sign-in could not be kept anyway (moved aside: none was).
+        before = None if aside else cell.sign_in_state()
+        _say_signed_in(before)
         started = time.monotonic()
         progress = sys.stderr.isatty()
         try:
-            started_line = command.run("login --no-browser" if args.no_browser else "login")
+            verb = "login --no-browser" if args.no_browser else "login"
+            moved, _, started_line = command.run(verb + aside).rpartition("\n")
+            if moved:
+                print(moved, flush=True)
             url = cell.sign_in_state().login_url
             if url is None:
                 print(started_line, flush=True)  # not a page to open: the cell's own words
@@ -562,11 +644,24 @@ DEMO_TEXT = "nodecode-cursor 0.1.0: the cursor lane, sign-in, the roster and the
 DEMO_PROMPT = f'What do the release notes say? Use read_file with {{"path": "{DEMO_FILE}"}}.'
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
-    """Run a real two-round turn with a tool handoff against the bundled simulator."""
+def _simulator_class() -> Any:
+    """Return the bundled simulator's class; HostConfigError in one line when it is absent."""
     # Imported here: the simulator is the demo's alone, and it loads the installed cell's
     # protobuf code, which no other command should pay for (or load before the cells).
-    from cursor_simulator import Simulator
+    try:
+        from cursor_simulator import Simulator
+    except ImportError as exc:
+        raise HostConfigError(
+            "the demo needs the bundled simulator (the cursor_simulator package and pyjwt), "
+            f"which could not be imported ({exc.name or 'a module'} is missing): install the "
+            "project with pip install -e . from its repository"
+        ) from None
+    return Simulator
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Run a real two-round turn with a tool handoff against the bundled simulator."""
+    simulator = _simulator_class()
 
     given = [
         flag
@@ -583,7 +678,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             "cannot be used with it (see nodecode-cursor demo --help)"
         )
     style = Style(sys.stdout)
-    with tempfile.TemporaryDirectory(prefix="nodecode-demo-") as scratch, Simulator() as sim:
+    with tempfile.TemporaryDirectory(prefix="nodecode-demo-") as scratch, simulator() as sim:
         # The demo's own home and working folder: nothing of the person's is read or written,
         # and their Cursor token never goes to the simulator.
         home, work = Path(scratch) / "home", Path(scratch) / "work"
@@ -755,6 +850,17 @@ def _logging(verbose: bool) -> None:
         package.addHandler(handler)
 
 
+def _config_fault(exc: BaseException) -> bool:
+    """Return whether the cell's error EXC is a config error (exit 2, as the README says).
+
+    A home or config.json that others own or may write is one too: the person's set-up
+    is what must change, not the service.
+    """
+    return isinstance(exc, contract.ConfigError) or (
+        isinstance(exc, contract.StoreError) and exc.code == "unsafe_home"
+    )
+
+
 def _failure(exc: BaseException) -> tuple[int, str]:
     """Return (status, one line) for a failure that is not one of ours.
 
@@ -818,8 +924,9 @@ def main(argv: list[str] | None = None) -> int:
     verbose = bool(getattr(args, "verbose", False))
     _logging(verbose)
     if args.command is None:
-        parser.print_help()
-        return 0
+        # No command is a usage error: the help says which there are.
+        parser.print_help(sys.stderr)
+        return 2
     try:
         if args.command == "chat":
             return run_chat(args)
@@ -841,7 +948,7 @@ def main(argv: list[str] | None = None) -> int:
         if verbose:
             traceback.print_exc()
         _report(exc.status, str(exc), as_json=as_json, hint=exc.hint)
-        return 2 if isinstance(exc, contract.ConfigError) else 1
+        return 2 if _config_fault(exc) else 1
     except Exception as exc:
         if verbose:
             traceback.print_exc()

@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from nodecode_cursor.cell import CursorCell
     from nodecode_cursor.errors import (
+        MOVE_ASIDE_HINT,
         NOT_SIGNED_IN,
         SIGN_IN_HINT,
         BadEffort,
+        BadUrl,
         ConfigError,
         CredentialError,
         CursorError,
@@ -60,9 +62,11 @@ if TYPE_CHECKING:
 
 
 __all__ = [
+    "MOVE_ASIDE_HINT",
     "NOT_SIGNED_IN",
     "SIGN_IN_HINT",
     "BadEffort",
+    "BadUrl",
     "ConfigError",
     "CredentialError",
     "CursorError",
@@ -96,9 +100,11 @@ _CONTRACT = "nodecode_cursor.host"
 _HOMES = {
     **dict.fromkeys(
         (
+            "MOVE_ASIDE_HINT",
             "NOT_SIGNED_IN",
             "SIGN_IN_HINT",
             "BadEffort",
+            "BadUrl",
             "ConfigError",
             "CredentialError",
             "CursorError",

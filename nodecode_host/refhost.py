@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import importlib.machinery
 import importlib.metadata
 import json
 import logging
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ENTRY_POINTS_ENV",
     "ENTRY_POINT_GROUP",
+    "CellNotInFolder",
     "CellSource",
     "Conversation",
     "LoadedCell",
@@ -146,6 +148,22 @@ def discover_cells(
     return found, problems
 
 
+class CellNotInFolder(HostConfigError):
+    """A drop-in folder's cell.toml names a module the folder does not hold."""
+
+
+def outside_folder(source: CellSource, module_file: str | None) -> str | None:
+    """Return the warning for a folder's cell whose module came from elsewhere, or None."""
+    if source.folder is None or module_file is None:
+        return None
+    if Path(module_file).resolve().is_relative_to(source.folder.resolve()):
+        return None
+    return (
+        f"cell {source.name} (folder {source.folder}) was loaded from {module_file}, "
+        "outside its folder: a copy imported earlier shadows the folder's"
+    )
+
+
 def _import_cell(source: CellSource) -> tuple[Any, str | None]:
     """Return (the cell object SOURCE names, the file of its module).
 
@@ -156,6 +174,14 @@ def _import_cell(source: CellSource) -> tuple[Any, str | None]:
     module_name, _, attr = source.entry.partition(":")
     if source.folder is not None:
         folder = str(source.folder)
+        top = module_name.partition(".")[0]
+        # Checked before the import: without its package, the folder would quietly lend
+        # its name to whichever copy is installed.
+        if importlib.machinery.PathFinder.find_spec(top, [folder]) is None:
+            raise CellNotInFolder(
+                f"the folder {folder} holds no {top} package (its cell.toml names "
+                f'"{source.entry}"); copy the package into the folder, or remove the folder'
+            )
         if folder not in sys.path:
             sys.path.insert(0, folder)
     module = importlib.import_module(module_name)
@@ -338,6 +364,9 @@ class ReferenceHost:
                 log.debug("cell %s failed to import", source.name, exc_info=True)
                 self.problems.append(f"cell {source.name} ({source.origin}) failed to load: {exc}")
                 continue
+            shadowed = outside_folder(source, module_file)
+            if shadowed is not None:
+                self.problems.append(shadowed)
             if id(cell) in seen:
                 log.debug("cell %s (%s) is already loaded", source.name, source.origin)
                 continue

@@ -5,14 +5,20 @@ unset. Everything the model controls passes through ``terminal_text.visible``
 first, so its control characters are shown, never obeyed. ``TerminalView`` is a
 ``TurnObserver`` that writes stream parts as they arrive: assistant text as it
 is, reasoning dimmed (or nowhere), each tool call with its arguments and a
-bounded preview of its result. Running the turn is ``refhost.py``'s job; this
-module only writes.
+bounded preview of its result. ``Waiting`` is the elapsed-time line a terminal
+shows while nothing else is written (the model thinking, a tool running), cleared
+the moment output starts; a pipe never gets it. Running the turn is
+``refhost.py``'s job; this module only writes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import threading
+import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
 from . import contract
@@ -22,7 +28,15 @@ from .terminal_text import visible
 if TYPE_CHECKING:
     from nodecode_cursor.host import RoundResult, StreamPart
 
-__all__ = ["Style", "TerminalView", "call_summary", "result_preview"]
+__all__ = [
+    "Style",
+    "TerminalView",
+    "Waiting",
+    "call_summary",
+    "paused",
+    "result_preview",
+    "wipe",
+]
 
 # A tool result preview shows at most this much: the model sees it all, the person a glimpse.
 _PREVIEW_LINES = 8
@@ -92,6 +106,104 @@ def result_preview(text: str) -> str:
     return shown
 
 
+# The waiting line's frames, and how often it is redrawn.
+_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+_TICK_SECONDS = 0.1
+# The line being shown now, if any: a question asked on the terminal pauses it.
+_shown: list[Waiting] = []
+
+
+class Waiting:
+    """An elapsed-time line (``⠋ waiting for cursor/model… 3s``) on a terminal, until stopped.
+
+    Drawn by a thread of its own, over and over on one line, and wiped (spaces over
+    it, back to the line's start) by ``stop`` before anything else is written: no
+    escape sequence, so the terminal sees no control byte but CR. On a pipe or file
+    it does nothing.
+    """
+
+    def __init__(self, out: TextIO, *, style: Style | None = None) -> None:
+        self.out = out
+        self.enabled = out.isatty()
+        self.style = style or Style(out)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._drawn = 0  # the width of the line drawn last (0: none shown)
+        self.label = ""
+
+    def start(self, label: str) -> None:
+        """Show LABEL with the time since now (replacing a line already shown)."""
+        self.stop()
+        if not self.enabled:
+            return
+        self.label = label
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=self._draw, args=(label, time.monotonic(), self._stop), daemon=True
+        )
+        _shown.append(self)
+        self._thread.start()
+
+    @property
+    def showing(self) -> bool:
+        """Whether the line is being drawn."""
+        return self._thread is not None
+
+    def stop(self) -> None:
+        """Wipe the line, if one is shown, and stop drawing it."""
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        self._stop.set()
+        thread.join()
+        with contextlib.suppress(ValueError):
+            _shown.remove(self)
+        with self._lock:
+            if self._drawn:
+                self.out.write(wipe(self._drawn))
+                self.out.flush()
+                self._drawn = 0
+
+    def _draw(self, label: str, since: float, stop: threading.Event) -> None:
+        """Redraw LABEL and the elapsed seconds every tick until STOP is set."""
+        tick = 0
+        while not stop.is_set():
+            waited = int(time.monotonic() - since)
+            frame = _FRAMES[tick % len(_FRAMES)]
+            with self._lock:
+                if stop.is_set():
+                    return
+                text = f"{frame} {label}… {waited}s"
+                pad = " " * max(0, self._drawn - len(text))  # over a longer line drawn before
+                self.out.write("\r" + self.style.dim(text) + pad)
+                self.out.flush()
+                self._drawn = max(self._drawn, len(text))
+            tick += 1
+            stop.wait(_TICK_SECONDS)
+
+
+def wipe(width: int) -> str:
+    """Return what blanks a line WIDTH characters wide and returns to its start."""
+    return "\r" + " " * width + "\r"
+
+
+@contextlib.contextmanager
+def paused() -> Iterator[None]:
+    """Return a context in which no waiting line is drawn (a question is being asked).
+
+    The line shown before comes back afterwards, its clock started anew.
+    """
+    shown = list(_shown)
+    for line in shown:
+        line.stop()
+    try:
+        yield
+    finally:
+        for line in shown:
+            line.start(line.label)
+
+
 class TerminalView(TurnObserver):
     """Writes a turn to a terminal as it streams."""
 
@@ -103,8 +215,12 @@ class TerminalView(TurnObserver):
         reasoning: TextIO | None = None,
         tools: TextIO | None = None,
         rounds: bool = False,
+        waiting: Waiting | None = None,
     ) -> None:
         self.out = out
+        # The elapsed-time line while nothing streams (None: none, as on a pipe).
+        self.waiting = waiting
+        self.model = ""
         self.style = style or Style(out)
         # Where reasoning goes (None hides it) and where tool calls are shown.
         self.reasoning = reasoning
@@ -125,15 +241,30 @@ class TerminalView(TurnObserver):
         self._last = None
         self._ended = True
 
+    def wait(self, label: str) -> None:
+        """Show the waiting line with LABEL until the next output (when there is a line)."""
+        if self.waiting is not None:
+            self.waiting.start(label)
+
+    def quiet(self) -> None:
+        """Wipe the waiting line before something is written."""
+        if self.waiting is not None:
+            self.waiting.stop()
+
     def part(self, part: StreamPart) -> None:
         """Write one stream part."""
+        if not isinstance(part, contract.StreamStart | contract.Finish):
+            self.quiet()
         if isinstance(part, contract.StreamStart):
             self.round_number += 1
             if self.rounds:
+                self.quiet()
                 self._end_line()
                 label = f"── round {self.round_number} · {visible(part.model, lines=False)} ──"
                 self.tools.write(self.style.dim(label) + "\n")
                 self.tools.flush()
+            if self.waiting is not None and not self.waiting.showing:
+                self.wait(f"waiting for cursor/{visible(part.model, lines=False)}")
         elif isinstance(part, contract.ReasoningDelta):
             if self.reasoning is None:
                 return
@@ -170,16 +301,21 @@ class TerminalView(TurnObserver):
 
     def round_done(self, result: RoundResult) -> None:
         """Close the round's open line."""
+        self.quiet()
         self._end_line()
 
     def tool_call(self, call: dict[str, Any]) -> None:
-        """Write the call about to run."""
+        """Write the call about to run, then show that it runs."""
+        self.quiet()
         self._end_line()
         self.tools.write(self.style.cyan("→ " + call_summary(call)) + "\n")
         self.tools.flush()
+        name = visible(str((call.get("function") or {}).get("name", "?")), lines=False)
+        self.wait(f"running {name}")
 
     def tool_result(self, call: dict[str, Any], text: str) -> None:
-        """Write a preview of the call's result."""
+        """Write a preview of the call's result; the next round is then awaited."""
+        self.quiet()
         preview = result_preview(text).replace("\n", "\n  ")
         self.tools.write(self.style.dim("  " + preview) + "\n")
         self.tools.flush()
@@ -193,4 +329,5 @@ class TerminalView(TurnObserver):
 
     def close(self) -> None:
         """End whatever line is open."""
+        self.quiet()
         self._end_line()

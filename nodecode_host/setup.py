@@ -12,6 +12,7 @@ all import these; the commands themselves, the REPL and the HTTP side live there
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -21,10 +22,11 @@ from typing import TYPE_CHECKING, Any
 from . import contract
 from .errors import HostConfigError
 from .refhost import ReferenceHost
+from .render import paused
 from .terminal_text import has_hidden, visible
 
 if TYPE_CHECKING:
-    from nodecode_cursor.errors import BadEffort, UnknownModel
+    from nodecode_cursor.errors import BadEffort, BadUrl, UnknownModel
     from nodecode_cursor.host import Route
 
 __all__ = [
@@ -32,6 +34,7 @@ __all__ = [
     "HOST_DEFAULTS",
     "PROVIDER",
     "allow_secret",
+    "ask",
     "catalog_models",
     "checked_route",
     "configured",
@@ -81,10 +84,31 @@ def make_host(
     # A broken config.json is a config error before anything loads.
     for key in HOST_DEFAULTS:
         configured(host, key)
-    host.start()
+    try:
+        host.start()
+    except contract.BadUrl as exc:
+        raise HostConfigError(bad_url_line(host, exc, flags=section)) from None
     for problem in host.problems:
         print(f"warning: {problem}", file=sys.stderr)
     return host
+
+
+# The command-line flag that sets each URL of the cursor section.
+URL_FLAGS = {"base_url": "--base-url", "web_url": "--web-url"}
+
+
+def bad_url_line(host: ReferenceHost, exc: BadUrl, *, flags: dict[str, Any]) -> str:
+    """Return the cell's BadUrl worded with the name the person gave the URL by.
+
+    FLAGS is the section the command line set: a URL from it is named by its flag,
+    any other by its key in config.json.
+    """
+    flag = URL_FLAGS.get(exc.setting)
+    if flag is not None and exc.setting in flags:
+        name = flag
+    else:
+        name = f'"{exc.setting}" in the "{PROVIDER}" section of {host.config_path}'
+    return f"{name} {exc.url} {exc.problem}: {exc.fix}"
 
 
 def configured(host: ReferenceHost, key: str) -> str | None:
@@ -178,9 +202,19 @@ def checked_route(
         ) from None
 
 
-def unknown_model_line(exc: UnknownModel, note: str = "") -> str:
-    """Return the line a person at a terminal reads for the cell's UnknownModel (NOTE: whence)."""
-    hint = f" Nearest supported: {', '.join(exc.near)}." if exc.near else ""
+def unknown_model_line(
+    exc: UnknownModel, note: str = "", roster: Sequence[str] | None = None
+) -> str:
+    """Return the line a person at a terminal reads for the cell's UnknownModel (NOTE: whence).
+
+    ROSTER, the account's model ids when known, is where the nearest ids come from then:
+    a model the account cannot use is no suggestion.
+    """
+    if roster is not None:
+        near = difflib.get_close_matches(exc.model, list(roster), n=5, cutoff=0.0)
+        hint = f" Nearest on your account: {', '.join(near)}." if near else ""
+    else:
+        hint = f" Nearest supported: {', '.join(exc.near)}." if exc.near else ""
     unchecked = f" The live roster could not be checked ({exc.unchecked})." if exc.unchecked else ""
     return (
         f"unknown model {PROVIDER}/{exc.model}{note}.{hint}{unchecked} "
@@ -286,14 +320,22 @@ def _window(tokens: Any) -> str:
     return f"{tokens // 1000}k"
 
 
+# The cell's hints (worded for a chat) and the shell commands that do the same.
+_SHELL_HINTS = {
+    "/cursor login": "nodecode-cursor login",
+    "/cursor logout --move-aside": "nodecode-cursor logout --move-aside",
+}
+
+
 def for_shell(message: str, hint: str | None) -> str:
-    """Return MESSAGE with the shell's sign-in command added when HINT is the cell's sign-in.
+    """Return MESSAGE speaking shell: the cell's HINT (a chat's verb) as the shell's command.
 
     HINT is the error's ``hint`` (``CursorError.hint``, a roster's ``hint``): the cell
-    words it for a chat (/cursor login), and a shell signs in with a command instead.
+    words it for a chat (/cursor login), and a shell does the same with a command.
     """
-    if hint is not None and hint == contract.SIGN_IN_HINT:
-        return message + " (from a shell: nodecode-cursor login)"
+    shell = _SHELL_HINTS.get(hint or "")
+    if shell is not None and hint:
+        return message.replace(hint, shell)
     return message
 
 
@@ -316,22 +358,24 @@ def command_question(command: str, *, where: str | None = None) -> str:
 
 def confirm(command: str) -> bool:
     """Return whether the person allows COMMAND (asked on the terminal)."""
-    return _ask(command_question(command))
+    return ask(command_question(command))
 
 
 def allow_secret(tool: str, path: str, why: str) -> bool:
     """Return whether the person lets TOOL reach PATH, a place that holds secrets (WHY)."""
     shown = visible(path, lines=False)
-    return _ask(
+    return ask(
         f"{visible(tool, lines=False)} asks to reach {shown}, which holds secrets ({why}).\n"
         "allow this once? [y/N] "
     )
 
 
-def _ask(question: str) -> bool:
+def ask(question: str) -> bool:
     """Return whether the person answers QUESTION with yes (asked on the terminal)."""
-    try:
-        answer = input(question)
-    except EOFError:
-        return False
+    # The waiting line would draw over the question: it stands aside while it is asked.
+    with paused():
+        try:
+            answer = input(question)
+        except EOFError:
+            return False
     return answer.strip().lower() in ("y", "yes")

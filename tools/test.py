@@ -72,6 +72,9 @@ def install_agents() -> int:
 
 def main(argv: list[str]) -> int:
     """Return pytest's exit status, after the agents are installed."""
+    if "--collect-only" in argv or "--co" in argv:
+        # Collecting runs no test: it needs no agents (a fresh clone checks itself this way).
+        return subprocess.run([sys.executable, "-m", "pytest", *argv], cwd=ROOT).returncode
     problem = node_problem()
     if problem is not None:
         print(problem, file=sys.stderr)

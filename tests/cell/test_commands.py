@@ -154,7 +154,10 @@ def test_a_second_login_cancels_the_first(sim: Simulator, home: Path) -> None:
 @pytest.mark.parametrize("argline", ["help", "signin", "LOGOUTX", "log in"])
 def test_other_verbs_answer_the_usage_line(sim: Simulator, home: Path, argline: str) -> None:
     assert command(sim, MemoryHost(home)).run(argline) == USAGE
-    assert USAGE == "usage: /cursor login [--no-browser] | status | usage | logout"
+    assert USAGE == (
+        "usage: /cursor login [--no-browser] [--move-aside] | status | usage "
+        "| logout [--move-aside]"
+    )
     assert sim.requests == []
 
 

@@ -240,13 +240,14 @@ def test_run_sse_refused_with_an_html_page(sim: Simulator) -> None:
 # --- cut streams -------------------------------------------------------------------------
 
 INCOMPLETE = "Cursor's answer is incomplete: "
+CUT = "the service closed the stream before the answer ended"
 
 
 def test_a_frame_header_cut_short_is_incomplete(sim: Simulator) -> None:
     sim.agent.script([Text("half an answer"), Raw(b"\x00\x00\x00"), CutStream()])
     error = fails(context(sim))
     assert isinstance(error, StreamIncomplete) and error.retryable
-    assert str(error).startswith(INCOMPLETE + "the stream was cut")
+    assert str(error).startswith(INCOMPLETE + CUT)
 
 
 def test_a_frame_body_cut_short_is_incomplete(sim: Simulator) -> None:
@@ -260,7 +261,7 @@ def test_a_frame_body_cut_short_is_incomplete(sim: Simulator) -> None:
     parts: list[StreamPart] = []
     error = fails(context(sim, on_part=parts.append))
     assert isinstance(error, StreamIncomplete)
-    assert str(error).startswith(INCOMPLETE + "the stream was cut")
+    assert str(error).startswith(INCOMPLETE + CUT)
     # What arrived whole was streamed; the cut frame was not.
     assert [p.text for p in parts if isinstance(p, TextDelta)] == ["start "]
 
@@ -276,7 +277,7 @@ def test_a_connection_reset_mid_stream_is_incomplete(sim: Simulator) -> None:
     sim.agent.script([Text("one "), Text("two "), CutStream(reset=True)])
     error = fails(context(sim))
     assert isinstance(error, StreamIncomplete) and error.retryable
-    assert str(error).startswith(INCOMPLETE + "the stream was cut")
+    assert str(error).startswith(INCOMPLETE + CUT)
 
 
 def test_a_cancelled_round_leaves_nothing_behind(sim: Simulator) -> None:

@@ -142,7 +142,10 @@ def test_a_break_with_no_checkpoint_fails_as_before(sim: Simulator, state: CellS
     with pytest.raises(StreamIncomplete) as caught:
         lane.stream_round_sync(context(sim), state)
     assert caught.value.retryable
-    assert str(caught.value).startswith("Cursor's answer is incomplete: the stream was cut")
+    assert str(caught.value) == (
+        "Cursor's answer is incomplete: the service closed the stream before the answer ended "
+        "(try again)"
+    )
     assert len(sim.agent.runs) == 1
 
 

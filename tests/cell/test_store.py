@@ -158,7 +158,7 @@ CORRUPT = [
     (b'{"oauth_tokens": {"cursor": []}}', "oauth_tokens.cursor must be an object"),
     (
         b'{"oauth_tokens": {"cursor": {"access_token": "a", "expires_at": 1}}}',
-        "oauth_tokens.cursor.refresh_token must be a string",
+        "has no oauth_tokens.cursor.refresh_token (it must be a string)",
     ),
     (
         b'{"oauth_tokens": {"cursor": {"access_token": "a", "refresh_token": "r", '

@@ -13,7 +13,7 @@ from cli_run import TOKEN, cli_env, run_main
 from cursor_simulator import Simulator
 from cursor_simulator.agent import End, Text, TurnEnded
 from cursor_simulator.dashboard import USAGE_PATH
-from nodecode_host.chat import USAGE_KEY, ChatRepl
+from nodecode_host.chat import USAGE_KEY, ChatRepl, money
 from nodecode_host.host_tools import Toolbox
 from nodecode_host.refhost import Conversation, ReferenceHost
 
@@ -87,7 +87,8 @@ def test_the_chat_footer_and_cost_sum(
         sim.agent.script([Text("hi"), TurnEnded(input=10_000, output=1000), End()])
         repl.turn("hello")
     one = (10_000 * 0.5 + 1000 * 2.5) / 1e6
-    assert out.getvalue().count(f"── tokens in 10000 / out 1000 · est. ${one:.4f} ──") == 2
+    # $0.0075: whole cents in the footer (never "$0.0000"), the sum to the tenth of a cent.
+    assert out.getvalue().count("── tokens in 10000 / out 1000 · est. $0.01 ──") == 2
     repl.slash("/cost")
     assert f"cost: about ${2 * one:.4f} over 2 turns" in out.getvalue()
     repl.slash("/model composer-1.5")
@@ -167,3 +168,14 @@ def test_a_refused_dashboard_leaves_the_chat_quiet(
     assert sim.dashboard.count(USAGE_PATH) == 1
     assert notice(host) is None
     assert "error" not in out.getvalue()
+
+
+def test_the_footer_shows_whole_cents_or_less_than_one() -> None:
+    assert [money(v) for v in (0.0, 0.0001, 0.0049, 0.005, 0.0123, 1.5)] == [
+        "<$0.01",
+        "<$0.01",
+        "<$0.01",
+        "$0.01",
+        "$0.01",
+        "$1.50",
+    ]

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,8 @@ from cli_run import (
 )
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import RUN_PATH, Sleep, StepStarted, Text
+from cursor_simulator.agent import RUN_PATH, End, Sleep, StepStarted, Text, TurnEnded
+from cursor_simulator.models import PATH as ROSTER_PATH
 from nodecode_host.chat import ChatRepl
 from nodecode_host.host_tools import Toolbox
 from nodecode_host.refhost import Conversation, ReferenceHost
@@ -125,7 +128,8 @@ def test_chat_ctrl_c_stops_a_slow_models_list_not_the_chat(
         while not sim.requests_to(MODELS_PATH) and time.monotonic() < deadline:
             time.sleep(0.02)
         child.sendintr()
-        child.expect(r"\(interrupted\)")
+        # The terminal echoed ^C; the words stand apart from it.
+        child.expect_exact("^C (interrupted)")
         child.expect("> ")
         child.sendline("still here?")
         child.expect("You said: still here\\?")
@@ -304,8 +308,108 @@ def test_chat_on_piped_input_has_no_line_recall_hint(sim: Simulator, home: Path)
     done = run_main(
         "--base-url", sim.url, "chat", "--tools", "none", env=env, stdin="hello\n/quit\n"
     )
-    assert done.returncode == 0, done.stderr
+    # Every turn failed: a script reading the exit code sees that nothing was answered.
+    assert done.returncode == 1, done.stderr
     assert NOT_SIGNED_IN_NOTICE in done.stdout
     assert "error: Cursor is not signed in" in done.stdout
     assert "recalls your line" not in done.stdout
     assert not sim.requests_to(RUN_PATH)
+
+
+def test_piped_chat_with_one_answered_turn_exits_0(sim: Simulator, home: Path) -> None:
+    env = cli_env(home)
+    done = run_main(
+        "--base-url", sim.url, "chat", "--tools", "none", env=env, stdin="hello\n/quit\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert "You said: hello" in done.stdout
+
+
+def test_chat_shows_a_waiting_line_until_the_first_token(
+    sim: Simulator, home: Path, tmp_path: Path
+) -> None:
+    release = threading.Event()
+
+    def slow_model(run: Any) -> Any:
+        yield StepStarted()
+        release.wait(RUN_TIMEOUT)  # the model "thinks" until the test has seen the line
+        yield Text("the late answer")
+        yield TurnEnded(input=1, output=1)
+        yield End()
+
+    sim.agent.script(slow_model)
+    child = spawn_chat(sim, home, tmp_path, "--tools", "none")
+    try:
+        child.expect("> ")
+        child.sendline("take your time")
+        child.expect(r"waiting for cursor/composer-2\.5… \d+s")
+        release.set()
+        # Wiped before the answer starts: the answer stands on a clean line.
+        child.expect(r"\r +\rthe late answer")
+        child.expect("> ")
+        close_chat(child)
+    finally:
+        release.set()
+        child.close(force=True)
+
+
+def test_chat_shows_a_waiting_line_while_a_confirmed_command_runs(
+    sim: Simulator, home: Path, tmp_path: Path
+) -> None:
+    fifo = tmp_path / "gate"
+    os.mkfifo(fifo)
+    child = spawn_chat(sim, home, tmp_path)
+    try:
+        child.expect("> ")
+        child.sendline(f'Use run_command with {{"command": "cat {fifo}"}}')
+        child.expect_exact("run it? [y/N] ")
+        child.sendline("y")
+        # cat waits on the FIFO until the test writes it: the line shows meanwhile.
+        child.expect(r"running run_command… \d+s")
+        with open(fifo, "w") as gate:
+            gate.write("gate-opened\n")
+        child.expect(r"\r +\r")
+        child.expect("run_command returned: exit code 0")
+        child.expect("gate-opened")
+        child.expect("> ")
+        close_chat(child)
+    finally:
+        child.close(force=True)
+
+
+def test_piped_chat_shows_no_waiting_line(sim: Simulator, home: Path) -> None:
+    done = run_main(
+        "--base-url", sim.url, "chat", "--tools", "none", env=cli_env(home), stdin="hi\n/quit\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert "You said: hi" in done.stdout
+    assert "waiting for" not in done.stdout and "\r" not in done.stdout
+
+
+def test_model_choice_comes_from_the_accounts_roster(sim: Simulator, home: Path) -> None:
+    roster = ["claude-opus-4-8-high", "claude-opus-4-8-max", "composer-2.5"]
+    roster += ["gemini-3.1-pro", "gpt-5.4", "gpt-5.4-high"]
+    host = ReferenceHost(home, overrides={"cursor": {"base_url": sim.url}})
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("CURSOR_ACCESS_TOKEN", TOKEN)
+        host.start()
+        try:
+            out = io.StringIO()
+            repl = ChatRepl(host, Conversation(model="composer-2.5"), Toolbox(), out=out)
+            repl.slash("/model gpt-5.9")
+            repl.slash("/model gpt-5.5")
+            # Tab after the roster is known: the account's ids only, no bundled siblings.
+            assert repl.completions("/model gpt-5", "gpt-5") == ["gpt-5.4", "gpt-5.4-high"]
+            assert repl.completions("/model ", "") == roster
+        finally:
+            host.stop()
+    assert out.getvalue().splitlines() == [
+        "error: unknown model cursor/gpt-5.9. Nearest on your account: gpt-5.4, gpt-5.4-high, "
+        "composer-2.5, gemini-3.1-pro, claude-opus-4-8-max. (`nodecode-cursor models` lists "
+        "them)",
+        "model: cursor/gpt-5.5, effort off",
+        "note: your account's roster does not list gpt-5.5; Cursor may refuse its rounds "
+        "(/models lists the account's models)",
+    ]
+    # One roster question for the chat, not one per /model.
+    assert len(sim.requests_to(ROSTER_PATH)) == 1

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_run import RUN_TIMEOUT, ask_json, cli_env, copy_cell_folder, run_cli, run_main
+from cli_run import REPO, RUN_TIMEOUT, ask_json, cli_env, copy_cell_folder, run_cli, run_main
 
 from cursor_simulator import Simulator
 from cursor_simulator.agent import RUN_PATH
@@ -62,13 +62,15 @@ def test_models_without_a_token_lists_the_bundled_rows_and_why(home: Path) -> No
     answer = json.loads(done.stdout)
     assert answer["live"] is False
     assert "not signed in" in answer["reason"]
-    assert "(from a shell: nodecode-cursor login)" in answer["reason"]
+    assert answer["reason"] == (
+        "Cursor is not signed in: run nodecode-cursor login, or set CURSOR_ACCESS_TOKEN"
+    )
     assert "composer-2.5" in {row["id"] for row in answer["models"]}
     table = run_main("models", env=env)
     assert table.returncode == 0
     head = table.stdout.splitlines()[0]
     assert "the live list is missing: Cursor is not signed in" in head
-    assert head.endswith("(from a shell: nodecode-cursor login)"), head
+    assert head.endswith("run nodecode-cursor login, or set CURSOR_ACCESS_TOKEN"), head
 
 
 def test_models_table_columns_fit_the_longest_effort_list(home: Path) -> None:
@@ -317,3 +319,97 @@ def test_a_usage_error_is_json_only_for_a_command_that_takes_json(home: Path) ->
     assert asked.returncode == 2
     message = json.loads(asked.stdout)["error"]["message"]
     assert "--bogus" in message and "(see nodecode-cursor ask --help)" in message
+
+
+def test_a_drop_in_folder_without_its_package_is_refused(home: Path) -> None:
+    # Only cell.toml: the module would resolve to the installed package, which is not
+    # the folder's cell. The host refuses the folder and says why.
+    folder = home / "cells" / "nodecode-cursor"
+    folder.mkdir(parents=True)
+    shutil.copy2(REPO / "cell.toml", folder / "cell.toml")
+    done = run_cli("-v", "status", env=cli_env(home, NODECODE_ENTRY_POINTS="0"), cwd=home)
+    assert done.returncode == 2, done.stderr + done.stdout
+    assert (
+        "warning: cell nodecode-cursor (folder) failed to load: the folder "
+        f"{folder} holds no nodecode_cursor package (its cell.toml names "
+        '"nodecode_cursor.cell:cell"); copy the package into the folder, or remove the folder'
+    ) in done.stderr
+    assert "loaded cell nodecode-cursor" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("127.0.0.1:46217", "has no scheme: add http://, as in http://127.0.0.1:46217"),
+        ("api2.cursor.sh", "has no scheme: add https://, as in https://api2.cursor.sh"),
+        ("ftp://127.0.0.1:1", "uses ftp://, which is not supported: use http://127.0.0.1:1"),
+        (
+            "http://cursor.example:8080",
+            "would send tokens in clear (http:// is only for a loopback host such as "
+            "127.0.0.1 or localhost): use https://cursor.example:8080",
+        ),
+    ],
+)
+def test_a_bad_base_url_names_the_flag_or_key_and_the_fix(home: Path, url: str, said: str) -> None:
+    flag = run_main("--base-url", url, "status", env=cli_env(home))
+    assert flag.returncode == 2
+    assert flag.stderr == f"nodecode-cursor: --base-url {url} {said}\n"
+    (home / "config.json").write_text(json.dumps({"cursor": {"base_url": url}}))
+    key = run_main("status", env=cli_env(home))
+    assert key.returncode == 2
+    where = f'"base_url" in the "cursor" section of {home / "config.json"}'
+    assert key.stderr == f"nodecode-cursor: {where} {url} {said}\n"
+
+
+def test_no_command_prints_the_help_and_exits_2(home: Path) -> None:
+    done = run_main(env=cli_env(home))
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.startswith("usage: nodecode-cursor")
+
+
+def test_a_config_json_others_may_write_is_a_config_error(home: Path) -> None:
+    config = home / "config.json"
+    config.write_text("{}")
+    config.chmod(0o666)
+    done = run_main("status", env=cli_env(home))
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"nodecode-cursor: {config} is writable by other users, who could redirect the "
+        f"sign-in (fix: chmod go-w {config})\n"
+    )
+
+
+def test_demo_help_leaves_out_the_flags_it_refuses(home: Path) -> None:
+    done = run_cli("demo", "--help", env=cli_env(home))
+    assert done.returncode == 0
+    assert "--base-url" not in done.stdout and "--web-url" not in done.stdout
+    refused = run_main("demo", "--base-url", "https://example.invalid", env=cli_env(home))
+    assert refused.returncode == 2
+    assert "demo always runs against its own bundled simulator; --base-url" in refused.stderr
+
+
+def test_demo_without_the_simulator_is_one_line(home: Path, tmp_path: Path) -> None:
+    # A Python where cursor_simulator cannot be imported: a stand-in package that fails.
+    blocker = tmp_path / "blocker" / "cursor_simulator"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text("import jwt_not_installed_here\n")
+    env = cli_env(home, PYTHONPATH=str(blocker.parent))
+    done = run_cli("demo", env=env, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "nodecode-cursor: the demo needs the bundled simulator (the cursor_simulator package "
+        "and pyjwt), which could not be imported (jwt_not_installed_here is missing): install "
+        "the project with pip install -e . from its repository\n"
+    )
+
+
+def test_the_cells_chat_hints_read_as_shell_commands() -> None:
+    from nodecode_cursor.errors import MOVE_ASIDE_HINT, SIGN_IN_HINT
+    from nodecode_host.setup import for_shell
+
+    assert for_shell(f"run {SIGN_IN_HINT}", SIGN_IN_HINT) == "run nodecode-cursor login"
+    assert for_shell(f"({MOVE_ASIDE_HINT} keeps it)", MOVE_ASIDE_HINT) == (
+        "(nodecode-cursor logout --move-aside keeps it)"
+    )
+    assert for_shell(f"run {SIGN_IN_HINT}", None) == f"run {SIGN_IN_HINT}"

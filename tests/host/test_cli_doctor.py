@@ -141,3 +141,20 @@ def test_a_refused_wire_shape_shows_on_its_family(sim: Simulator, home: Path) ->
     assert checks["round claude"]["status"] == "fail"
     assert "claude-opus-4-8-high" in checks["round claude"]["verdict"]
     assert checks["round gpt"]["status"] == "ok"
+
+
+def test_a_corrupt_auth_json_names_the_file_and_the_way_out(sim: Simulator, home: Path) -> None:
+    (home / "auth.json").write_bytes(b"{oops")
+    code, checks, _ = doctor(sim.url, home, "--no-rounds")
+    assert code == 1
+    credential = checks["credential"]
+    assert credential["status"] == "fail"
+    assert credential["verdict"] == (
+        f"{home / 'auth.json'} is not valid JSON (line 1, column 2); nothing will be written "
+        "until it is fixed or moved aside (nodecode-cursor logout --move-aside keeps it as "
+        "auth.json.corrupt-<time>)"
+    )
+    assert credential["fix"] == (
+        "nodecode-cursor logout --move-aside (keeps it as auth.json.corrupt-<time>), "
+        "then sign in again"
+    )

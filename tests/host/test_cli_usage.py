@@ -73,7 +73,7 @@ def test_a_refused_dashboard_is_one_line_and_asked_once(sim: Simulator, home: Pa
     assert done.stdout == ""
     assert done.stderr == (
         "nodecode-cursor: Cursor's dashboard refused the usage question: "
-        "HTTP 403 permission_denied; run /cursor login (from a shell: nodecode-cursor login)\n"
+        "HTTP 403 permission_denied; run nodecode-cursor login\n"
     )
     assert sim.dashboard.count(USAGE_PATH) == 1
     as_json = run_main("--base-url", sim.url, "usage", "--json", env=cli_env(home))

@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # Generous bounds for things that happen in milliseconds; they only matter when a test fails.
 WAIT = 5.0
+CLI_ARGS = [sys.executable, "-m", "nodecode_host.cli"]
 
 
 def _client(sim: Simulator) -> httpx.Client:
@@ -347,3 +348,125 @@ def test_a_long_lived_simulator_keeps_only_its_newest_records() -> None:
         for n in range(5):
             client.get(f"{sim.url}/nowhere/{n}")
     assert [r.path for r in sim.requests] == ["/nowhere/2", "/nowhere/3", "/nowhere/4"]
+
+
+def _simulator_process(*flags: str) -> tuple[subprocess.Popen[str], str]:
+    """Return a running ``python -m cursor_simulator FLAGS`` and the URL it printed."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cursor_simulator", *flags],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    first = process.stdout.readline()
+    assert first.startswith("simulator listening on http://127.0.0.1:"), first
+    url = first.split()[-1]
+    hint = process.stdout.readline()
+    assert hint.strip().startswith(f"nodecode-cursor --base-url {url} --web-url {url} login")
+    return process, url
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    """Stop the simulator process and close its pipes."""
+    process.terminate()
+    process.wait(10)
+    for pipe in (process.stdout, process.stderr):
+        if pipe is not None:
+            pipe.close()
+
+
+def test_a_busy_port_is_one_line_not_a_traceback() -> None:
+    with Simulator() as taken:
+        done = subprocess.run(
+            [sys.executable, "-m", "cursor_simulator", "--port", str(taken.server.port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"python -m cursor_simulator: port {taken.server.port} is in use; pick another with "
+        "--port, or leave --port out for a free one\n"
+    )
+
+
+def test_the_help_names_the_switches() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "cursor_simulator", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0
+    for switch in ("--port", "--confirm-sign-ins", "--think", "--slow-stream", "--cut-stream"):
+        assert switch in done.stdout
+
+
+def test_the_sign_in_page_confirms_in_a_browser(tmp_path: Path) -> None:
+    process, url = _simulator_process()
+    try:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CURSOR_")}
+        env["NODECODE_HOME"] = str(tmp_path)
+        login = subprocess.Popen(
+            [*CLI_ARGS, "--base-url", url, "--web-url", url, "login", "--no-browser"],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert login.stdout is not None
+        line = login.stdout.readline()
+        page = line.split("open ", 1)[1].split(" in a browser")[0]
+        with httpx.Client(timeout=WAIT) as browser:
+            shown = browser.get(page)
+            assert shown.status_code == 200
+            assert shown.headers["content-type"] == "text/html; charset=utf-8"
+            form = re.search(
+                r'<form method=post action="(/loginDeepControl/confirm)">'
+                r'<input type=hidden name=uuid value="([^"]+)">'
+                r"<button type=submit>Confirm</button></form>",
+                shown.text,
+            )
+            assert form, shown.text
+            # What a browser sends when the person presses Confirm.
+            confirmed = browser.post(url + form.group(1), data={"uuid": form.group(2)})
+            assert confirmed.status_code == 200
+            assert "Signed in to the Cursor simulator" in confirmed.text
+        out, err = login.communicate(timeout=60)
+    finally:
+        _stop(process)
+    assert login.returncode == 0, err
+    assert "cursor: signed in as person@example.com" in out
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (("--think", "0.05", "--slow-stream", "0.01"), "Simulated Cursor here. You said: hi"),
+        (
+            ("--cut-stream",),
+            "the service closed the stream before the answer ended",
+        ),
+    ],
+)
+def test_the_stream_switches_shape_every_answer(
+    tmp_path: Path, flags: tuple[str, ...], said: str
+) -> None:
+    process, url = _simulator_process(*flags)
+    try:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CURSOR_")}
+        env.update(NODECODE_HOME=str(tmp_path), CURSOR_ACCESS_TOKEN="sim-token")
+        done = subprocess.run(
+            [*CLI_ARGS, "--base-url", url, "ask", "--tools", "none", "hi"],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        _stop(process)
+    assert said in done.stdout + done.stderr, done.stdout + done.stderr
+    assert done.returncode == (1 if "--cut-stream" in flags else 0)
