@@ -21,6 +21,7 @@ routes are ``transport.py``'s.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncGenerator
 from types import TracebackType
@@ -33,6 +34,7 @@ from ._proto import agent_pb2
 from .connect import (
     CONNECT_CODE_STATUS,
     FrameDecoder,
+    Payload,
     classify_connect_error,
     encode_frame,
     parse_end_stream,
@@ -323,22 +325,21 @@ class H2Run(RunStream):
                 self.cut = f"the stream was cut: {item}"
                 break
             data, size = item
-            batch: list[agent_pb2.AgentServerMessage] = []
-            for frame in decoder.iter_feed(data):
-                if frame.end_stream:
-                    self.saw_end = True
-                    self.end_error = parse_end_stream(frame.payload)
-                    log.debug(
-                        "run %s end frame%s",
-                        self.request_id,
-                        f": {self.end_error.detail}" if self.end_error else "",
-                    )
-                    if batch:
-                        await self._deliver(batch)
-                    connection.consumed(stream, size)
-                    connection.end_stream(stream)  # our half closes with the answer
-                    return
-                batch.append(_decode_message(frame.payload))
+            payloads, end = decoder.read(data)
+            batch = [_decode_message(payload) for payload in payloads]
+            if end is not None:
+                self.saw_end = True
+                self.end_error = parse_end_stream(end)
+                log.debug(
+                    "run %s end frame%s",
+                    self.request_id,
+                    f": {self.end_error.detail}" if self.end_error else "",
+                )
+                if batch:
+                    await self._deliver(batch)
+                connection.consumed(stream, size)
+                connection.end_stream(stream)  # our half closes with the answer
+                return
             if batch:
                 await self._deliver(batch)
             # Given back only once the consumer took it: a slow lane holds the service back.
@@ -368,10 +369,11 @@ class H2Run(RunStream):
         )
 
 
-def _decode_message(payload: bytes) -> agent_pb2.AgentServerMessage:
+def _decode_message(payload: Payload) -> agent_pb2.AgentServerMessage:
     """Return the AgentServerMessage a Run data frame carries."""
     try:
-        return agent_pb2.AgentServerMessage.FromString(payload)
+        # upb parses any buffer (the stubs say bytes): the view is not copied.
+        return agent_pb2.AgentServerMessage.FromString(payload)  # type: ignore[arg-type]
     except (DecodeError, RecursionError):
         raise ProtocolError(
             "Cursor sent a stream frame that is not an AgentServerMessage"
@@ -438,14 +440,22 @@ class ChosenRun:
 
     async def messages(self) -> AsyncGenerator[agent_pb2.AgentServerMessage, None]:
         """Yield the server's messages; move to RunSSE when the Run stream was refused first."""
+        async with contextlib.aclosing(self.batches()) as batches:
+            async for batch in batches:
+                for message in batch:
+                    yield message
+
+    async def batches(self) -> AsyncGenerator[list[agent_pb2.AgentServerMessage], None]:
+        """Yield the server's messages a read at a time; move to RunSSE as ``messages`` says."""
         while True:
             inner = self._inner
             assert inner is not None
             try:
-                async for message in inner.messages():
-                    self._replay = None
-                    self._worked = True
-                    yield message
+                async with contextlib.aclosing(inner.batches()) as batches:
+                    async for batch in batches:
+                        self._replay = None
+                        self._worked = True
+                        yield batch
                 self._worked = True
                 self._copy(inner)
                 return

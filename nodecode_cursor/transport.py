@@ -50,6 +50,7 @@ from . import limits
 from ._proto import agent_pb2, aiserver_pb2
 from .connect import (
     FrameDecoder,
+    Payload,
     classify_connect_error,
     encode_frame,
     parse_end_stream,
@@ -151,6 +152,10 @@ class RunTransport(Protocol):
 
     def messages(self) -> AsyncGenerator[agent_pb2.AgentServerMessage, None]:
         """Yield the server's messages as they arrive, until the stream ends."""
+        ...
+
+    def batches(self) -> AsyncGenerator[list[agent_pb2.AgentServerMessage], None]:
+        """Yield the server's messages a network read at a time, until the stream ends."""
         ...
 
     async def __aenter__(self) -> RunTransport: ...
@@ -393,16 +398,26 @@ class RunStream:
 
     async def messages(self) -> AsyncGenerator[agent_pb2.AgentServerMessage, None]:
         """Yield the server's messages as they arrive; raise the run's failure if it fails."""
+        async with contextlib.aclosing(self.batches()) as batches:
+            async for batch in batches:
+                for message in batch:
+                    yield message
+
+    async def batches(self) -> AsyncGenerator[list[agent_pb2.AgentServerMessage], None]:
+        """Yield the messages of each network read as one list; raise the run's failure if it fails.
+
+        The lane's hot path: one step of a generator per read rather than per message.
+        """
+        inbox = self._inbox
         while True:
-            item = await self._inbox.get()
-            if self._inbox.qsize() < limits.RUN_INBOX_BATCHES:
+            item = await inbox.get()
+            if inbox.qsize() < limits.RUN_INBOX_BATCHES:
                 self._room.set()
             if item is None:
                 return
             if isinstance(item, BaseException):
                 raise item
-            for message in item:
-                yield message
+            yield item
 
     def _finish(self, item: _Item) -> None:
         """Mark the stream over and hand the consumer its last item."""
@@ -717,7 +732,7 @@ class _BidiRun(RunStream):
     async def _stream_frames(
         self,
         response: httpx.Response,
-        decode: Callable[[bytes], agent_pb2.AgentServerMessage | None],
+        decode: Callable[[Payload], agent_pb2.AgentServerMessage | None],
         check_end: Callable[[], None] | None,
     ) -> None:
         """Deliver the messages of RESPONSE's frames until the end frame or the close.
@@ -731,26 +746,23 @@ class _BidiRun(RunStream):
         chunks = response.aiter_bytes()
         try:
             async for chunk in chunks:
-                batch: list[agent_pb2.AgentServerMessage] = []
-                for frame in decoder.iter_feed(chunk):
-                    if frame.end_stream:
-                        end_error = parse_end_stream(frame.payload)
-                        if end_error is None and check_end is not None:
-                            check_end()
-                        self.saw_end = True
-                        self.end_error = end_error
-                        log.debug(
-                            "run %s end frame%s",
-                            self.request_id,
-                            f": {end_error.detail}" if end_error else "",
-                        )
-                        if batch:
-                            await self._deliver(batch)
-                        await _drain(chunks)
-                        return
-                    message = decode(frame.payload)
-                    if message is not None:
-                        batch.append(message)
+                payloads, end = decoder.read(chunk)
+                batch = [message for p in payloads if (message := decode(p)) is not None]
+                if end is not None:
+                    end_error = parse_end_stream(end)
+                    if end_error is None and check_end is not None:
+                        check_end()
+                    self.saw_end = True
+                    self.end_error = end_error
+                    log.debug(
+                        "run %s end frame%s",
+                        self.request_id,
+                        f": {end_error.detail}" if end_error else "",
+                    )
+                    if batch:
+                        await self._deliver(batch)
+                    await _drain(chunks)
+                    return
                 if batch:
                     await self._deliver(batch)
         except httpx.TimeoutException:
@@ -872,10 +884,11 @@ class PollRun(_BidiRun):
     route = "poll"
 
 
-def _decode_message(payload: bytes) -> agent_pb2.AgentServerMessage:
+def _decode_message(payload: Payload) -> agent_pb2.AgentServerMessage:
     """Return the AgentServerMessage a RunSSE data frame carries."""
     try:
-        return agent_pb2.AgentServerMessage.FromString(payload)
+        # upb parses any buffer (the stubs say bytes): the view is not copied.
+        return agent_pb2.AgentServerMessage.FromString(payload)  # type: ignore[arg-type]
     except (DecodeError, RecursionError):
         raise ProtocolError(
             "Cursor sent a stream frame that is not an AgentServerMessage"
@@ -891,10 +904,10 @@ class _PollFrames:
         self.next_seqno = 0
         self.eof = False
 
-    def message(self, payload: bytes) -> agent_pb2.AgentServerMessage | None:
+    def message(self, payload: Payload) -> agent_pb2.AgentServerMessage | None:
         """Return the message a BidiPollResponse frame carries (None when it has none)."""
         try:
-            poll = aiserver_pb2.BidiPollResponse.FromString(payload)
+            poll = aiserver_pb2.BidiPollResponse.FromString(payload)  # type: ignore[arg-type]
         except (DecodeError, RecursionError):
             raise ProtocolError(
                 "Cursor sent a RunPoll frame that is not a BidiPollResponse"
