@@ -155,6 +155,10 @@ class FrameDecoder:
         buf = self._buffer
         unpack = _HEADER.unpack_from
         limit = self._max_frame
+        if not buf and len(chunk) > 4:
+            flags, length = unpack(chunk, 0)
+            if not flags and len(chunk) == 5 + length and length <= limit:
+                return [memoryview(chunk)[5:]], None  # the common read: one whole data frame
         if buf:
             buf += chunk
             if len(buf) < 5:

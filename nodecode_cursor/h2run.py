@@ -27,14 +27,11 @@ from collections.abc import AsyncGenerator
 from types import TracebackType
 from typing import Self
 
-from google.protobuf.message import DecodeError
-
 from . import limits
 from ._proto import agent_pb2
 from .connect import (
     CONNECT_CODE_STATUS,
     FrameDecoder,
-    Payload,
     classify_connect_error,
     encode_frame,
     parse_end_stream,
@@ -49,6 +46,7 @@ from .transport import (
     RunStream,
     RunTransport,
     SseRun,
+    decode_messages,
     http_error,
     run_headers,
     unreachable,
@@ -326,7 +324,7 @@ class H2Run(RunStream):
                 break
             data, size = item
             payloads, end = decoder.read(data)
-            batch = [_decode_message(payload) for payload in payloads]
+            batch = decode_messages(payloads)
             if end is not None:
                 self.saw_end = True
                 self.end_error = parse_end_stream(end)
@@ -367,17 +365,6 @@ class H2Run(RunStream):
         self.end_error = classify_connect_error(
             {"code": code, "message": message}, http_status=CONNECT_CODE_STATUS.get(code)
         )
-
-
-def _decode_message(payload: Payload) -> agent_pb2.AgentServerMessage:
-    """Return the AgentServerMessage a Run data frame carries."""
-    try:
-        # upb parses any buffer (the stubs say bytes): the view is not copied.
-        return agent_pb2.AgentServerMessage.FromString(payload)  # type: ignore[arg-type]
-    except (DecodeError, RecursionError):
-        raise ProtocolError(
-            "Cursor sent a stream frame that is not an AgentServerMessage"
-        ) from None
 
 
 class ChosenRun:

@@ -79,6 +79,7 @@ __all__ = [
     "RunTransport",
     "SseRun",
     "append_timeout",
+    "decode_messages",
     "http_error",
     "open_run",
     "proxied_client",
@@ -635,7 +636,7 @@ class _BidiRun(RunStream):
             self.request_id,
             self.settings.transport,
         )
-        await self._stream_frames(response, _decode_message, None)
+        await self._stream_frames(response, decode_messages, None)
         unserved = self.end_error is None or self.end_error.code == "unimplemented"
         if self._fall_back_to_poll and not self._got_message and unserved:
             what = "its end frame" if self.saw_end else (self.cut or "closing")
@@ -698,7 +699,7 @@ class _BidiRun(RunStream):
             log.debug("run %s refused: %s", self.request_id, refusal.detail)
             raise refusal
         reader = _PollFrames()
-        await self._stream_frames(response, reader.message, reader.check_end)
+        await self._stream_frames(response, reader.messages, reader.check_end)
         self._finish(None)
 
     async def _open_stream(self, url: str, body: bytes, headers: dict[str, str]) -> httpx.Response:
@@ -732,7 +733,7 @@ class _BidiRun(RunStream):
     async def _stream_frames(
         self,
         response: httpx.Response,
-        decode: Callable[[Payload], agent_pb2.AgentServerMessage | None],
+        decode: Callable[[list[Payload]], list[agent_pb2.AgentServerMessage]],
         check_end: Callable[[], None] | None,
     ) -> None:
         """Deliver the messages of RESPONSE's frames until the end frame or the close.
@@ -747,7 +748,7 @@ class _BidiRun(RunStream):
         try:
             async for chunk in chunks:
                 payloads, end = decoder.read(chunk)
-                batch = [message for p in payloads if (message := decode(p)) is not None]
+                batch = decode(payloads)
                 if end is not None:
                     end_error = parse_end_stream(end)
                     if end_error is None and check_end is not None:
@@ -884,11 +885,12 @@ class PollRun(_BidiRun):
     route = "poll"
 
 
-def _decode_message(payload: Payload) -> agent_pb2.AgentServerMessage:
-    """Return the AgentServerMessage a RunSSE data frame carries."""
+def decode_messages(payloads: list[Payload]) -> list[agent_pb2.AgentServerMessage]:
+    """Return the AgentServerMessages a read's data frames carry (RunSSE's and Run's)."""
     try:
-        # upb parses any buffer (the stubs say bytes): the view is not copied.
-        return agent_pb2.AgentServerMessage.FromString(payload)  # type: ignore[arg-type]
+        # upb parses any buffer (the stubs say bytes): the views are not copied, and
+        # map calls the C parser with no Python frame per message.
+        return list(map(agent_pb2.AgentServerMessage.FromString, payloads))  # type: ignore[arg-type]
     except (DecodeError, RecursionError):
         raise ProtocolError(
             "Cursor sent a stream frame that is not an AgentServerMessage"
@@ -903,6 +905,10 @@ class _PollFrames:
     def __init__(self) -> None:
         self.next_seqno = 0
         self.eof = False
+
+    def messages(self, payloads: list[Payload]) -> list[agent_pb2.AgentServerMessage]:
+        """Return the messages a read's RunPoll frames carry, in order (some carry none)."""
+        return [message for p in payloads if (message := self.message(p)) is not None]
 
     def message(self, payload: Payload) -> agent_pb2.AgentServerMessage | None:
         """Return the message a BidiPollResponse frame carries (None when it has none)."""
