@@ -26,6 +26,8 @@ import client_cpu  # noqa: E402
 
 PIECE = 4096
 GOAL = 2.0
+# A client that takes longer than this for the two rounds fails the verdict.
+LIMIT_SECONDS = 600
 
 
 def status_kib(field: str) -> int:
@@ -39,21 +41,13 @@ def status_kib(field: str) -> int:
 def client(url: str, transport: str) -> None:
     """Play a warm-up round and the big one; print the baseline and the peak in KiB."""
     from nodecode_cursor import lane
-    from nodecode_cursor.host import RoundContext
     from nodecode_cursor.state import CellState
 
     state = CellState()
 
     async def play() -> None:
         for index in range(2):
-            ctx = RoundContext(
-                model="claude-4.5-sonnet",
-                messages=[{"role": "user", "content": "go"}],
-                credential="bench",
-                base_url=url,
-                session_id=f"peak-{transport}",
-                transport=transport,
-            )
+            ctx = client_cpu.round_context(url, f"peak-{transport}", transport)
             if index:
                 print("baseline", status_kib("VmRSS"), flush=True)
             result = await lane.stream_round(ctx, state)
@@ -85,7 +79,12 @@ def main() -> None:
                 capture_output=True,
                 text=True,
                 check=True,
+                timeout=LIMIT_SECONDS,
             )
+        except subprocess.TimeoutExpired:
+            print(f"  {transport:6} did not finish within {LIMIT_SECONDS} s")
+            worst = float("inf")
+            continue
         finally:
             sim.stdin.close()
             sim.wait(30)

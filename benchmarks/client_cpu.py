@@ -91,6 +91,20 @@ def start_simulator(deltas: int, rounds: int, piece: int = 0) -> tuple[subproces
     return child, child.stdout.readline().strip()
 
 
+def round_context(url: str, session: str, transport: str) -> Any:
+    """Return the RoundContext of one benchmark round: one prompt, the simulator at URL."""
+    from nodecode_cursor.host import RoundContext
+
+    return RoundContext(
+        model="claude-4.5-sonnet",
+        messages=[{"role": "user", "content": "go"}],
+        credential="bench",
+        base_url=url,
+        session_id=session,
+        transport=transport,
+    )
+
+
 def process_cpu(pid: int) -> float:
     """Return the CPU seconds (user + system, every thread) process PID has used."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -100,7 +114,6 @@ def process_cpu(pid: int) -> float:
 def measure(deltas: int, rounds: int) -> dict[str, tuple[float, float]]:
     """Return per transport (client CPU, simulator CPU), medians per round in seconds."""
     from nodecode_cursor import lane
-    from nodecode_cursor.host import RoundContext
     from nodecode_cursor.state import CellState
 
     child, url = start_simulator(deltas, rounds)
@@ -119,14 +132,7 @@ def measure(deltas: int, rounds: int) -> dict[str, tuple[float, float]]:
                 server: list[float] = server,
             ) -> None:
                 for index in range(rounds):
-                    ctx = RoundContext(
-                        model="claude-4.5-sonnet",
-                        messages=[{"role": "user", "content": "go"}],
-                        credential="bench",
-                        base_url=url,
-                        session_id=f"bench-{transport}",
-                        transport=transport,
-                    )
+                    ctx = round_context(url, f"bench-{transport}", transport)
                     sim_before, before = process_cpu(child.pid), time.process_time()
                     result = await lane.stream_round(ctx, state)
                     spent = time.process_time() - before
