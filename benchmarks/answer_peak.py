@@ -3,10 +3,10 @@
 Usage: python benchmarks/answer_peak.py [MiB]
 
 The simulator (client_cpu.py's, in a process of its own) streams an answer of
-MIB mebibytes (50 by default) in 4 KiB text deltas. For each transport, HTTP/2
-Run and RunSSE + BidiAppend, a fresh client process plays one small round (so
-imports and pools are warm), reads its resident set (VmRSS), plays the big round
-through the whole lane and reads its high-water mark (VmHWM). The peak above the
+MIB mebibytes (50 by default) in 4 KiB ASCII text deltas. For each transport, HTTP/2
+Run and RunSSE + BidiAppend, a fresh client process plays a short round (so
+imports and pools are warm), reads its resident set (VmRSS), plays the long
+answer through the whole lane and reads its high-water mark (VmHWM). The peak above the
 baseline is printed as a multiple of the answer's size; goal (issue 25): at most
 2x on both transports (the answer itself is 1x: the text the round returns).
 """
@@ -39,7 +39,7 @@ def status_kib(field: str) -> int:
 
 
 def client(url: str, transport: str) -> None:
-    """Play a warm-up round and the big one; print the baseline and the peak in KiB."""
+    """Play a short round and the long one; print the baseline and the peak in KiB."""
     from nodecode_cursor import lane
     from nodecode_cursor.state import CellState
 
@@ -72,8 +72,7 @@ def main() -> None:
         sim, url = client_cpu.start_simulator(deltas, 1, PIECE)
         assert sim.stdin is not None
         try:
-            # The warm-up round is the same script: a first big round would count
-            # imports; the client's baseline is read after it, before the second.
+            # The client's baseline is read after the short round, before the long one.
             done = subprocess.run(
                 [sys.executable, __file__, "--client", url, transport],
                 capture_output=True,

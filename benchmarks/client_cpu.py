@@ -43,7 +43,8 @@ def _simulate(deltas: int, rounds: int, piece: int = 0) -> None:
     """Serve ROUNDS x 2 scripted rounds until stdin closes (the child's side).
 
     Each round streams DELTAS text deltas: the varied tokens, or with PIECE > 0
-    pieces of PIECE characters each (a long answer in few frames).
+    pieces of PIECE characters each (a long answer in few frames), after a round
+    of ten such pieces to warm up on.
     """
     from cursor_simulator import Simulator
     from cursor_simulator.agent import (
@@ -60,9 +61,11 @@ def _simulate(deltas: int, rounds: int, piece: int = 0) -> None:
     def text(index: int) -> str:
         if not piece:
             return token(index)
-        return (token(index) * (piece // 4 + 1))[:piece]
+        # ASCII pieces: one byte a character on the wire and in a str, so the answer's
+        # size means the same in both (an emoji makes CPython hold every character in 4).
+        return (f"word{index} " * (piece // 5 + 1))[:piece]
 
-    def script(run: RunRecord) -> Iterator[Step]:
+    def script(run: RunRecord, deltas: int = deltas) -> Iterator[Step]:
         yield AskRequestContext()
         yield KvRead()
         for index in range(deltas):
@@ -72,6 +75,8 @@ def _simulate(deltas: int, rounds: int, piece: int = 0) -> None:
         yield End()
 
     with Simulator() as sim:
+        if piece:  # a long answer: a short round first, for the client to warm up on
+            sim.agent.script(lambda run: script(run, 10))
         for _ in range(rounds * len(TRANSPORTS)):
             sim.agent.script(script)
         print(sim.url, flush=True)
