@@ -1,11 +1,12 @@
 """Run every benchmark and record the results in benchmarks/RESULTS.md.
 
-Usage: .venv/bin/python benchmarks/run.py
+Usage: .venv/bin/python benchmarks/run.py [script.py ...]
 
 Runs each script of this folder in its own process (so one's imports and
 caches do not flatter the next), prints their output as it comes, and writes
 RESULTS.md: the machine (CPUs, CPU model, Python), the date, and each script's
-output. The verdicts (``verdict: PASS|FAIL``) come from floors.py and
+output, with the load average before and after. The verdicts (``verdict:
+PASS|FAIL``) come from floors.py, client_cpu.py, startup.py, answer_peak.py and
 serve_load.py and are collected at the top. Exits non-zero when any verdict
 fails, so a CI job may run it, though the test suite does not.
 """
@@ -20,9 +21,13 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-# floors.py and serve_load.py hold the targets; the others print supporting detail.
+# floors.py, client_cpu.py, startup.py, answer_peak.py and serve_load.py hold the goals;
+# the others print supporting detail.
 SCRIPTS = (
     "floors.py",
+    "client_cpu.py",
+    "startup.py",
+    "answer_peak.py",
     "catalog.py",
     "request_build.py",
     "round_overhead.py",
@@ -44,10 +49,18 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
+def _load(load: tuple[float, float, float]) -> str:
+    """Return a load average triple as text."""
+    return " ".join(f"{x:.2f}" for x in load)
+
+
 def main() -> int:
     """Run the scripts, write RESULTS.md, return 1 when a verdict failed."""
     outputs: list[tuple[str, str]] = []
-    for name in SCRIPTS:
+    load_before = os.getloadavg()
+    # Names given on the command line run only those scripts (RESULTS.md then holds only them).
+    chosen = [name for name in SCRIPTS if name in sys.argv[1:]] or list(SCRIPTS)
+    for name in chosen:
         print(f"== {name}", flush=True)
         done = subprocess.run(
             [sys.executable, str(HERE / name)], capture_output=True, text=True, cwd=HERE.parent
@@ -64,6 +77,9 @@ def main() -> int:
         f"- CPU model: {cpu_model()}\n"
         f"- Python: {platform.python_version()} ({platform.python_implementation()})\n"
         f"- platform: {platform.platform()}\n"
+        f"- load average (1, 5, 15 min) at start: {_load(load_before)}; at end:"
+        f" {_load(os.getloadavg())} (on {os.cpu_count()} CPUs: above that, the machine"
+        " was shared and ratios are less sure)\n"
     )
     body = "\n\n".join(f"## {name}\n\n```\n{out}\n```" for name, out in outputs)
     (HERE / "RESULTS.md").write_text(

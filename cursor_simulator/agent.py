@@ -373,7 +373,9 @@ class RunRecord:
     # checkpoint it resumes from had already said, and the text this run streamed.
     original: RunRecord | None = None
     resumed_text: str | None = None
-    text: str = ""
+    # The streamed text's pieces, joined on reading: a long answer appended to one
+    # string would copy all of it per delta.
+    text_parts: list[str] = field(default_factory=list, repr=False)
     inbox: queue.Queue[agent_pb2.AgentClientMessage] = field(default_factory=queue.Queue)
     lock: threading.Lock = field(default_factory=threading.Lock)
     next_id: int = 1
@@ -406,6 +408,11 @@ class RunRecord:
         if action.HasField("user_message_action"):
             return str(action.user_message_action.user_message.text)
         return ""
+
+    @property
+    def text(self) -> str:
+        """Return the text this run streamed."""
+        return "".join(self.text_parts)
 
 
 class AgentService:
@@ -878,7 +885,7 @@ class _Player:
 
     def _step(self, step: Step) -> Iterator[bytes]:
         if isinstance(step, Text):
-            self.run.text += step.text
+            self.run.text_parts.append(step.text)
             yield self._update(text_delta=agent_pb2.TextDeltaUpdate(text=step.text))
         elif isinstance(step, Thinking):
             yield self._update(thinking_delta=agent_pb2.ThinkingDeltaUpdate(text=step.text))

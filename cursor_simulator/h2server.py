@@ -321,7 +321,10 @@ class _Connection:
                     if not stream.out:
                         break
                     kind, value = stream.out[0]
-                if not self._send_one(stream, kind, value):
+                sent = self._send_one(stream, kind, value)
+                if self.closing or self.muted:
+                    return
+                if not sent:
                     break
                 with stream.lock:
                     stream.out.popleft()
@@ -329,8 +332,6 @@ class _Connection:
                     self.streams.pop(stream.id, None)
                     self.bidi_ids.discard(stream.id)
                     break
-                if self.closing or self.muted:
-                    return
 
     def _send_one(self, stream: _Stream, kind: str, value: Any) -> bool:
         """Send one produced item; return False when it must wait (window) or cannot go."""
@@ -341,21 +342,7 @@ class _Connection:
                 pairs = [(":status", str(status)), *((k.lower(), v) for k, v in headers.items())]
                 self.h2.send_headers(sid, pairs)
             elif kind == "data":
-                data: bytes = value
-                window = min(
-                    self.h2.local_flow_control_window(sid), self.h2.max_outbound_frame_size
-                )
-                if window <= 0:
-                    return False
-                if len(data) > window:
-                    # What the window takes goes now; the rest waits for a WINDOW_UPDATE.
-                    self.h2.send_data(sid, data[:window])
-                    with stream.lock:
-                        stream.out[0] = ("data", data[window:])
-                    self._count_frame()
-                    return False
-                self.h2.send_data(sid, data)
-                self._count_frame()
+                return self._send_data(stream, memoryview(value))
             elif kind == "end":
                 self.h2.end_stream(sid)
             elif kind == "trailers":
@@ -368,6 +355,31 @@ class _Connection:
         except h2.exceptions.FlowControlError:
             return False
         return True
+
+    def _send_data(self, stream: _Stream, data: memoryview) -> bool:
+        """Send DATA as far as the flow-control window allows; return whether all of it went.
+
+        One frame of at most the peer's frame size after another while the window
+        lasts, so a large answer goes at the window's pace, not one frame per wake-up.
+        What the window does not take stays first in the stream's queue (a view, not
+        a copy) and waits for a WINDOW_UPDATE.
+        """
+        sid = stream.id
+        at = 0
+        while at < len(data):
+            window = min(self.h2.local_flow_control_window(sid), self.h2.max_outbound_frame_size)
+            if window <= 0:
+                break
+            self.h2.send_data(sid, bytes(data[at : at + window]))
+            at += window
+            self._count_frame()
+            if self.closing or self.muted:
+                break
+        if at >= len(data):
+            return True
+        with stream.lock:
+            stream.out[0] = ("data", data[at:])
+        return False
 
     def _count_frame(self) -> None:
         """Count a DATA frame; past a knob, go silent (mute) or say GOAWAY and close."""

@@ -43,6 +43,7 @@ __all__ = [
     "RESOURCE_EXHAUSTED_TEXT",
     "Frame",
     "FrameDecoder",
+    "Payload",
     "classify_connect_error",
     "encode_frame",
     "parse_end_stream",
@@ -112,6 +113,10 @@ _GENERIC_MESSAGES = frozenset(
 )
 
 
+# A data frame's payload as ``FrameDecoder.read`` hands it over: a view into the read.
+Payload = bytes | memoryview
+
+
 class Frame(NamedTuple):
     """One decoded Connect frame: its flags and its (decompressed) payload.
 
@@ -154,6 +159,74 @@ class FrameDecoder:
     def pending(self) -> int:
         """Return how many bytes of an unfinished frame are buffered."""
         return len(self._buffer) - self._start
+
+    def read(self, chunk: bytes) -> tuple[list[Payload], bytes | None]:
+        """Return (the data payloads CHUNK completes, in order; the end frame's payload or None).
+
+        The transports' hot path: one call per network read, no object per frame.
+        A payload is a view into the read itself (decompressed bytes for a
+        compressed frame), not a copy; a read that finishes a frame begun in an
+        earlier one costs one copy of the two. Reading stops at the end frame:
+        whatever follows it stays buffered (``pending``).
+        """
+        buf = self._buffer
+        unpack = _HEADER.unpack_from
+        limit = self._max_frame
+        if not buf and len(chunk) > 4:
+            flags, length = unpack(chunk, 0)
+            if not flags and len(chunk) == 5 + length and length <= limit:
+                return [memoryview(chunk)[5:]], None  # the common read: one whole data frame
+        if buf:
+            buf += chunk
+            if len(buf) < 5:
+                return [], None
+            flags, length = unpack(buf, 0)
+            if length > limit or flags & ~_KNOWN_FLAGS:
+                self._refuse(flags, length)
+            if len(buf) < 5 + length:
+                return [], None  # the frame goes on: no copy until it is whole
+            data: bytes = bytes(buf)
+            buf.clear()
+        else:
+            data = chunk
+        view = memoryview(data)
+        size = len(data)
+        payloads: list[Payload] = []
+        at = 0
+        end_payload: bytes | None = None
+        while size - at >= 5:
+            flags, length = unpack(data, at)
+            if length > limit or flags & ~_KNOWN_FLAGS:
+                self._refuse(flags, length)
+            end = at + 5 + length
+            if end > size:
+                break
+            if flags:
+                payload = bytes(view[at + 5 : end])
+                if flags & FLAG_COMPRESSED:
+                    payload = _gunzip(payload, limit)
+                at = end
+                if flags & FLAG_END_STREAM:
+                    end_payload = payload
+                    break
+                payloads.append(payload)
+                continue
+            payloads.append(view[at + 5 : end])
+            at = end
+        if at < size:
+            buf += view[at:]
+        return payloads, end_payload
+
+    def _refuse(self, flags: int, length: int) -> None:
+        """Raise the error for a frame header with unknown flag bits or a length past the cap."""
+        if flags & ~_KNOWN_FLAGS:
+            raise ProtocolError(
+                f"Connect frame has unknown flag bits 0x{flags:02x}; the stream is corrupt"
+            )
+        raise ProtocolError(
+            f"Connect frame declares {length} bytes, above the "
+            f"{self._max_frame}-byte limit; the stream is corrupt"
+        )
 
     def feed(self, chunk: bytes) -> list[Frame]:
         """Return every frame completed by ``chunk`` (possibly none)."""

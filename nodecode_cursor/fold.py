@@ -358,6 +358,43 @@ class Fold:
         if member == "exec_server_message":
             self._exec(server_msg.exec_server_message)
 
+    def feed_delta(self, server_msg: agent_pb2.AgentServerMessage, room: int) -> int:
+        """Return the UTF-8 size of a text or thinking delta after folding it; -1 for any other.
+
+        The hot path of a long answer, beside ``feed``: one delta per frame. A
+        delta larger than ROOM bytes is measured but not folded (the caller stops
+        the round); -1 means nothing was folded and ``feed`` takes the message.
+        An unset member reads as its empty default, so a non-empty text is a
+        text delta without asking the oneofs which member is set; an empty one
+        goes to ``feed``, which tells an empty delta from the other members.
+        """
+        update = server_msg.interaction_update
+        chunk = update.text_delta.text
+        if chunk:
+            size = len(chunk) if chunk.isascii() else len(chunk.encode("utf-8"))
+            if size > room:
+                return size
+            self._step_latest = False
+            self._last_kind = "text"
+            if self._repeat_text:
+                chunk, self._repeat_text = _unrepeated(chunk, self._repeat_text)
+                if not chunk:
+                    return size
+            self.saw_output = True
+            self._text_parts.append(chunk)
+            if self.on_part is not None:
+                self.on_part(TextDelta(chunk))
+            return size
+        chunk = update.thinking_delta.text
+        if not chunk:
+            return -1
+        size = len(chunk) if chunk.isascii() else len(chunk.encode("utf-8"))
+        if size > room:
+            return size
+        self._step_latest = False
+        self._thinking(chunk)
+        return size
+
     def resume(self) -> None:
         """Ready the fold for a stream that resumes from the newest checkpoint.
 

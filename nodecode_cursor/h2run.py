@@ -21,13 +21,12 @@ routes are ``transport.py``'s.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import urllib.parse
 from collections.abc import AsyncGenerator
 from types import TracebackType
 from typing import Self
-
-from google.protobuf.message import DecodeError
 
 from . import limits
 from ._proto import agent_pb2
@@ -51,6 +50,7 @@ from .transport import (
     SseRun,
     after_end,
     after_end_error,
+    decode_messages,
     http_error,
     run_headers,
     unreachable,
@@ -328,27 +328,25 @@ class H2Run(RunStream):
                 self.cut = f"{STREAM_CUT} ({item})"
                 break
             data, size = item
-            batch: list[agent_pb2.AgentServerMessage] = []
-            frames = decoder.iter_feed(data)
-            for frame in frames:
-                if frame.end_stream:
-                    self.saw_end = True
-                    self.end_error = parse_end_stream(frame.payload)
-                    log.debug(
-                        "run %s end frame%s",
-                        self.request_id,
-                        f": {self.end_error.detail}" if self.end_error else "",
-                    )
-                    if batch:
-                        await self._deliver(batch)
-                    connection.consumed(stream, size)
-                    connection.end_stream(stream)  # our half closes with the answer
-                    # Bytes after the end frame in the same DATA frame break Connect's
-                    # grammar; later ones are not waited for (a half-open stream ends here).
-                    if after_end(frames, decoder):
-                        raise after_end_error()
-                    return
-                batch.append(_decode_message(frame.payload))
+            payloads, end = decoder.read(data)
+            batch = decode_messages(payloads)
+            if end is not None:
+                self.saw_end = True
+                self.end_error = parse_end_stream(end)
+                log.debug(
+                    "run %s end frame%s",
+                    self.request_id,
+                    f": {self.end_error.detail}" if self.end_error else "",
+                )
+                if batch:
+                    await self._deliver(batch)
+                connection.consumed(stream, size)
+                connection.end_stream(stream)  # our half closes with the answer
+                # Bytes after the end frame in the same DATA frame break Connect's
+                # grammar; later ones are not waited for (a half-open stream ends here).
+                if after_end(decoder):
+                    raise after_end_error()
+                return
             if batch:
                 await self._deliver(batch)
             # Given back only once the consumer took it: a slow lane holds the service back.
@@ -387,16 +385,6 @@ class H2Run(RunStream):
                 code=classified.code,
             )
         self.end_error = classified
-
-
-def _decode_message(payload: bytes) -> agent_pb2.AgentServerMessage:
-    """Return the AgentServerMessage a Run data frame carries."""
-    try:
-        return agent_pb2.AgentServerMessage.FromString(payload)
-    except (DecodeError, RecursionError):
-        raise ProtocolError(
-            "Cursor sent a stream frame that is not an AgentServerMessage"
-        ) from None
 
 
 class ChosenRun:
@@ -459,14 +447,22 @@ class ChosenRun:
 
     async def messages(self) -> AsyncGenerator[agent_pb2.AgentServerMessage, None]:
         """Yield the server's messages; move to RunSSE when the Run stream was refused first."""
+        async with contextlib.aclosing(self.batches()) as batches:
+            async for batch in batches:
+                for message in batch:
+                    yield message
+
+    async def batches(self) -> AsyncGenerator[list[agent_pb2.AgentServerMessage], None]:
+        """Yield the server's messages a read at a time; move to RunSSE as ``messages`` says."""
         while True:
             inner = self._inner
             assert inner is not None
             try:
-                async for message in inner.messages():
-                    self._replay = None
-                    self._worked = True
-                    yield message
+                async with contextlib.aclosing(inner.batches()) as batches:
+                    async for batch in batches:
+                        self._replay = None
+                        self._worked = True
+                        yield batch
                 self._worked = True
                 self._copy(inner)
                 return

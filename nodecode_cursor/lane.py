@@ -52,6 +52,7 @@ from .errors import (
 from .fold import Fold
 from .history import valid_unicode
 from .host import Finish, Host, NativeOutcome, RoundContext, RoundResult, StreamPart, StreamStart
+from .idle import IdleDeadline
 from .request import build_run_request, resume_request
 from .signin import refresh_if_due
 from .state import CellState
@@ -732,8 +733,10 @@ class _Attempt:
         checkpoint = fold.checkpoint
         wait = min(TURN_END_GRACE_SECONDS, idle)
         deadline: asyncio.Timeout | None = None
+        lazy: IdleDeadline | None = None  # moves the deadline without a timer per message
         beats = 0  # messages since the last one that said something
         reply_bytes = 0
+        limit = self.max_reply_bytes
         # Native tools the host runs in place, each in a task of its own: the stream keeps
         # being read meanwhile, and the idle deadline waits while any is running (the
         # service is waiting for the answer, perhaps on a person's confirmation).
@@ -741,41 +744,57 @@ class _Attempt:
 
         def tool_done(task: asyncio.Task[None]) -> None:
             running.discard(task)
-            if not running and deadline is not None and not deadline.expired():
-                deadline.reschedule(loop.time() + idle)
+            if not running and lazy is not None and deadline is not None and not deadline.expired():
+                lazy.push(loop.time() + idle)
 
         try:
             # aclosing: a deadline leaving the loop early must close the generator here,
             # not leave its finalizer as a task pending on the loop.
             async with (
-                asyncio.timeout_at(loop.time() + idle) as deadline,
-                contextlib.aclosing(run.messages()) as messages,
+                asyncio.timeout_at(None) as deadline,
+                contextlib.aclosing(run.batches()) as batches,
             ):
-                async for message in messages:
-                    self.frames += 1
-                    reply_bytes += _reply_size(message)
-                    if reply_bytes > self.max_reply_bytes:
-                        raise ProviderError(
-                            f"Cursor's answer passed {self.max_reply_bytes} bytes of text, "
-                            "thinking and tool arguments (cursor.max_reply_bytes); the round "
-                            "is stopped",
-                            code="reply_too_large",
-                        )
-                    fold.feed(message)
-                    if fold.checkpoint is not checkpoint:
-                        checkpoint = fold.checkpoint
-                        self.answered_since_checkpoint = False
-                    if not self._run_in_place(run, answerer, message, running, tool_done):
-                        for reply in answerer.answer(message):
-                            if checkpoint is not None and _exec_answer(reply):
-                                self.answered_since_checkpoint = True
-                            run.send(reply.SerializeToString())
-                    if not _progress(message):
-                        beats += 1
-                        continue
-                    beats = 0
-                    later = None if running else loop.time() + (wait if fold.turn_ended else idle)
-                    deadline.reschedule(later)
+                lazy = IdleDeadline(deadline, loop.time() + idle)
+                try:
+                    async for batch in batches:
+                        # No await in a batch: the time at its end is every message's.
+                        progressed = False
+                        for message in batch:
+                            self.frames += 1
+                            # The fast path: a text or thinking delta, progress, asks nothing.
+                            size = fold.feed_delta(message, limit - reply_bytes)
+                            if size >= 0:
+                                reply_bytes += size
+                                if reply_bytes > limit:
+                                    raise self._too_large()
+                                beats = 0
+                                progressed = True
+                                continue
+                            reply_bytes += _reply_size(message)
+                            if reply_bytes > limit:
+                                raise self._too_large()
+                            fold.feed(message)
+                            if fold.checkpoint is not checkpoint:
+                                checkpoint = fold.checkpoint
+                                self.answered_since_checkpoint = False
+                            if not self._run_in_place(run, answerer, message, running, tool_done):
+                                for reply in answerer.answer(message):
+                                    if checkpoint is not None and _exec_answer(reply):
+                                        self.answered_since_checkpoint = True
+                                    run.send(reply.SerializeToString())
+                            if not _progress(message):
+                                beats += 1
+                                continue
+                            beats = 0
+                            progressed = True
+                        if progressed:
+                            lazy.push(
+                                None
+                                if running
+                                else loop.time() + (wait if fold.turn_ended else idle)
+                            )
+                finally:
+                    lazy.close()
         except TimeoutError:
             if deadline is None or not deadline.expired():
                 raise
@@ -794,6 +813,15 @@ class _Attempt:
                 task.cancel()
             if left:
                 await asyncio.gather(*left, return_exceptions=True)
+
+    def _too_large(self) -> ProviderError:
+        """Return the error that stops a round whose answer passed ``max_reply_bytes``."""
+        return ProviderError(
+            f"Cursor's answer passed {self.max_reply_bytes} bytes of text, "
+            "thinking and tool arguments (cursor.max_reply_bytes); the round "
+            "is stopped",
+            code="reply_too_large",
+        )
 
     def _run_in_place(
         self,

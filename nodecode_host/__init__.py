@@ -11,12 +11,21 @@ way any host would, and imports none of them before the cells are loaded
 
 from __future__ import annotations
 
-import importlib.metadata
+from typing import Any
 
 __all__ = ["__version__"]
 
-try:
-    # The host ships in the nodecode-cursor distribution; its version is the distribution's.
-    __version__ = importlib.metadata.version("nodecode-cursor")
-except importlib.metadata.PackageNotFoundError:  # pragma: no cover - run from a bare checkout
-    __version__ = "0.0.0+unknown"
+
+def __getattr__(name: str) -> Any:
+    """Return ``__version__`` on first use: importlib.metadata costs a command that never asks."""
+    if name != "__version__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib.metadata
+
+    try:
+        # The host ships in the nodecode-cursor distribution; its version is the distribution's.
+        version = importlib.metadata.version("nodecode-cursor")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - run from a bare checkout
+        version = "0.0.0+unknown"
+    globals()["__version__"] = version
+    return version

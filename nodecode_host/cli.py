@@ -36,23 +36,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from . import __version__, contract
+from . import contract
 from . import limits as host_limits
-from .chat import run_chat
 from .errors import HostConfigError, HostError, UsageError
-from .host_tools import HostTools, Toolbox, load_tool_file
-from .native_tools import runner_for
-from .openai_server import (
-    API_KEY_ENV,
-    DEFAULT_LISTEN_HOST,
-    DEFAULT_PORT,
-    ApiServer,
-    authority,
-    loopback,
-    serve,
-)
-from .refhost import Conversation, ReferenceHost
-from .render import Style, TerminalView
 from .setup import (
     DEFAULT_MODEL,
     PROVIDER,
@@ -70,6 +56,15 @@ from .terminal_text import visible
 
 if TYPE_CHECKING:
     from nodecode_cursor.host import Cell, SignInState
+
+    from .host_tools import Toolbox
+    from .openai_server import ApiServer
+    from .refhost import ReferenceHost
+
+# Each command imports what it runs, inside its handler: `status` or `--version` need not
+# load the API server, the chat, the tools or importlib.metadata (benchmarks/startup.py).
+# The API server's client-key variable, named here so redacting a log line loads nothing.
+API_KEY_ENV = "NODECODE_SERVE_API_KEY"
 
 __all__ = ["DEFAULT_MODEL", "UsageError", "main"]
 
@@ -151,6 +146,16 @@ def _demo_flags(demo: argparse.ArgumentParser) -> None:
     )
 
 
+class _Version(argparse.Action):
+    """``--version``: print the version, read only when asked (importlib.metadata is slow)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> NoReturn:
+        from . import __version__
+
+        print(f"nodecode-cursor {__version__}")
+        parser.exit()
+
+
 def build_parser() -> Parser:
     """Return the command-line parser."""
     parser = Parser(
@@ -158,7 +163,7 @@ def build_parser() -> Parser:
         description="Cursor's models through your own Cursor account: a reference Nodecode host "
         "with the nodecode-cursor cell. Home: $NODECODE_HOME (default ~/.nodecode).",
     )
-    parser.add_argument("--version", action="version", version=f"nodecode-cursor {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     _globals(parser, top=True)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
@@ -288,6 +293,8 @@ def _read_history(path: str) -> list[dict[str, Any]]:
 
 def _toolbox(spec: str, *, assume_yes: bool, interactive: bool) -> Toolbox:
     """Return the toolbox --tools SPEC names: the host's own, none, or definitions from a file."""
+    from .host_tools import HostTools, Toolbox, load_tool_file
+
     if spec == "none":
         return Toolbox()
     if spec == "default":
@@ -308,6 +315,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
     history = _read_history(args.history) if args.history else []
     if not prompt and not history:
         raise UsageError("ask needs a PROMPT (or --history)")
+    from .native_tools import runner_for
+    from .refhost import Conversation
+    from .render import Style, TerminalView
+
     host = make_host(args)
     try:
         route = checked_route(host, args.model, args.effort)
@@ -376,6 +387,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def _show_notices(host: ReferenceHost, stream: TextIO) -> None:
     """Write the host's standing notices to STREAM."""
+    from .render import Style
+
     style = Style(stream)
     for notice in host.notices():
         stream.write(style.yellow(f"! {visible(notice.text, lines=False)}") + "\n")
@@ -663,6 +676,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     """Run a real two-round turn with a tool handoff against the bundled simulator."""
     simulator = _simulator_class()
 
+    from .host_tools import HostTools
+    from .refhost import Conversation
+    from .render import Style, TerminalView
+
     given = [
         flag
         for flag, value in (
@@ -728,6 +745,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     do not belong in a process listing). Listening beyond loopback without one is
     refused: it would lend the Cursor account to the whole network.
     """
+    from .openai_server import (
+        API_KEY_ENV,
+        DEFAULT_LISTEN_HOST,
+        DEFAULT_PORT,
+        authority,
+        loopback,
+        serve,
+    )
+
     listen_host = str(getattr(args, "host", None) or DEFAULT_LISTEN_HOST)
     port = int(getattr(args, "port", None) or DEFAULT_PORT)
     api_key = os.environ.get(API_KEY_ENV, "").strip() or None
@@ -929,6 +955,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         if args.command == "chat":
+            from .chat import run_chat
+
             return run_chat(args)
         return _HANDLERS[args.command](args)
     except KeyboardInterrupt:

@@ -48,7 +48,6 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from . import contract
 from . import limits as host_limits
 from .errors import HostConfigError
-from .host_tools import Toolbox, ToolFailure
 
 if TYPE_CHECKING:
     from nodecode_cursor.host import (
@@ -62,6 +61,8 @@ if TYPE_CHECKING:
         StreamPart,
         Usage,
     )
+
+    from .host_tools import Toolbox
 
 __all__ = [
     "ENTRY_POINTS_ENV",
@@ -652,6 +653,8 @@ def _tool_message(call: dict[str, Any], content: str) -> dict[str, Any]:
         "tool_call_id": str(call.get("id", "")),
         "content": content,
     }
+    from .host_tools import ToolFailure  # here: a command that runs no tools never loads them
+
     if isinstance(content, ToolFailure):
         message["is_error"] = True  # the contract's failed result: the model sees an error
     return message

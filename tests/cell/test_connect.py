@@ -702,3 +702,84 @@ def test_resource_exhausted_text_in_error_details_is_not_the_bare_refusal() -> N
     assert parse_end_stream(_trailer({"code": "unknown", "message": "resources ok"})).__class__ is (
         ProviderError
     )
+
+
+# -- FrameDecoder.read: the transports' hot path -------------------------------------
+
+# Two data frames and the end frame, written out: flag, four-byte length, payload.
+_TWO_AND_END = b"\x00\x00\x00\x00\x03abc" + b"\x00\x00\x00\x00\x02de" + b"\x02\x00\x00\x00\x02{}"
+
+
+def test_read_hands_over_every_payload_of_one_read_as_views() -> None:
+    decoder = FrameDecoder()
+    payloads, end = decoder.read(b"\x00\x00\x00\x00\x03abc\x00\x00\x00\x00\x02de")
+    assert [bytes(p) for p in payloads] == [b"abc", b"de"]
+    assert all(isinstance(p, memoryview) for p in payloads)  # no copy per frame
+    assert end is None
+    assert decoder.pending == 0
+
+
+def test_read_stops_at_the_end_frame_and_keeps_what_follows_pending() -> None:
+    decoder = FrameDecoder()
+    payloads, end = decoder.read(_TWO_AND_END + b"\x00\x00")
+    assert [bytes(p) for p in payloads] == [b"abc", b"de"]
+    assert end == b"{}"
+    assert decoder.pending == 2
+
+
+@pytest.mark.parametrize("cut", range(1, len(_TWO_AND_END)))
+def test_read_split_at_every_byte_gives_the_same_frames(cut: int) -> None:
+    decoder = FrameDecoder()
+    first, end1 = decoder.read(_TWO_AND_END[:cut])
+    second, end2 = decoder.read(_TWO_AND_END[cut:])
+    assert [bytes(p) for p in first + second] == [b"abc", b"de"]
+    assert (end1 or end2) == b"{}"
+
+
+def test_read_one_byte_at_a_time() -> None:
+    decoder = FrameDecoder()
+    got: list[bytes] = []
+    ends: list[bytes] = []
+    for i in range(len(_TWO_AND_END)):
+        payloads, end = decoder.read(_TWO_AND_END[i : i + 1])
+        got += [bytes(p) for p in payloads]
+        if end is not None:
+            ends.append(end)
+    assert got == [b"abc", b"de"]
+    assert ends == [b"{}"]
+
+
+def test_read_many_frames_in_one_read() -> None:
+    stream = b"".join(b"\x00\x00\x00\x00\x01" + bytes([65 + i % 26]) for i in range(1000))
+    payloads, end = FrameDecoder().read(stream)
+    assert [bytes(p) for p in payloads] == [bytes([65 + i % 26]) for i in range(1000)]
+    assert end is None
+
+
+def test_read_a_frame_longer_than_one_read_waits_without_copies() -> None:
+    decoder = FrameDecoder()
+    assert decoder.read(b"\x00\x00\x00\x01\x00" + b"x" * 100) == ([], None)
+    assert decoder.read(b"x" * 100) == ([], None)
+    assert decoder.pending == 205
+    payloads, end = decoder.read(b"x" * 56 + b"\x00\x00\x00\x00\x01y")
+    assert [bytes(p) for p in payloads] == [b"x" * 256, b"y"]
+    assert end is None
+
+
+def test_read_gunzips_a_compressed_frame() -> None:
+    body = gzip.compress(b"hello")
+    frame = bytes([FLAG_COMPRESSED]) + len(body).to_bytes(4, "big") + body
+    payloads, end = FrameDecoder().read(frame)
+    assert [bytes(p) for p in payloads] == [b"hello"]
+    assert end is None
+
+
+def test_read_refuses_unknown_flags_and_a_length_past_the_cap() -> None:
+    with pytest.raises(ProtocolError, match="unknown flag bits 0x80"):
+        FrameDecoder().read(b"\x80\x00\x00\x00\x00")
+    with pytest.raises(ProtocolError, match="above the 10-byte limit"):
+        FrameDecoder(max_frame=10).read(b"\x00\x00\x00\x00\x0b")
+    decoder = FrameDecoder(max_frame=10)
+    decoder.read(b"\x00\x00")
+    with pytest.raises(ProtocolError, match="above the 10-byte limit"):
+        decoder.read(b"\x00\x00\x0b")

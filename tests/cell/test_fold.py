@@ -621,3 +621,52 @@ def test_a_resumed_stream_picks_up_an_open_call_without_filing_it_twice() -> Non
     assert arguments(fold) == '{"path":"src"}'
     assert [p for p in parts if isinstance(p, ToolCallStart)] == [ToolCallStart(0, "call_1", "ls")]
     assert [p.delta for p in parts if isinstance(p, ToolCallArgsDelta)] == ['{"pa', 'th":"src"}']
+
+
+# --- feed_delta: the fast path for text and thinking deltas -------------------------------
+
+
+def fast_fold_all(*frames: bytes, room: int = 1 << 30) -> tuple[Fold, list[StreamPart], list[int]]:
+    """Fold FRAMES as the lane does: feed_delta first, feed when it declines."""
+    parts: list[StreamPart] = []
+    fold = Fold(on_part=parts.append)
+    sizes = []
+    for frame in frames:
+        message = agent_pb2.AgentServerMessage.FromString(frame)
+        size = fold.feed_delta(message, room)
+        sizes.append(size)
+        if size < 0:
+            fold.feed(message)
+    return fold, parts, sizes
+
+
+def test_feed_delta_folds_text_and_thinking_like_feed_and_returns_utf8_sizes() -> None:
+    frames = (text("héllo "), thinking("why"), text("数据"), update(13), turn_ended(1, 2))
+    fast, fast_parts, sizes = fast_fold_all(*frames)
+    slow, slow_parts = fold_all(*frames)
+    assert sizes == [7, 3, 6, -1, -1]  # é is 2 bytes, each CJK character 3; others declined
+    assert fast.message() == slow.message()
+    assert fast_parts == slow_parts
+    assert fast.complete is slow.complete is True
+
+
+def test_feed_delta_declines_empty_deltas_and_other_members() -> None:
+    _, parts, sizes = fast_fold_all(text(""), thinking(""), checkpoint(5), exec_read("a"))
+    assert sizes == [-1, -1, -1, -1]
+    assert parts == []
+
+
+def test_feed_delta_over_room_measures_without_folding() -> None:
+    fold, parts, sizes = fast_fold_all(text("abcd"), room=3)
+    assert sizes == [4]
+    assert parts == []
+    assert fold.message()["content"] is None
+
+
+def test_feed_delta_skips_what_a_resumed_stream_repeats() -> None:
+    fold, parts, _ = fast_fold_all(checkpoint(1), text("ab"))
+    fold.resume()
+    for frame in (text("a"), text("bc")):
+        assert fold.feed_delta(agent_pb2.AgentServerMessage.FromString(frame), 100) > 0
+    assert fold.message()["content"] == "abc"
+    assert [p.text for p in parts if isinstance(p, TextDelta)] == ["ab", "c"]
