@@ -38,6 +38,7 @@ __all__ = [
     "ResourceExhausted",
     "StoreError",
     "StreamIncomplete",
+    "Unreachable",
     "check_cleartext",
     "json_kind",
     "remember_secret",
@@ -164,6 +165,22 @@ class StreamIncomplete(ProviderError):
 
     status = 502
     retryable = True
+
+
+class Unreachable(ProviderError):
+    """A request got no answer at all: no connection, a dropped line, TLS, a timeout.
+
+    ``why`` names the kind of failure (the library's exception class, e.g.
+    ``ConnectError``) for a line that must not carry more than that.
+    """
+
+    status = 502
+    retryable = True
+
+    def __init__(self, detail: str, *, why: str) -> None:
+        """Keep DETAIL (the URL and the cause) and WHY (the failure's kind)."""
+        super().__init__(detail)
+        self.why = why
 
 
 class ProtocolError(ProviderError):

@@ -48,10 +48,11 @@ from .fold import Fold
 from .history import valid_unicode
 from .host import Finish, Host, NativeOutcome, RoundContext, RoundResult, StreamPart, StreamStart
 from .request import build_run_request, resume_request
+from .run_route import open_run
 from .signin import refresh_if_due
 from .state import CellState
 from .store import AuthStore
-from .transport import RunSettings, open_run
+from .transport import RunSettings
 
 if TYPE_CHECKING:
     from .blobs import Conversation
@@ -153,7 +154,7 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
     while True:
         attempt = _Attempt(ctx, messages, token, system, tools, wire, conversation, table, display)
         attempt.rotate_on_refusal = not variant_retry
-        attempt.state = state  # its HTTP/2 pool and what transport worked (transport.open_run)
+        attempt.state = state  # its HTTP/2 pool and what transport worked (run_route.open_run)
         attempt.max_reply_bytes = state.max_reply_bytes
         try:
             result = await attempt.run()

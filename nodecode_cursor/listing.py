@@ -13,8 +13,8 @@ closes that state, and a fetch still in flight then keeps nothing when it lands.
 bundled rows and says why. ``check_key`` is the host's key check for a token
 saved with ``/connect``.
 
-The HTTP exchange is httpx's; the bytes are ``connect.py``'s; the bundled rows
-are ``catalog.py``'s.
+The HTTP exchange is ``http.py``'s (``unary``); the bytes are ``connect.py``'s;
+the bundled rows are ``catalog.py``'s.
 """
 
 from __future__ import annotations
@@ -27,17 +27,16 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import httpx
 from google.protobuf.message import DecodeError
 
 from . import limits
 from ._proto import agent_pb2
 from .catalog import bundled_models, find_model
-from .connect import classify_connect_error, parse_refusal, read_unary_body
+from .connect import read_unary_body
 from .credentials import checked_token
 from .errors import NOT_SIGNED_IN, CursorError, NotSignedIn, ProviderError
+from .http import key_refusal, rpc_headers, unary
 from .state import RosterFetch
-from .transport import proxied_client, reaching, run_headers
 from .variants import AVAILABLE_MODELS_PATH, catalog_request, parse_catalog
 
 if TYPE_CHECKING:
@@ -218,19 +217,17 @@ async def _unary(
         raise NotSignedIn()
     token = checked_token(token, "the key given")
     url = base_url.rstrip("/") + path
-    headers = run_headers(token, limits.client_version(client_version), str(uuid.uuid4()))
+    headers = rpc_headers(token, limits.client_version(client_version), str(uuid.uuid4()))
     headers["content-type"] = "application/proto"
-    with reaching(url):
-        if state is not None:
-            # The state's pooled client: the call reuses the rounds' kept-alive connections.
-            pooled = await state.http_clients.client(proxy)
-            response = await pooled.post(url, content=body, headers=headers, timeout=timeout)
-        else:
-            async with proxied_client(httpx.AsyncClient, proxy=proxy, timeout=timeout) as client:
-                response = await client.post(url, content=body, headers=headers)
-    if response.status_code != 200:
-        raise _refusal(response.status_code, response.content)
-    return response.content
+    # The state's pooled client: the call reuses the rounds' kept-alive connections.
+    clients = state.http_clients if state is not None else None
+    answer = await unary(
+        url, headers=headers, content=body, timeout=timeout, proxy=proxy, clients=clients
+    )
+    content = answer.content or b""
+    if answer.status != 200:
+        raise key_refusal(answer.status, content)
+    return content
 
 
 async def fetch_catalog(
@@ -382,27 +379,6 @@ def _landed(
     if not task.cancelled():
         # Retrieved here too: a failure no round is left to await is never logged as lost.
         task.exception()
-
-
-def _refusal(status: int, body: bytes) -> ProviderError:
-    """Return the refusal as ``HTTP <status> <connect code>``, the line a key check shows.
-
-    Its status, code and retryability are the Connect error's, classified as every
-    other Connect error is (``connect.classify_connect_error``); a body that is no
-    Connect error keeps the HTTP status.
-    """
-    parsed = parse_refusal(body)
-    if parsed is None or not isinstance(parsed.get("code"), str):
-        return ProviderError(
-            f"HTTP {status} unknown", status=status, retryable=status in (429, 503, 504)
-        )
-    classified = classify_connect_error(parsed, http_status=status)
-    return ProviderError(
-        f"HTTP {status} {parsed['code']}",
-        status=classified.status,
-        retryable=classified.retryable,
-        code=classified.code,
-    )
 
 
 async def check_key(

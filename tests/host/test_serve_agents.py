@@ -45,7 +45,9 @@ from cursor_simulator.agent import (
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_BIN = ROOT / ".ci" / "node" / "node_modules" / ".bin"
-INSTALL = "the README's test command, .venv/bin/python tools/test.py (it runs npm ci --prefix .ci/node)"
+INSTALL = (
+    "the README's test command, .venv/bin/python tools/test.py (it runs npm ci --prefix .ci/node)"
+)
 SECRET = "the secret word is pineapple"
 AGENT_TIMEOUT = 120
 
