@@ -12,6 +12,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 from urllib.parse import parse_qs, quote, urlsplit
@@ -21,7 +22,8 @@ import pytest
 
 from cursor_simulator import Simulator
 from cursor_simulator.auth import make_token
-from nodecode_cursor.errors import CredentialError
+from nodecode_cursor import signin as signin_module
+from nodecode_cursor.errors import CredentialError, ProviderError
 from nodecode_cursor.host import MemoryHost
 from nodecode_cursor.signin import PollPacing, SignIn, refresh_if_due
 from nodecode_cursor.store import AuthStore, TokenEntry
@@ -179,15 +181,26 @@ def test_running_out_of_polls_times_out(sim: Simulator, home: Path) -> None:
     assert not (home / "auth.json").exists()
 
 
-def test_poll_delays_grow_by_a_fifth_up_to_the_cap(sim: Simulator, home: Path) -> None:
+class _Waits(threading.Event):
+    """A cancel event that is never set and records each wait's timeout instead of waiting."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.timeouts: list[float | None] = []
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.timeouts.append(timeout)
+        return False
+
+
+def test_poll_delays_grow_by_a_fifth_up_to_the_cap(sim: Simulator) -> None:
     pacing = PollPacing(first_delay=0.04, backoff=1.2, max_delay=0.06, max_attempts=5)
-    signin = SignIn(MemoryHost(home), AuthStore(home), sim.url, sim.url, pacing)
-    started = time.monotonic()
-    signin.start()
-    assert signin.wait(5)
-    elapsed = time.monotonic() - started
-    # 0.04 + 0.048 + 0.0576 + 0.06 + 0.06 = 0.2656 s of waiting at least.
-    assert elapsed >= 0.26
+    waits = _Waits()
+    with signin_module.http_client(5.0) as client, pytest.raises(ProviderError) as raised:
+        signin_module.poll_tokens(client, sim.url, "login-1", "verifier-1", pacing, waits)
+    assert str(raised.value) == signin_module.POLL_TIMEOUT
+    # Each pending poll (404) waits a fifth longer than the last, up to the cap.
+    assert waits.timeouts == pytest.approx([0.04, 0.048, 0.0576, 0.06, 0.06])
     assert len(sim.auth.polls) == 5
 
 
