@@ -231,17 +231,25 @@ def test_profile_failure_leaves_email_unknown(sim: Simulator, home: Path, fault:
     assert host.said == ["cursor: signed in"]
 
 
+def sign_in_threads() -> set[threading.Thread]:
+    """Return the sign-in threads running now (``SignIn`` names each one)."""
+    return {t for t in threading.enumerate() if t.name == "cursor-sign-in"}
+
+
 def test_a_second_login_cancels_the_first(sim: Simulator, home: Path) -> None:
     host = MemoryHost(home)
     signin = SignIn(host, AuthStore(home), sim.url, sim.url, FAST)
+    before = sign_in_threads()
     first = page_of(signin.start())["uuid"]
+    (first_thread,) = sign_in_threads() - before
     wait_for(lambda: any(p["uuid"] == first for p in sim.auth.polls))
     second = page_of(signin.start())["uuid"]
     assert second != first
     # The person confirms the first page too late: that sign-in must write nothing.
     sim.auth.confirm(first)
     wait_for(lambda: any(p["uuid"] == second for p in sim.auth.polls))
-    time.sleep(0.1)
+    first_thread.join(5)  # the first sign-in has ended: it can write nothing more
+    assert not first_thread.is_alive()
     assert not (home / "auth.json").exists()
     assert host.said == []
     sim.auth.confirm(second)
@@ -261,8 +269,7 @@ def test_cancel_writes_nothing(sim: Simulator, home: Path) -> None:
     assert signin.cancel() is True
     assert not signin.in_progress
     sim.auth.confirm(login_id)
-    assert signin.wait(5)
-    time.sleep(0.05)
+    assert signin.wait(5)  # its thread has ended: it can write nothing more
     assert not (home / "auth.json").exists()
     assert host.said == [] and host.notices == {}
     assert signin.cancel() is False
