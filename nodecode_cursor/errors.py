@@ -8,7 +8,8 @@ the lane's own ``conversation_refused`` and ``reply_too_large``, or for ConfigEr
 of ``unknown_model``, ``unsupported_effort``, ``not_signed_in``, ``history_conflict``,
 ``bad_token``, ``bad_proxy``, ``bad_config``, ``no_api_key``, ``agent_missing``).
 ``code`` is data for a report; code that decides by kind tests the class
-(``NotSignedIn``, ``ModelNotFound``, ``ResourceExhausted``), never the text. ``str()``
+(``NotSignedIn``, ``ModelNotFound``, ``ResourceExhausted``, ``Unreachable``),
+never the text. ``str()``
 is the one line. No error ever holds a token: callers build details from the service's
 words and our own, never from headers or request bodies. ``json_kind`` names a JSON
 value's kind for an error that must not echo the value. ``scrub`` removes what is shaped
@@ -16,7 +17,7 @@ like a credential and, by value, every secret the cell was handed or made
 (``remember_secret``: the bearer, the refresh token, an API key, the PKCE verifier), so
 an opaque key a service echoes is caught too; every error, and the host's log filter,
 goes through it. Mapping the service's errors onto these classes is ``connect.py``'s
-job."""
+job; mapping a request's failures (no answer, a refusal) is ``http.py``'s."""
 
 from __future__ import annotations
 

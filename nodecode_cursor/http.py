@@ -173,9 +173,11 @@ def unreachable(url: str, exc: BaseException) -> ProviderError:
 def reaching(url: str) -> Iterator[None]:
     """Return a context in which httpx failing to get an answer from URL is ``unreachable``.
 
-    Every request the cell makes goes through one of these, so a dead service,
-    a refused connection or a proxy that drops the line reads the same everywhere.
-    Catch what means something else (a stream going silent) inside it.
+    Every httpx request the cell makes goes through one of these (the HTTP/2
+    dial, which is not httpx's, maps its socket and TLS errors with
+    ``unreachable`` itself), so a dead service, a refused connection or a proxy
+    that drops the line reads the same everywhere. Catch what means something
+    else (a stream going silent) inside it.
     """
     try:
         yield

@@ -72,7 +72,7 @@ class CellState:
         # refresh token, so it is never in here.
         self.ended_sessions: set[str] = set()
         # The HTTP/2 connections runs share (one per base URL, account and proxy) and
-        # which transport last worked per base URL; its own lock (h2conn.py).
+        # which transport last worked per base URL; its own lock (runpool.py).
         self.run_connections = RunConnections()
         # The HTTP/1.1 clients runs, appends, the roster and the catalog go through (one
         # per event loop and proxy, closed with their loop; clients.py).

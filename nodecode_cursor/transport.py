@@ -304,7 +304,8 @@ class RunStream:
 
 
 class _BidiRun(RunStream):
-    """What both routes share: the append queue and task, the heartbeat, the consumer side.
+    """What RunSSE and RunPoll share beyond ``RunStream`` (whose heartbeat and consumer
+    side H2Run has too): the append queue and its task, the stream's POST and reader.
 
     ``send`` queues a message (append 0 must be the run request); ``messages``
     yields the server's messages until the end frame or the stream closing.
