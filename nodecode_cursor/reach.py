@@ -300,15 +300,20 @@ _NOT_TLS_FIX = (
 )
 
 
+# OpenSSL's verify results (X509_V_ERR_*), which the fix branches on; never the message.
+_CERT_NOT_YET_VALID = 9
+_CERT_HAS_EXPIRED = 10
+_HOSTNAME_MISMATCH = 62
+
+
 def _untrusted(target: _Target, exc: ssl.SSLCertVerificationError) -> DoctorCheck:
     """Return the failed tls check for a certificate EXC did not verify, with what to set."""
     why = (exc.verify_message or exc.reason or "verification failed").rstrip(".")
     verdict = f"the certificate {target.host} presented is not trusted: {why}"
-    lowered = why.lower()
-    if "expired" in lowered or "not yet valid" in lowered:
+    if exc.verify_code in (_CERT_NOT_YET_VALID, _CERT_HAS_EXPIRED):
         fix = "check this machine's clock and date; if they are right, the server's certificate is"
         return DoctorCheck("tls", "fail", verdict, fix + " out of date")
-    if "hostname mismatch" in lowered:
+    if exc.verify_code == _HOSTNAME_MISMATCH:
         fix = (
             "the certificate is for another name: check the host in --base-url; a proxy or "
             "firewall that inspects TLS may be answering in the service's place"
