@@ -40,8 +40,8 @@ from nodecode_cursor import connect, values
 from nodecode_cursor._proto import agent_pb2, aiserver_pb2
 
 from .catalog import CatalogState
+from .exchange import Cut, SimRequest, SimResponse, Trailers
 from .family import RouteHost, connect_error
-from .server import Cut, SimRequest, SimResponse, Trailers
 
 __all__ = [
     "APPEND_PATH",

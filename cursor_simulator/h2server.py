@@ -30,7 +30,7 @@ import socket
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import h2.config
 import h2.connection
@@ -39,17 +39,31 @@ import h2.events
 import h2.exceptions
 import h2.settings
 
-from .server import Cut, SimRequest, SimResponse, Trailers
-
-if TYPE_CHECKING:
-    from .server import HttpServer
+from .exchange import PREFACE, Cut, SimRequest, SimResponse, Trailers
 
 __all__ = ["PREFACE", "BidiHandler", "H2Request", "H2Side"]
 
 log = logging.getLogger("cursor_simulator")
 
-PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 _READ_SIZE = 65536
+
+
+class HttpServer(Protocol):
+    """What the HTTP/2 side needs of the server it belongs to (``server.HttpServer``)."""
+
+    @property
+    def stopping(self) -> bool:
+        """Return whether the server is stopping."""
+        ...
+
+    def record(self, request: SimRequest) -> None:
+        """Keep REQUEST among the requests the tests read."""
+        ...
+
+    def handle(self, request: SimRequest) -> SimResponse:
+        """Return the routed handler's answer to REQUEST."""
+        ...
+
 
 # A bidi handler: the request's head in, the answer and the sink for the body's bytes out.
 BidiHandler = Callable[[SimRequest], tuple[SimResponse, Callable[[bytes], None]]]

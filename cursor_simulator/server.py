@@ -19,14 +19,14 @@ import ssl
 import struct
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import h11
 
-__all__ = ["Cut", "HttpServer", "SimRequest", "SimResponse"]
+from .exchange import PREFACE, Cut, SimRequest, SimResponse, Trailers
+
+__all__ = ["Cut", "HttpServer", "SimRequest", "SimResponse", "Trailers"]
 
 log = logging.getLogger("cursor_simulator")
 
@@ -34,76 +34,6 @@ _READ_SIZE = 65536
 # Bodies larger than this are refused; the cell never sends one, and a test
 # server must not be made to hold gigabytes.
 _MAX_BODY = 256 * 1024 * 1024
-
-
-class Cut(Exception):
-    """Raised inside a streamed body to end the connection without finishing the answer.
-
-    ``reset=True`` aborts with a TCP reset instead of an orderly close.
-    """
-
-    def __init__(self, *, reset: bool = False) -> None:
-        """Cut with an orderly close, or with a TCP reset when RESET."""
-        super().__init__("cut")
-        self.reset = reset
-
-
-class Trailers(Exception):
-    """Raised inside a streamed body to end it with these trailer HEADERS (and nothing else).
-
-    Over HTTP/2 they are a HEADERS frame ending the stream; over HTTP/1.1 the chunked
-    body's trailer section.
-    """
-
-    def __init__(self, headers: dict[str, str]) -> None:
-        """End the answer with HEADERS as its trailers."""
-        super().__init__("trailers")
-        self.headers = headers
-
-
-@dataclass
-class SimRequest:
-    """One received HTTP request."""
-
-    method: str
-    target: str
-    headers: dict[str, str]
-    body: bytes
-    _sock: socket.socket | None = field(default=None, repr=False)
-
-    @property
-    def path(self) -> str:
-        """Return the path part of the target."""
-        return urlsplit(self.target).path
-
-    @property
-    def query(self) -> dict[str, str]:
-        """Return the query parameters (first value of each)."""
-        return {k: v[0] for k, v in parse_qs(urlsplit(self.target).query).items()}
-
-    def client_gone(self) -> bool:
-        """Return whether the client has closed its side of the connection."""
-        sock = self._sock
-        if sock is None:
-            return False
-        try:
-            readable, _, _ = select.select([sock], [], [], 0)
-            if not readable:
-                return False
-            return sock.recv(1, socket.MSG_PEEK) == b""
-        except ValueError:
-            return False  # TLS cannot peek: the client counts as present
-        except OSError:
-            return True
-
-
-@dataclass
-class SimResponse:
-    """An answer: status, headers, and a whole body or an iterable of chunks to stream."""
-
-    status: int = 200
-    headers: dict[str, str] = field(default_factory=dict)
-    body: bytes | Iterable[bytes] = b""
 
 
 Handler = Callable[[SimRequest], SimResponse]
@@ -132,8 +62,7 @@ class HttpServer:
         # Connections accepted so far (a test counts how many a client opened).
         self.accepted = 0
         # HTTP/2 (h2server.py): a connection opening with the preface, or choosing h2
-        # by ALPN on the TLS port, is served there. Deferred: a true cycle (h2server
-        # builds on this module's request and response types).
+        # by ALPN on the TLS port, is served there.
         from .h2server import H2Side
 
         self.h2 = H2Side(self)
@@ -341,9 +270,6 @@ class HttpServer:
 
 def _speaks_h2(sock: socket.socket) -> bool:
     """Return whether the connection opens with the HTTP/2 preface (prior knowledge)."""
-    # Deferred: a true cycle (h2server imports this module).
-    from .h2server import PREFACE
-
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         readable, _, _ = select.select([sock], [], [], 0.2)

@@ -15,7 +15,7 @@ does not close them: a request still under way (a roster fetch landing after
 the stop) must finish, and the loop's end closes them all.
 
 The HTTP exchange is httpx's; which requests go through here is
-``transport.py``'s and ``listing.py``'s.
+``transport.py``'s and the unary calls' (``http.unary``).
 """
 
 from __future__ import annotations
@@ -74,12 +74,12 @@ class HttpClients:
     async def client(self, proxy: str | None) -> httpx.AsyncClient:
         """Return the running loop's client for PROXY (the ``cursor.proxy`` setting or None).
 
-        ConfigError for a proxy httpx cannot use, as ``transport.proxied_client`` says.
+        ConfigError for a proxy httpx cannot use, as ``http.proxied_client`` says.
         """
         # Deferred: CursorCell.start loads this module and must stay cheap (httpx).
         import httpx
 
-        from .transport import proxied_client
+        from .http import proxied_client
 
         loop = asyncio.get_running_loop()
         key = proxy or ""

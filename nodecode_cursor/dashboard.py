@@ -30,10 +30,9 @@ from typing import Any, Literal
 import httpx
 
 from . import limits
-from .connect import classify_connect_error, parse_refusal
 from .credentials import checked_token
-from .errors import SIGN_IN_HINT, CursorError, NotSignedIn, ProviderError
-from .transport import proxied_client, reaching, run_headers
+from .errors import CursorError, NotSignedIn, ProviderError
+from .http import dashboard_refusal, proxied_client, rpc_headers, unary_sync
 
 __all__ = [
     "CURRENT_PERIOD_USAGE_PATH",
@@ -377,37 +376,17 @@ def account_usage(
 # Asking the service (I/O) ---------------------------------------------------------------------
 
 
-def _refusal(status: int, body: bytes, what: str) -> ProviderError:
-    """Return the one-line error for a refused dashboard call, classified as Connect errors are."""
-    parsed = parse_refusal(body)
-    code = parsed.get("code") if parsed is not None else None
-    if parsed is None or not isinstance(code, str):
-        return ProviderError(
-            f"Cursor's dashboard refused {what}: HTTP {status}",
-            status=status if 400 <= status < 600 else 502,
-            retryable=status in (429, 503, 504),
-        )
-    classified = classify_connect_error(parsed, http_status=status)
-    sign_in = status in (401, 403) or code == "unauthenticated"
-    return ProviderError(
-        f"Cursor's dashboard refused {what}: HTTP {status} {code}"
-        + (f"; run {SIGN_IN_HINT}" if sign_in else ""),
-        status=classified.status,
-        retryable=classified.retryable,
-        code=classified.code,
-        hint=SIGN_IN_HINT if sign_in else None,
-    )
-
-
-def _post(client: Any, base_url: str, path: str, headers: dict[str, str], what: str) -> Any:
+def _post(
+    client: httpx.Client, base_url: str, path: str, headers: dict[str, str], what: str
+) -> Any:
     """Return the decoded JSON answer of one dashboard call; ProviderError on refusal or garbage."""
     url = base_url.rstrip("/") + path
-    with reaching(url):
-        response = client.post(url, content=b"{}", headers=headers)
-    if response.status_code != 200:
-        raise _refusal(response.status_code, response.content, what)
+    answer = unary_sync(client, "POST", url, content=b"{}", headers=headers)
+    content = answer.content or b""
+    if answer.status != 200:
+        raise dashboard_refusal(answer.status, content, what)
     try:
-        return json.loads(response.content)
+        return json.loads(content)
     except (ValueError, RecursionError):
         raise ProviderError(f"Cursor's answer to {what} was not JSON") from None
 
@@ -429,7 +408,7 @@ def fetch_account_usage(
     if not token:
         raise NotSignedIn()
     token = checked_token(token, "the credential")
-    headers = run_headers(token, limits.client_version(client_version), str(uuid.uuid4()))
+    headers = rpc_headers(token, limits.client_version(client_version), str(uuid.uuid4()))
     headers.update({"content-type": "application/json", "accept": "application/json"})
     client = proxied_client(httpx.Client, proxy=proxy, timeout=timeout)
     notes: list[str] = []

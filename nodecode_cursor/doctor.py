@@ -24,9 +24,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
-
-import httpx
+from typing import TYPE_CHECKING, Protocol
 
 from . import limits
 from .catalog import find_model
@@ -38,19 +36,63 @@ from .errors import (
     OutdatedClient,
     ProviderError,
     StoreError,
+    Unreachable,
 )
-from .host import DoctorCheck, RoundContext
+from .host import DoctorCheck, Host, RoundContext, RoundResult, Route, SignInState
+from .http import http_error, rpc_headers, unary
 from .listing import fetch_roster
 from .store import CORRUPT
-from .transport import DOCTOR_HINT, http_error, proxied_client, reaching, run_headers
+from .transport import DOCTOR_HINT
 from .variants import AVAILABLE_MODELS_PATH, catalog_request, parse_catalog
 
 if TYPE_CHECKING:
-    from .cell import CursorCell
+    from .state import CellState
 
 __all__ = ["FAMILIES", "diagnose", "family_of"]
 
 log = logging.getLogger("nodecode_cursor.doctor")
+
+
+class _Settings(Protocol):
+    """The cell settings doctor reads."""
+
+    @property
+    def base_url(self) -> str: ...
+
+    @property
+    def proxy(self) -> str | None: ...
+
+    @property
+    def client_version(self) -> str | None: ...
+
+
+class DoctoredCell(Protocol):
+    """What doctor needs of the cell (``cell.CursorCell`` is one), named here so this
+    module does not import the cell that imports it."""
+
+    @property
+    def host(self) -> Host | None: ...
+
+    @property
+    def state(self) -> CellState | None: ...
+
+    @property
+    def settings(self) -> _Settings: ...
+
+    def sign_in_state(self) -> SignInState:
+        """Return how the sign-in stands."""
+        ...
+
+    def route(
+        self, model: str, effort: str | None, *, roster: Iterable[str] | None = None
+    ) -> Route:
+        """Return where a round on MODEL at EFFORT goes."""
+        ...
+
+    async def stream_round(self, ctx: RoundContext) -> RoundResult:
+        """Return one round on Cursor."""
+        ...
+
 
 # The families a round is tried on, by the model id's first word; the order is the report's.
 FAMILIES = ("composer", "claude", "gpt", "gemini", "grok", "kimi")
@@ -81,7 +123,7 @@ def _skip(name: str, why: str) -> DoctorCheck:
     return DoctorCheck(name, "skip", f"not checked: {why}")
 
 
-def _credential(cell: CursorCell) -> tuple[DoctorCheck, str | None]:
+def _credential(cell: DoctoredCell) -> tuple[DoctorCheck, str | None]:
     """Return the credential's check and the token a round would send (renewed when due)."""
     name = "credential"
     try:
@@ -130,7 +172,7 @@ def _client_version_refused(exc: ProviderError) -> bool:
     )
 
 
-async def _reach_and_roster(cell: CursorCell, token: str) -> tuple[list[DoctorCheck], list[str]]:
+async def _reach_and_roster(cell: DoctoredCell, token: str) -> tuple[list[DoctorCheck], list[str]]:
     """Return the reach, client-version and roster checks, and the roster's model ids."""
     settings = cell.settings
     version = limits.client_version(settings.client_version)
@@ -144,7 +186,7 @@ async def _reach_and_roster(cell: CursorCell, token: str) -> tuple[list[DoctorCh
             proxy=settings.proxy,
         )
     except ProviderError as exc:
-        if exc.detail.startswith("could not reach"):
+        if isinstance(exc, Unreachable):
             # DNS, the proxy, the connection and TLS passed (reach.py) before this.
             fix = (
                 "the checks above passed, so the request failed further on: check that "
@@ -184,29 +226,32 @@ async def _reach_and_roster(cell: CursorCell, token: str) -> tuple[list[DoctorCh
     return [reached, _ok("client version", f"{version} accepted"), roster], ids
 
 
-def _catalog(cell: CursorCell, token: str) -> DoctorCheck:
+async def _catalog(cell: DoctoredCell, token: str) -> DoctorCheck:
     """Return the catalog's check: AvailableModels asked once, its variants parsed."""
     name = "catalog"
     settings = cell.settings
     url = settings.base_url.rstrip("/") + AVAILABLE_MODELS_PATH
-    headers = run_headers(token, limits.client_version(settings.client_version), str(uuid.uuid4()))
+    headers = rpc_headers(token, limits.client_version(settings.client_version), str(uuid.uuid4()))
     headers["content-type"] = "application/proto"
     try:
-        client = proxied_client(
-            httpx.Client, proxy=settings.proxy, timeout=limits.ROSTER_TIMEOUT_SECONDS
+        answer = await unary(
+            url,
+            headers=headers,
+            content=catalog_request(),
+            timeout=limits.ROSTER_TIMEOUT_SECONDS,
+            proxy=settings.proxy,
         )
-        with reaching(url), client:
-            response = client.post(url, content=catalog_request(), headers=headers)
-        if response.status_code != 200:
-            raise http_error(response.status_code, response.content, "AvailableModels")
-        catalog = parse_catalog(response.content)
+        content = answer.content or b""
+        if answer.status != 200:
+            raise http_error(answer.status, content, "AvailableModels")
+        catalog = parse_catalog(content)
     except CursorError as exc:
         fix = "rounds route by the bundled rows meanwhile; nothing to set unless rounds fail"
         return _fail(name, f"AvailableModels: {exc.detail}", fix)
     return _ok(name, f"{len(catalog.entries)} models, {len(catalog.routes)} variants")
 
 
-def _pick(cell: CursorCell, ids: Iterable[str]) -> dict[str, str]:
+def _pick(cell: DoctoredCell, ids: Iterable[str]) -> dict[str, str]:
     """Return one model per family the account can use, by family (bundled rows preferred)."""
     picked: dict[str, str] = {}
     roster = list(ids)
@@ -222,7 +267,7 @@ def _pick(cell: CursorCell, ids: Iterable[str]) -> dict[str, str]:
     return {family: picked[family] for family in FAMILIES if family in picked}
 
 
-async def _round(cell: CursorCell, token: str, model: str, transport: str) -> str:
+async def _round(cell: DoctoredCell, token: str, model: str, transport: str) -> str:
     """Return the wire slug a tiny round on MODEL over TRANSPORT used; the cell's error if not."""
     route = cell.route(model, None, roster=[model])
     ctx = RoundContext(
@@ -247,7 +292,7 @@ def _round_fix(exc: CursorError) -> str:
     return "the model's wire shape may have changed: pick another model meanwhile, and report it"
 
 
-async def diagnose(cell: CursorCell, *, rounds: bool, report: Report) -> list[DoctorCheck]:
+async def diagnose(cell: DoctoredCell, *, rounds: bool, report: Report) -> list[DoctorCheck]:
     """Return every check's verdict, in order, each also handed to REPORT as it is known."""
     checks: list[DoctorCheck] = []
 
@@ -278,7 +323,7 @@ async def diagnose(cell: CursorCell, *, rounds: bool, report: Report) -> list[Do
         for name in ("catalog", "transports", "rounds"):
             add(_skip(name, "the service was not reached"))
         return checks
-    add(await asyncio.to_thread(_catalog, cell, token))
+    add(await _catalog(cell, token))
     if not rounds:
         add(_skip("transports", "they need a round (--no-rounds)"))
         add(_skip("rounds", "--no-rounds"))

@@ -9,7 +9,8 @@ of ``unknown_model``, ``unsupported_effort``, ``not_signed_in``, ``history_confl
 ``bad_token``, ``bad_proxy``, ``bad_config``, ``no_api_key``, ``agent_missing``,
 ``outdated_client``).
 ``code`` is data for a report; code that decides by kind tests the class
-(``NotSignedIn``, ``ModelNotFound``, ``ResourceExhausted``), never the text. ``str()``
+(``NotSignedIn``, ``ModelNotFound``, ``ResourceExhausted``, ``Unreachable``),
+never the text. ``str()``
 is the one line. No error ever holds a token: callers build details from the service's
 words and our own, never from headers or request bodies. ``json_kind`` names a JSON
 value's kind for an error that must not echo the value. ``scrub`` removes what is shaped
@@ -17,7 +18,7 @@ like a credential and, by value, every secret the cell was handed or made
 (``remember_secret``: the bearer, the refresh token, an API key, the PKCE verifier), so
 an opaque key a service echoes is caught too; every error, and the host's log filter,
 goes through it. Mapping the service's errors onto these classes is ``connect.py``'s
-job."""
+job; mapping a request's failures (no answer, a refusal) is ``http.py``'s."""
 
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ __all__ = [
     "ResourceExhausted",
     "StoreError",
     "StreamIncomplete",
+    "Unreachable",
     "check_cleartext",
     "json_kind",
     "loggable",
@@ -185,6 +187,22 @@ class StreamIncomplete(ProviderError):
 
     status = 502
     retryable = True
+
+
+class Unreachable(ProviderError):
+    """A request got no answer at all: no connection, a dropped line, TLS, a timeout.
+
+    ``why`` names the kind of failure (the library's exception class, e.g.
+    ``ConnectError``) for a line that must not carry more than that.
+    """
+
+    status = 502
+    retryable = True
+
+    def __init__(self, detail: str, *, why: str) -> None:
+        """Keep DETAIL (the URL and the cause) and WHY (the failure's kind)."""
+        super().__init__(detail)
+        self.why = why
 
 
 class ProtocolError(ProviderError):

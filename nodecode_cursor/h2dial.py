@@ -16,20 +16,24 @@ as httpx checks them (``httpx.create_ssl_context``: certifi's bundle, or
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import ssl
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 
-from .errors import ConfigError, ProviderError
-from .transport import tls_context, unreachable
+from .errors import ConfigError
+from .http import (
+    TunnelClosed,
+    TunnelHeadTooLarge,
+    authority,
+    connect_tunnel,
+    proxy_authorization,
+    tls_context,
+    unreachable,
+)
 
 __all__ = ["Dialed", "H2Unavailable", "ProxyCannotTunnel", "dial", "proxy_for", "split_url"]
-
-# A proxy that answers CONNECT with more head than this is not one we talk to.
-_MAX_PROXY_HEAD = 16 * 1024
 
 
 class H2Unavailable(Exception):
@@ -106,13 +110,13 @@ async def dial(
                 via = f"through the proxy's CONNECT tunnel ({proxy_host}:{proxy_port})"
     except TimeoutError:
         _close(writer)
-        raise _unreachable(base_url, "connecting timed out") from None
+        raise unreachable(base_url, TimeoutError("connecting timed out")) from None
     except H2Unavailable:
         _close(writer)
         raise
     except (OSError, ssl.SSLError) as exc:
         _close(writer)
-        raise _unreachable(base_url, exc) from None
+        raise unreachable(base_url, exc) from None
     if scheme == "http":
         return Dialed(reader, writer, f"prior knowledge over cleartext, {via}")
     ssl_object = writer.get_extra_info("ssl_object")
@@ -146,13 +150,7 @@ def _tunnel_proxy(proxy: str) -> tuple[str, int, str | None]:
         host, port = None, 0
     if not host:
         raise ConfigError("the proxy setting is not a usable URL; fix it", code="bad_proxy")
-    authorization = None
-    if parts.username is not None:
-        user = urllib.parse.unquote(parts.username)
-        password = urllib.parse.unquote(parts.password or "")
-        token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
-        authorization = f"Basic {token}"
-    return host, port, authorization
+    return host, port, proxy_authorization(parts)
 
 
 async def _connect_tunnel(
@@ -163,29 +161,16 @@ async def _connect_tunnel(
     authorization: str | None,
 ) -> None:
     """Ask the proxy for a tunnel to HOST:PORT; H2Unavailable when it says no."""
-    authority = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    lines = [f"CONNECT {authority} HTTP/1.1", f"Host: {authority}"]
-    if authorization is not None:
-        lines.append(f"Proxy-Authorization: {authorization}")
-    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
-    await writer.drain()
     try:
-        head = await reader.readuntil(b"\r\n\r\n")
-    except asyncio.LimitOverrunError:
+        code, status_line = await connect_tunnel(
+            reader, writer, authority(host, port), authorization
+        )
+    except TunnelHeadTooLarge:
         raise ProxyCannotTunnel("the proxy answered CONNECT with an oversized head") from None
-    except asyncio.IncompleteReadError:
+    except TunnelClosed:
         raise OSError("the proxy closed the connection during CONNECT") from None
-    if len(head) > _MAX_PROXY_HEAD:
-        raise ProxyCannotTunnel("the proxy answered CONNECT with an oversized head")
-    status_line = head.split(b"\r\n", 1)[0].decode("latin-1")
-    fields = status_line.split(" ", 2)
-    if len(fields) < 2 or not fields[1].isdigit() or not 200 <= int(fields[1]) < 300:
+    if code is None or not 200 <= code < 300:
         raise ProxyCannotTunnel(f"the proxy refused the CONNECT tunnel ({status_line.strip()})")
-
-
-def _unreachable(url: str, cause: str | BaseException) -> ProviderError:
-    """Return the error for a service that could not be reached (transport.unreachable's)."""
-    return unreachable(url, cause)
 
 
 def _close(writer: asyncio.StreamWriter | None) -> None:

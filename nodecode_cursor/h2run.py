@@ -9,7 +9,7 @@ connection. What the lane sees is the same as over HTTP/1.1: ``send``,
 ``messages``, ``saw_end``/``end_error``/``cut``, the same errors for the same
 failures, the heartbeat re-armed by every write, the request timeout.
 
-``ChosenRun`` is what ``transport.open_run`` hands out for ``auto`` over
+``ChosenRun`` is what ``run_route.open_run`` hands out for ``auto`` over
 ``https://`` and for ``http2``: it picks HTTP/2 when the connection speaks it,
 else RunSSE (then RunPoll) — unless Cursor's server config, asked when h2
 fails to negotiate (``server_config.py``), requires HTTP/2 — remembers per

@@ -3,7 +3,7 @@
 A round is one Cursor run (docs/protocol.md §4–§9). The lane resolves the model and
 effort (``routing``), the token (the context's, else the cell's credential
 ladder, refreshing a due sign-in), builds the run request from the history
-(``request``), opens the run (``transport``), feeds every server message to the
+(``request``), opens the run (``run_route``), feeds every server message to the
 fold and the answerer and sends the answers back, then settles the end: the
 completeness rule, the end-of-stream error, a run that broke after a
 checkpoint resumed from it (at most ``limits.MAX_RESUMES`` times), one retry
@@ -54,10 +54,11 @@ from .history import valid_unicode
 from .host import Finish, Host, NativeOutcome, RoundContext, RoundResult, StreamPart, StreamStart
 from .idle import IdleDeadline
 from .request import build_run_request, resume_request
+from .run_route import open_run
 from .signin import refresh_if_due
 from .state import CellState
 from .store import AuthStore
-from .transport import RunSettings, open_run
+from .transport import RunSettings
 
 if TYPE_CHECKING:
     from .blobs import Conversation
@@ -111,9 +112,10 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
     the cell passes its own. Without one the round builds a throwaway state: it
     keeps nothing, so a session rebuilds from the history every round and a
     roster-only model asks the roster every time.
-    Stream parts go to ``ctx.on_part`` as they arrive (StreamStart first, Finish
-    last). Raises ConfigError (bad model or effort, not signed in — before any
-    network), ProviderError (the service's own error), StreamIncomplete (the
+    Stream parts go to ``ctx.on_part`` as they arrive (StreamStart first; Finish
+    last, when the round succeeds). Raises ConfigError (bad model or effort, not
+    signed in — before any run; a model only the roster names asks the roster
+    first), ProviderError (the service's own error), StreamIncomplete (the
     stream ended before the turn did; a retry may work). Cancelling the task
     stops the run at once.
     """
@@ -201,7 +203,7 @@ async def _round(
     while True:
         attempt = _Attempt(ctx, messages, token, system, tools, wire, conversation, table, display)
         attempt.rotate_on_refusal = not variant_retry
-        attempt.state = state  # its HTTP/2 pool and what transport worked (transport.open_run)
+        attempt.state = state  # its HTTP/2 pool and what transport worked (run_route.open_run)
         attempt.max_reply_bytes = state.max_reply_bytes
         try:
             result = await attempt.run()
@@ -522,7 +524,7 @@ def _reply_size(message: Any) -> int:
 
 
 class _Attempt:
-    """One run of the round on one wire model."""
+    """The round on one wire model: its run, and the runs that resume it from a checkpoint."""
 
     state: CellState | None = None
 

@@ -3,8 +3,9 @@
 ``fetch_roster`` asks Cursor which models this account may run (an empty
 request, the client headers, short timeouts) and turns the answer into rows
 for ``/models``: each model once, sorted by id, with a display name and a
-context window. Given the cell's ``CellState``, it also keeps there, per base
-URL and account, each model's max-mode marker so the lane can route that
+context window. Given the cell's ``CellState``, it also keeps in its
+``models`` (``account_models.AccountModels``), per base URL and account, each
+model's max-mode marker so the lane can route that
 account's rounds on it (``round_marker``), and the last roster, so a round on a
 model only the roster names costs one roster call per start of the cell and
 account, however many rounds ask at once (``round_roster``). The cell's stop
@@ -13,8 +14,8 @@ closes that state, and a fetch still in flight then keeps nothing when it lands.
 bundled rows and says why. ``check_key`` is the host's key check for a token
 saved with ``/connect``.
 
-The HTTP exchange is httpx's; the bytes are ``connect.py``'s; the bundled rows
-are ``catalog.py``'s.
+The HTTP exchange is ``http.py``'s (``unary``); the bytes are ``connect.py``'s;
+the bundled rows are ``catalog.py``'s.
 """
 
 from __future__ import annotations
@@ -27,21 +28,20 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import httpx
 from google.protobuf.message import DecodeError
 
 from . import limits
 from ._proto import agent_pb2
+from .account_models import ModelKey, RosterModel
 from .catalog import bundled_models, find_model
-from .connect import classify_connect_error, parse_refusal, read_unary_body
+from .connect import read_unary_body
 from .credentials import checked_token
-from .errors import NOT_SIGNED_IN, CursorError, NotSignedIn, OutdatedClient, ProviderError
-from .state import RosterFetch
-from .transport import proxied_client, reaching, run_headers
+from .errors import NOT_SIGNED_IN, CursorError, NotSignedIn, ProviderError
+from .http import key_refusal, rpc_headers, unary
 from .variants import AVAILABLE_MODELS_PATH, catalog_request, parse_catalog
 
 if TYPE_CHECKING:
-    from .state import CellState, RosterKey
+    from .state import CellState
     from .variants import ModelCatalog
 
 __all__ = [
@@ -69,22 +69,6 @@ LONG_CONTEXT_WINDOW = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
-class RosterModel:
-    """One model the account may run."""
-
-    id: str
-    name: str
-    context_window: int
-    max_mode: bool | None = None
-    # What the account's model catalog adds (None or empty when it had no entry):
-    max_context_window: int | None = None
-    images: bool | None = None
-    thinking: bool | None = None
-    # Each parameter the model takes (reasoning, thinking, context, fast, ...) and its values.
-    parameters: tuple[tuple[str, tuple[str, ...]], ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
 class Roster:
     """What ``/models`` shows: the live roster, or the bundled rows and why there is none."""
 
@@ -100,15 +84,14 @@ def _account(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def _key(token: str, base_url: str) -> RosterKey:
+def _key(token: str, base_url: str) -> ModelKey:
     """Return the (base URL, account digest) key the kept rosters and markers are filed under."""
     return (base_url.rstrip("/"), _account(token))
 
 
 def roster_marker(state: CellState, model_id: str, token: str, base_url: str) -> bool | None:
     """Return the max-mode marker TOKEN's last roster at BASE_URL gave ``model_id``, or None."""
-    with state.lock:
-        return state.markers.get(_key(token, base_url), {}).get(model_id)
+    return state.models.marker(_key(token, base_url), model_id)
 
 
 def round_marker(
@@ -117,10 +100,7 @@ def round_marker(
     """Return the round's account's roster marker: the routed slug's, else the model's, or None."""
     # The roster names Cursor's own slugs; a round routed to a sibling slug
     # asks about that slug first, then about the public id the turn named.
-    with state.lock:
-        kept = state.markers.get(_key(token, base_url), {})
-        marker = kept.get(wire_id)
-        return marker if marker is not None else kept.get(model_id)
+    return state.models.marker(_key(token, base_url), wire_id, model_id)
 
 
 def parse_roster(body: bytes) -> tuple[RosterModel, ...]:
@@ -152,17 +132,13 @@ def parse_roster(body: bytes) -> tuple[RosterModel, ...]:
     return tuple(rows[k] for k in sorted(rows))
 
 
-def _keep(state: CellState, key: RosterKey, models: tuple[RosterModel, ...]) -> None:
+def _keep(state: CellState, key: ModelKey, models: tuple[RosterModel, ...]) -> None:
     """Keep the roster and its max-mode markers under KEY unless STATE is closed (returns nothing).
 
     A closed state is a stopped cell's: a fetch that lands after the stop keeps nothing.
     """
-    with state.lock:
-        if state.closed:
-            log.debug("roster landed after the cell stopped; not kept")
-            return
-        state.rosters[key] = models
-        state.markers[key] = {m.id: m.max_mode for m in models if m.max_mode is not None}
+    if not state.models.keep_roster(key, models):
+        log.debug("roster landed after the cell stopped; not kept")
 
 
 async def fetch_roster(
@@ -218,19 +194,17 @@ async def _unary(
         raise NotSignedIn()
     token = checked_token(token, "the key given")
     url = base_url.rstrip("/") + path
-    headers = run_headers(token, limits.client_version(client_version), str(uuid.uuid4()))
+    headers = rpc_headers(token, limits.client_version(client_version), str(uuid.uuid4()))
     headers["content-type"] = "application/proto"
-    with reaching(url):
-        if state is not None:
-            # The state's pooled client: the call reuses the rounds' kept-alive connections.
-            pooled = await state.http_clients.client(proxy)
-            response = await pooled.post(url, content=body, headers=headers, timeout=timeout)
-        else:
-            async with proxied_client(httpx.AsyncClient, proxy=proxy, timeout=timeout) as client:
-                response = await client.post(url, content=body, headers=headers)
-    if response.status_code != 200:
-        raise _refusal(response.status_code, response.content)
-    return response.content
+    # The state's pooled client: the call reuses the rounds' kept-alive connections.
+    clients = state.http_clients if state is not None else None
+    answer = await unary(
+        url, headers=headers, content=body, timeout=timeout, proxy=proxy, clients=clients
+    )
+    content = answer.content or b""
+    if answer.status != 200:
+        raise key_refusal(answer.status, content)
+    return content
 
 
 async def fetch_catalog(
@@ -260,9 +234,7 @@ async def fetch_catalog(
     assert token is not None  # _unary refuses a missing one
     catalog = parse_catalog(read_unary_body(body))
     if state is not None:
-        with state.lock:
-            if not state.closed:
-                state.catalogs[_key(token, base_url)] = (time.monotonic(), catalog)
+        state.models.keep_catalog(_key(token, base_url), time.monotonic(), catalog)
     return catalog
 
 
@@ -285,21 +257,21 @@ async def round_catalog(
     """
     key = _key(token, base_url)
     loop = asyncio.get_running_loop()
-    with state.lock:
-        kept = state.catalogs.get(key)
-        if kept is not None and not refresh:
-            at, catalog = kept
-            if time.monotonic() - at < limits.CATALOG_MAX_AGE_SECONDS:
-                return catalog
-        flights = state.catalog_fetches.setdefault(loop, {})
-        task = flights.get(key)
-        if task is None:
-            fetch = fetch_catalog(
-                token, base_url, state=state, client_version=client_version, proxy=proxy
-            )
-            task = loop.create_task(fetch, name="cursor-catalog")
-            flights[key] = task
-            task.add_done_callback(lambda done: _catalog_landed(state, loop, key, done))
+    kept = state.models.catalog(key)
+    if kept is not None and not refresh:
+        at, catalog = kept
+        if time.monotonic() - at < limits.CATALOG_MAX_AGE_SECONDS:
+            return catalog
+
+    def start() -> asyncio.Task[ModelCatalog]:
+        fetch = fetch_catalog(
+            token, base_url, state=state, client_version=client_version, proxy=proxy
+        )
+        task = loop.create_task(fetch, name="cursor-catalog")
+        task.add_done_callback(lambda done: _catalog_landed(state, loop, key, done))
+        return task
+
+    task = state.models.catalog_fetch(loop, key, start)
     stale = kept[1] if kept is not None else None
     try:
         # Shielded: a round that stops waiting leaves the fetch to land for the next one.
@@ -314,14 +286,11 @@ async def round_catalog(
 def _catalog_landed(
     state: CellState,
     loop: asyncio.AbstractEventLoop,
-    key: RosterKey,
+    key: ModelKey,
     task: asyncio.Task[ModelCatalog],
 ) -> None:
     """Drop the finished catalog fetch from the flights (returns nothing)."""
-    with state.lock:
-        flights = state.catalog_fetches.get(loop)
-        if flights is not None and flights.get(key) is task:
-            del flights[key]
+    state.models.catalog_fetch_done(loop, key, task)
     if not task.cancelled():
         task.exception()  # retrieved: a failure nobody awaits is not logged as lost
 
@@ -343,68 +312,38 @@ async def round_roster(
         return await fetch_roster(token, base_url, client_version=client_version, proxy=proxy)
     key = _key(token, base_url)
     loop = asyncio.get_running_loop()
-    with state.lock:
-        kept = state.rosters.get(key)
-        if kept is not None:
-            return kept
-        flights = state.roster_fetches.setdefault(loop, {})
-        flight = flights.get(key)
-        if flight is None:
-            fetch = fetch_roster(
-                token, base_url, state=state, client_version=client_version, proxy=proxy
-            )
-            flight = RosterFetch(loop.create_task(fetch, name="cursor-roster"))
-            flights[key] = flight
-            flight.task.add_done_callback(lambda task: _landed(state, loop, key, task))
-        flight.waiters += 1
+    kept = state.models.roster(key)
+    if kept is not None:
+        return kept
+
+    def start() -> asyncio.Task[tuple[RosterModel, ...]]:
+        fetch = fetch_roster(
+            token, base_url, state=state, client_version=client_version, proxy=proxy
+        )
+        task = loop.create_task(fetch, name="cursor-roster")
+        task.add_done_callback(lambda done: _landed(state, loop, key, done))
+        return task
+
+    flight = state.models.join_roster_fetch(loop, key, start)
     try:
         # Shielded: one round cancelled must not cancel the fetch the others wait on.
         return await asyncio.shield(flight.task)
     except asyncio.CancelledError:
-        with state.lock:
-            flight.waiters -= 1
-            if flight.waiters == 0 and not flight.task.done():
-                flight.task.cancel()  # the last round waiting on it left: nobody wants it
+        state.models.leave_roster_fetch(flight)
         raise
 
 
 def _landed(
     state: CellState,
     loop: asyncio.AbstractEventLoop,
-    key: RosterKey,
+    key: ModelKey,
     task: asyncio.Task[tuple[RosterModel, ...]],
 ) -> None:
     """Drop the finished fetch from the flights (returns nothing); a success is kept already."""
-    with state.lock:
-        flights = state.roster_fetches.get(loop)
-        if flights is not None and flights.get(key) is not None and flights[key].task is task:
-            del flights[key]
+    state.models.roster_fetch_done(loop, key, task)
     if not task.cancelled():
         # Retrieved here too: a failure no round is left to await is never logged as lost.
         task.exception()
-
-
-def _refusal(status: int, body: bytes) -> ProviderError:
-    """Return the refusal as ``HTTP <status> <connect code>``, the line a key check shows.
-
-    Its status, code and retryability are the Connect error's, classified as every
-    other Connect error is (``connect.classify_connect_error``); a body that is no
-    Connect error keeps the HTTP status.
-    """
-    parsed = parse_refusal(body)
-    if parsed is None or not isinstance(parsed.get("code"), str):
-        return ProviderError(
-            f"HTTP {status} unknown", status=status, retryable=status in (429, 503, 504)
-        )
-    classified = classify_connect_error(parsed, http_status=status)
-    if isinstance(classified, OutdatedClient):
-        return classified  # its words say which setting to change: kept whole
-    return ProviderError(
-        f"HTTP {status} {parsed['code']}",
-        status=classified.status,
-        retryable=classified.retryable,
-        code=classified.code,
-    )
 
 
 async def check_key(

@@ -16,7 +16,7 @@ failure, what to set:
 * ``connection``: the service accepts a TCP connection (direct routes only; the
   proxy's tunnel is the connection otherwise);
 * ``tls``: for ``https://``, a handshake that verifies the certificate with the
-  cell's own ``transport.tls_context()``, its failure said plainly.
+  cell's own ``http.tls_context()``, its failure said plainly.
 
 Nothing here sends an HTTP request to the service; the HTTP answer, and the
 order of every other check, are ``doctor.py``'s.
@@ -25,7 +25,6 @@ order of every other check, are ``doctor.py``'s.
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import ipaddress
 import os
@@ -39,14 +38,14 @@ from httpx._utils import URLPattern, get_environment_proxies
 
 from . import limits
 from .host import DoctorCheck
+from .http import authority as _authority
+from .http import connect_tunnel, proxy_authorization, tls_context
 
 __all__ = ["NETWORK_CHECKS", "ProxyRoute", "check_network", "proxy_route"]
 
 # The checks check_network returns, in order (doctor skips them by these names).
 NETWORK_CHECKS = ("dns", "proxy", "connection", "tls")
 
-# A proxy that answers CONNECT with more head than this is not one we talk to.
-_MAX_PROXY_HEAD = 16 * 1024
 _DEFAULT_PORTS = {"http": 80, "https": 443, "socks5": 1080, "socks5h": 1080}
 # The variable each of httpx's environment mounts comes from.
 _VARIABLES = {"http://": "HTTP_PROXY", "https://": "HTTPS_PROXY", "all://": "ALL_PROXY"}
@@ -120,12 +119,7 @@ def _parse_proxy(proxy: str, source: str) -> ProxyRoute:
         host, port = None, None
     if scheme not in _DEFAULT_PORTS or not host or port is None:
         raise ValueError(f"the proxy in {source} is not a usable URL")
-    authorization = None
-    if parts.username is not None:
-        user = urllib.parse.unquote(parts.username)
-        password = urllib.parse.unquote(parts.password or "")
-        authorization = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
-    return ProxyRoute(scheme, host, port, source, authorization)
+    return ProxyRoute(scheme, host, port, source, proxy_authorization(parts))
 
 
 async def check_network(base_url: str, configured_proxy: str | None) -> list[DoctorCheck]:
@@ -253,16 +247,18 @@ async def _through_proxy(
         return DoctorCheck("proxy", "ok", f"{named} accepts connections ({how})"), None
     authority = _authority(target.host, target.port)
     try:
-        status_line = await _connect(reader, writer, authority, proxy.authorization)
+        async with asyncio.timeout(limits.CONNECT_TIMEOUT_SECONDS):
+            code, raw_line = await connect_tunnel(reader, writer, authority, proxy.authorization)
     except (OSError, TimeoutError, ValueError) as exc:
         _close(writer)
         why = "no answer in time" if isinstance(exc, TimeoutError) else str(exc)
         return DoctorCheck("proxy", "fail", f"{named} failed CONNECT {authority}: {why}", fix), None
-    code = status_line.split(" ", 2)[1] if status_line.count(" ") else ""
-    if code.isdigit() and 200 <= int(code) < 300:
+    # The proxy's own words, one printable line: it reaches a terminal.
+    status_line = "".join(c for c in raw_line if c.isprintable()).strip()[:200]
+    if code is not None and 200 <= code < 300:
         return DoctorCheck("proxy", "ok", f"{named} tunnels to {authority}"), (reader, writer)
     _close(writer)
-    if code == "407":
+    if code == 407:
         fix = (
             f"the proxy wants a sign-in: put it in {proxy.source} as http://user:password@host:port"
         )
@@ -276,38 +272,10 @@ async def _through_proxy(
     ), None
 
 
-async def _connect(
-    reader: asyncio.StreamReader,
-    writer: asyncio.StreamWriter,
-    authority: str,
-    authorization: str | None,
-) -> str:
-    """Return the status line the proxy answered a CONNECT to AUTHORITY with."""
-    lines = [f"CONNECT {authority} HTTP/1.1", f"Host: {authority}"]
-    if authorization is not None:
-        lines.append(f"Proxy-Authorization: {authorization}")
-    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
-    async with asyncio.timeout(limits.CONNECT_TIMEOUT_SECONDS):
-        await writer.drain()
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-        except asyncio.LimitOverrunError:
-            raise ValueError("the answer's head is oversized") from None
-        except asyncio.IncompleteReadError:
-            raise OSError("the proxy closed the connection") from None
-    if len(head) > _MAX_PROXY_HEAD:
-        raise ValueError("the answer's head is oversized")
-    # The proxy's own words, one printable line: it reaches a terminal.
-    line = head.split(b"\r\n", 1)[0].decode("latin-1")
-    return "".join(c for c in line if c.isprintable()).strip()[:200]
-
-
 async def _handshake(
     target: _Target, stream: tuple[asyncio.StreamReader, asyncio.StreamWriter]
 ) -> DoctorCheck:
     """Return the tls check: a verifying handshake with TARGET over STREAM."""
-    from .transport import tls_context
-
     writer = stream[1]
     try:
         async with asyncio.timeout(limits.CONNECT_TIMEOUT_SECONDS):
@@ -332,15 +300,20 @@ _NOT_TLS_FIX = (
 )
 
 
+# OpenSSL's verify results (X509_V_ERR_*), which the fix branches on; never the message.
+_CERT_NOT_YET_VALID = 9
+_CERT_HAS_EXPIRED = 10
+_HOSTNAME_MISMATCH = 62
+
+
 def _untrusted(target: _Target, exc: ssl.SSLCertVerificationError) -> DoctorCheck:
     """Return the failed tls check for a certificate EXC did not verify, with what to set."""
     why = (exc.verify_message or exc.reason or "verification failed").rstrip(".")
     verdict = f"the certificate {target.host} presented is not trusted: {why}"
-    lowered = why.lower()
-    if "expired" in lowered or "not yet valid" in lowered:
+    if exc.verify_code in (_CERT_NOT_YET_VALID, _CERT_HAS_EXPIRED):
         fix = "check this machine's clock and date; if they are right, the server's certificate is"
         return DoctorCheck("tls", "fail", verdict, fix + " out of date")
-    if "hostname mismatch" in lowered:
+    if exc.verify_code == _HOSTNAME_MISMATCH:
         fix = (
             "the certificate is for another name: check the host in --base-url; a proxy or "
             "firewall that inspects TLS may be answering in the service's place"
@@ -358,11 +331,6 @@ def _untrusted(target: _Target, exc: ssl.SSLCertVerificationError) -> DoctorChec
             "SSL_CERT_FILE to a PEM bundle holding that CA (ask your IT for it)"
         )
     return DoctorCheck("tls", "fail", verdict, fix)
-
-
-def _authority(host: str, port: int) -> str:
-    """Return HOST:PORT, an IPv6 address in brackets."""
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def _os_reason(exc: OSError) -> str:

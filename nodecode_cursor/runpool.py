@@ -6,7 +6,7 @@ streams. A connection that got GOAWAY, failed or missed a PING takes no new
 stream, so the next round dials a new one; one idle for
 ``limits.H2_IDLE_SECONDS`` closes itself (and the pool drops it). It also
 remembers, per base URL, the transport that last carried a run there
-(``transport.open_run``'s ``auto`` reads it), and keeps Cursor's
+(``run_route.open_run``'s ``auto`` reads it), and keeps Cursor's
 ``GetServerConfig`` answers (``server_config.ServerConfigs``). ``close`` ends
 every connection, from any thread; a pool dropped without it ends them too, so
 a throwaway state keeps no socket. Importing this module stays cheap (no

@@ -12,7 +12,7 @@ a timeout, a body that does not parse) is "unspecified".
 
 ``parse_server_config`` is pure; ``ask_server_config`` makes the call over
 HTTP/1.1 (HTTP/2 is what just failed) through the cell's pooled client and
-proxy; ``ServerConfigs`` (on ``RunConnections``, so on ``CellState``) keeps
+proxy (``http.unary``); ``ServerConfigs`` (on ``RunConnections``, so on ``CellState``) keeps
 each answer 30 s per base URL and account and lets concurrent rounds share one
 call. What to do with the answer is ``h2run.ChosenRun``'s.
 """
@@ -187,58 +187,40 @@ async def ask_server_config(
 
 async def _fetch(settings: RunSettings, timeout: float) -> Http2Policy:
     """Return the policy one GetServerConfig call answers; UNSPECIFIED on any failure."""
+    # Deferred: CursorCell.start loads this module (through runpool) and must stay cheap.
+    from .errors import CursorError
+    from .http import rpc_headers, unary
+
     url = settings.base_url.rstrip("/") + GET_SERVER_CONFIG_PATH
+    headers = rpc_headers(settings.token, settings.client_version, str(uuid.uuid4()))
+    headers["content-type"] = "application/proto"
     try:
         async with asyncio.timeout(timeout):
-            status, body = await _post(settings, url, timeout)
+            # An empty GetServerConfigRequest is zero bytes, sent unframed (unary
+            # application/proto), over HTTP/1.1: HTTP/2 is what just failed.
+            answer = await unary(
+                url,
+                headers=headers,
+                timeout=timeout,
+                proxy=settings.proxy,
+                clients=settings.clients,
+                max_bytes=limits.SERVER_CONFIG_MAX_BYTES,  # a config is bytes
+                http1_only=True,
+            )
     except TimeoutError:
         log.debug("GetServerConfig did not answer within %g s; taken as unspecified", timeout)
         return Http2Policy.UNSPECIFIED
-    except Exception as exc:
+    except CursorError as exc:
         # Refused proxies, unreachable hosts, TLS failures: fail open, as oh-my-pi does.
-        detail = getattr(exc, "detail", None) or str(exc) or type(exc).__name__
-        log.debug("GetServerConfig failed (%s); taken as unspecified", detail)
+        log.debug("GetServerConfig failed (%s); taken as unspecified", exc.detail)
         return Http2Policy.UNSPECIFIED
-    if status != 200:
-        log.debug("GetServerConfig answered HTTP %d; taken as unspecified", status)
+    if answer.status != 200:
+        log.debug("GetServerConfig answered HTTP %d; taken as unspecified", answer.status)
         return Http2Policy.UNSPECIFIED
-    if body is None:
+    if answer.content is None:
         limit = limits.SERVER_CONFIG_MAX_BYTES
         log.debug("GetServerConfig's answer passed %d bytes; taken as unspecified", limit)
         return Http2Policy.UNSPECIFIED
-    policy = parse_server_config(body)
+    policy = parse_server_config(answer.content)
     log.debug("Cursor's server config for %s says %s", settings.base_url, policy.name)
     return policy
-
-
-async def _post(settings: RunSettings, url: str, timeout: float) -> tuple[int, bytes | None]:
-    """Return the status and body (None when past the cap) of the call, over HTTP/1.1."""
-    import httpx
-
-    from .transport import proxied_client, run_headers
-
-    headers = run_headers(settings.token, settings.client_version, str(uuid.uuid4()))
-    headers["content-type"] = "application/proto"
-    own: httpx.AsyncClient | None = None
-    if settings.clients is not None:
-        client = await settings.clients.client(settings.proxy)
-    else:
-        own = proxied_client(httpx.AsyncClient, proxy=settings.proxy, http1=True, http2=False)
-        client = own
-    try:
-        # An empty GetServerConfigRequest is zero bytes, sent unframed (unary application/proto).
-        request = client.build_request("POST", url, headers=headers, content=b"", timeout=timeout)
-        response = await client.send(request, stream=True)
-        try:
-            body = bytearray()
-            if response.status_code == 200:
-                async for chunk in response.aiter_bytes():
-                    body += chunk
-                    if len(body) > limits.SERVER_CONFIG_MAX_BYTES:  # a config is bytes
-                        return response.status_code, None
-            return response.status_code, bytes(body)
-        finally:
-            await response.aclose()
-    finally:
-        if own is not None:
-            await own.aclose()

@@ -26,7 +26,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
-from .errors import SIGN_IN_HINT, CredentialError, CursorError, ProviderError, remember_secret
+from .errors import (
+    SIGN_IN_HINT,
+    CredentialError,
+    CursorError,
+    ProviderError,
+    Unreachable,
+    remember_secret,
+)
 from .limits import (
     OAUTH_CLIENT_ID,
     POLL_BACKOFF,
@@ -148,7 +155,7 @@ def http_client(timeout: float, proxy: str | None = None) -> httpx.Client:
     # Deferred: CursorCell.start loads this module and must stay cheap (httpx).
     import httpx
 
-    from .transport import proxied_client
+    from .http import proxied_client
 
     return proxied_client(httpx.Client, proxy=proxy, timeout=timeout, follow_redirects=False)
 
@@ -156,25 +163,27 @@ def http_client(timeout: float, proxy: str | None = None) -> httpx.Client:
 def fetch_email(client: httpx.Client, web_url: str, token: str, timeout: float) -> str | None:
     """Return the account's email from its profile, or None when it cannot be read or disagrees."""
     # Deferred: CursorCell.start loads this module and must stay cheap (httpx).
-    import httpx
+    from .http import unary_sync
 
     user = token_user_id(token)
     if user is None:
         return None
     try:
-        response = client.get(
+        answer = unary_sync(
+            client,
+            "GET",
             f"{web_url.rstrip('/')}/api/auth/me",
             headers={"accept": "application/json", "cookie": profile_cookie(user, token)},
             timeout=timeout,
         )
-    except httpx.HTTPError as exc:
-        log.debug("profile unreachable: %s", type(exc).__name__)
+    except Unreachable as exc:
+        log.debug("profile unreachable: %s", exc.why)
         return None
-    if response.status_code != 200:
-        log.debug("profile refused: HTTP %s", response.status_code)
+    if answer.status != 200:
+        log.debug("profile refused: HTTP %s", answer.status)
         return None
     try:
-        profile = response.json()
+        profile = json.loads(answer.content or b"")
     except ValueError:
         return None
     if not isinstance(profile, dict):
@@ -200,7 +209,7 @@ def poll_tokens(
 ) -> tuple[str, str]:
     """Return (access, refresh) once Cursor confirms the sign-in; raise CursorError or cancel."""
     # Deferred: CursorCell.start loads this module and must stay cheap (httpx).
-    import httpx
+    from .http import unary_sync
 
     url = f"{base_url.rstrip('/')}/auth/poll"
     delay = pacing.first_delay
@@ -208,17 +217,22 @@ def poll_tokens(
     for attempt in range(pacing.max_attempts):
         if cancelled.wait(delay):
             raise SignInCancelled()
+        status: int | None
         try:
-            response = client.get(
-                url, params={"uuid": login_id, "verifier": verifier}, timeout=pacing.request_timeout
+            answer = unary_sync(
+                client,
+                "GET",
+                url,
+                params={"uuid": login_id, "verifier": verifier},
+                timeout=pacing.request_timeout,
             )
-            status, body = response.status_code, response.content
+            status, body = answer.status, answer.content or b""
             last = f"HTTP {status} from {url}"
-        except httpx.HTTPError as exc:
+        except Unreachable as exc:
             status, body = None, b""
             # The URL without its query: the verifier must never reach a person's screen.
-            last = f"no answer from {url} ({type(exc).__name__})"
-            log.debug("auth poll %d: no answer (%s)", attempt + 1, type(exc).__name__)
+            last = f"no answer from {url} ({exc.why})"
+            log.debug("auth poll %d: no answer (%s)", attempt + 1, exc.why)
         if cancelled.is_set():
             raise SignInCancelled()
         if status == 404:
@@ -387,27 +401,28 @@ def session_ended(entry: TokenEntry, ended: Collection[str]) -> bool:
 def refresh_entry(client: httpx.Client, base_url: str, entry: TokenEntry) -> TokenEntry:
     """Return ``entry`` renewed by Cursor; raise CredentialError when Cursor refuses."""
     # Deferred: CursorCell.start loads this module and must stay cheap (httpx).
-    from .transport import reaching
+    from .http import unary_sync
 
     url = f"{base_url.rstrip('/')}/oauth/token"
-    with reaching(url):
-        response = client.post(
-            url,
-            json={
-                "grant_type": "refresh_token",
-                "client_id": OAUTH_CLIENT_ID,
-                "refresh_token": entry.refresh_token,
-            },
-            timeout=REFRESH_TIMEOUT_SECONDS,
-        )
-    data = _json_object(response.content) or {}
+    answer = unary_sync(
+        client,
+        "POST",
+        url,
+        json={
+            "grant_type": "refresh_token",
+            "client_id": OAUTH_CLIENT_ID,
+            "refresh_token": entry.refresh_token,
+        },
+        timeout=REFRESH_TIMEOUT_SECONDS,
+    )
+    data = _json_object(answer.content or b"") or {}
     if data.get("shouldLogout") is True:
         raise SessionEnded(SESSION_ENDED)
-    if not 200 <= response.status_code < 300:
+    if not 200 <= answer.status < 300:
         code = data.get("error")
         reason = f" {code}" if isinstance(code, str) and len(code) <= 64 else ""
         raise CredentialError(
-            f"Cursor token refresh failed: HTTP {response.status_code}{reason}; run /cursor login",
+            f"Cursor token refresh failed: HTTP {answer.status}{reason}; run /cursor login",
             hint=SIGN_IN_HINT,
         )
     access = data.get("access_token")

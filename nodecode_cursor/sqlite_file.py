@@ -76,7 +76,7 @@ class SqliteFile:
             except _Foreign as exc:
                 self._set_aside(str(exc))
             except sqlite3.DatabaseError as exc:
-                if "locked" in str(exc) or "busy" in str(exc):
+                if _busy(exc):
                     log.debug("%s busy; skipped: %s", self.label, exc)
                     return None
                 if attempt:
@@ -135,3 +135,12 @@ class SqliteFile:
 
 class _Foreign(Exception):
     """The file is a database, but not ours."""
+
+
+def _busy(exc: sqlite3.Error) -> bool:
+    """Return whether EXC is SQLite saying another connection holds the file (busy or locked).
+
+    By the result code (its primary part: an extended code such as
+    SQLITE_BUSY_SNAPSHOT keeps it in the low byte), never by the message.
+    """
+    return exc.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)

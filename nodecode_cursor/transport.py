@@ -17,10 +17,10 @@ two routes:
 Both share everything but the reader: an append task drains a queue one POST
 at a time, a heartbeat task queues a ``client_heartbeat`` when nothing else was
 written for a period, and the consumer side hands the lane decoded messages
-with backpressure. ``RunTransport`` is the small protocol the lane speaks and
-``open_run`` the one place that picks a route for a run (the ``transport``
-setting: ``auto`` tries RunSSE and falls back to RunPoll when RunSSE is
-refused as unimplemented or ends before its first message).
+with backpressure. ``RunTransport`` is the small protocol the lane speaks;
+``run_route.open_run`` is the one place that picks a route for a run (the
+``transport`` setting: ``auto`` tries RunSSE and falls back to RunPoll when
+RunSSE is refused as unimplemented or ends before its first message).
 This module knows bytes, sockets and timing; what the messages mean (folding,
 answering) is left to ``fold.py`` and ``answers.py``, and when to retry is the
 lane's call.
@@ -33,41 +33,42 @@ import base64
 import binascii
 import collections
 import contextlib
-import functools
 import logging
-import os
-import ssl
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
 
 import httpx
 from google.protobuf.message import DecodeError
 
 from . import limits
 from ._proto import agent_pb2, aiserver_pb2
-from .connect import (
-    FrameDecoder,
-    Payload,
-    classify_connect_error,
-    encode_frame,
-    parse_end_stream,
-    parse_refusal,
-)
+from .connect import FrameDecoder, Payload, encode_frame, parse_end_stream
 from .errors import (
-    ConfigError,
     CursorError,
-    ModelNotFound,
     ProtocolError,
     ProviderError,
     StreamIncomplete,
 )
 
+# The request's parts and the mapping of failures are the HTTP kit's (http.py); the names
+# stay importable from here for the callers that know them as transport's.
+from .http import (
+    DOCTOR_HINT,
+    ClientT,
+    http_error,
+    proxied_client,
+    reaching,
+    tls_context,
+    unreachable,
+    unreachable_cause,
+)
+from .http import rpc_headers as run_headers
+
 if TYPE_CHECKING:
     from .clients import HttpClients
-    from .runpool import RunConnections
 
 __all__ = [
     "APPEND_PATH",
@@ -75,6 +76,7 @@ __all__ = [
     "RUN_POLL_PATH",
     "RUN_SSE_PATH",
     "STREAM_CUT",
+    "ClientT",
     "PollRun",
     "RunSettings",
     "RunStream",
@@ -85,11 +87,11 @@ __all__ = [
     "append_timeout",
     "decode_messages",
     "http_error",
-    "open_run",
     "proxied_client",
     "reaching",
     "run_client",
     "run_headers",
+    "tls_context",
     "unreachable",
     "unreachable_cause",
 ]
@@ -101,9 +103,6 @@ RUN_POLL_PATH = "/agent.v1.AgentService/RunPoll"
 APPEND_PATH = "/aiserver.v1.BidiService/BidiAppend"
 
 CONNECT_TIMEOUT_SECONDS = limits.CONNECT_TIMEOUT_SECONDS
-
-# The two kinds of client the cell builds: async for runs and the roster, sync for sign-in.
-ClientT = TypeVar("ClientT", httpx.Client, httpx.AsyncClient)
 
 _HEARTBEAT = agent_pb2.AgentClientMessage(
     client_heartbeat=agent_pb2.ClientHeartbeat()
@@ -174,180 +173,16 @@ class RunTransport(Protocol):
     ) -> None: ...
 
 
-def open_run(settings: RunSettings, connections: RunConnections | None = None) -> RunTransport:
-    """Return a new, unopened transport for one run (``async with`` opens it).
-
-    ``settings.transport`` picks the route: ``sse`` and ``poll`` force one,
-    ``http2`` forces HTTP/2 ``Run`` (prior knowledge over ``http://``), ``auto``
-    takes HTTP/2 when TLS negotiates h2 and RunSSE otherwise (always over
-    ``http://``), RunSSE moving the run to RunPoll when it turns out not to be
-    served (the lane sees one run either way). CONNECTIONS is the cell's HTTP/2
-    pool and memory of what worked (``runpool.RunConnections``); without it an
-    HTTP/2 run dials a connection of its own.
-    """
-    choice = settings.transport
-    if choice == "poll":
-        return PollRun(settings)
-    if choice == "sse":
-        return SseRun(settings)
-    cleartext = settings.base_url.lower().startswith("http://")
-    if choice == "auto" and cleartext:
-        log.debug("cleartext base URL: the run goes over RunSSE (transport setting auto)")
-        return SseRun(settings, fall_back_to_poll=True)
-    if choice in ("auto", "http2"):
-        # Deferred: a true cycle (h2run builds on this module's SseRun and headers).
-        from .h2run import ChosenRun
-
-        return ChosenRun(settings, connections, forced=choice == "http2")
-    names = ", ".join(f'"{name}"' for name in limits.RUN_TRANSPORTS)
-    raise ConfigError(
-        f'the cursor.transport setting must be one of {names}, not "{choice}"',
-        code="bad_config",
-    )
-
-
-def run_headers(
-    token: str, client_version: str, request_id: str, original_request_id: str | None = None
-) -> dict[str, str]:
-    """Return the headers every Cursor RPC carries (RunSSE adds its streaming ones).
-
-    The roster (``listing.py``) sends the same ones with its own request id. A
-    resumed run adds ``x-original-request-id``: the round's first run.
-    """
-    headers = {
-        "authorization": f"Bearer {token}",
-        "x-cursor-client-type": "cli",
-        "x-cursor-client-version": client_version,
-        "x-ghost-mode": "true",
-        "connect-protocol-version": "1",
-        "x-request-id": request_id,
-    }
-    if original_request_id:
-        headers["x-original-request-id"] = original_request_id
-    return headers
-
-
 def append_timeout(size: int, settings: RunSettings) -> float:
     """Return the deadline of one append carrying SIZE bytes: a base plus 1 s per 128 KiB."""
     return settings.append_base_timeout + size / settings.append_bytes_per_extra_second
 
 
-def http_error(status: int, body: bytes, what: str) -> ProviderError:
-    """Return the error for a refused call: its Connect JSON body classified, else the status.
-
-    A bare 404 (no Connect error to say more) is taken as the model not being found.
-    """
-    parsed = parse_refusal(body)
-    if parsed is not None:
-        return classify_connect_error(parsed, http_status=status)
-    retryable = status in (429, 502, 503, 504)
-    kind = ModelNotFound if status == 404 else ProviderError
-    return kind(f"{what} answered HTTP {status}", status=status, retryable=retryable)
-
-
-def unreachable(url: str, exc: BaseException | str) -> ProviderError:
-    """Return the error for a request to URL that never got an answer: the URL and the cause.
-
-    One wording everywhere (``unreachable_cause``): the layers below word the same
-    failure differently ("All connection attempts failed", "[Errno 111] …").
-    """
-    cause = exc if isinstance(exc, str) else unreachable_cause(exc)
-    return ProviderError(
-        f"could not reach {url}: {cause}{DOCTOR_HINT}",
-        status=502,
-        retryable=True,
-    )
-
-
-def unreachable_cause(exc: BaseException) -> str:
-    """Return what kept a request from an answer, in words: the OS's reason where there is one."""
-    if isinstance(exc, TimeoutError | httpx.TimeoutException):
-        return "connecting timed out"
-    seen: BaseException | None = exc
-    for _ in range(8):  # the reason is a few causes down (httpx → httpcore → anyio → OSError)
-        if seen is None:
-            break
-        if isinstance(seen, ssl.SSLError):
-            return f"TLS failed ({getattr(seen, 'reason', None) or seen})"
-        if isinstance(seen, OSError) and seen.strerror:
-            return seen.strerror.lower()
-        seen = seen.__cause__ or seen.__context__
-    text = str(exc)
-    if not text or "connection attempts failed" in text:
-        return "the connection failed"
-    return text
-
-
-@contextlib.contextmanager
-def reaching(url: str) -> Iterator[None]:
-    """Return a context in which httpx failing to get an answer from URL is ``unreachable``.
-
-    Every request the cell makes goes through one of these, so a dead service,
-    a refused connection or a proxy that drops the line reads the same everywhere.
-    Catch what means something else (a stream going silent) inside it.
-    """
-    try:
-        yield
-    except httpx.HTTPError as exc:
-        raise unreachable(url, exc) from None
-
-
-# What a failure to reach the service adds: the command that checks each step on the way.
-DOCTOR_HINT = " (run `nodecode-cursor doctor` to see which step fails)"
 # A stream the service (or the line to it) ended mid-answer, as a person reads it.
 STREAM_CUT = "the service closed the stream before the answer ended"
 
 # What the reader hands the consumer: a batch of messages, the end (None), or a failure.
 _Item = list[agent_pb2.AgentServerMessage] | BaseException | None
-
-
-def tls_context(alpn: tuple[str, ...] = ()) -> ssl.SSLContext:
-    """Return the TLS context the cell's clients verify certificates with, offering ALPN.
-
-    Built as httpx builds its default (certifi's bundle, or ``SSL_CERT_FILE`` /
-    ``SSL_CERT_DIR`` when set) and kept for the process per those two settings and
-    ALPN: building one costs tens of milliseconds of blocking work and memory the
-    allocator keeps, so a client per round must not build its own. This is the one
-    process-wide cache of the cell; a context is read-only once built.
-    """
-    return _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"), alpn)
-
-
-@functools.lru_cache(maxsize=8)
-def _tls_context(
-    cert_file: str | None, cert_dir: str | None, alpn: tuple[str, ...]
-) -> ssl.SSLContext:
-    """Return a new verifying context for these certificate settings (the cache's key)."""
-    context = httpx.create_ssl_context(trust_env=True)
-    if alpn:
-        context.set_alpn_protocols(list(alpn))
-    return context
-
-
-def proxied_client(
-    factory: Callable[..., ClientT], *, proxy: str | None = None, **options: Any
-) -> ClientT:
-    """Return ``factory(proxy=proxy, trust_env=True, **options)``; ConfigError for a bad proxy.
-
-    Every client the cell builds comes through here (runs, the roster, the sign-in
-    and refresh), so they all go the same way. httpx refuses a proxy it cannot use
-    (an unknown scheme, ``socks5://`` without socksio) with a ValueError or
-    ImportError whose text quotes the proxy URL, which may carry a user and
-    password: the error names the setting, never its value.
-    """
-    options.setdefault("verify", tls_context())
-    try:
-        return factory(proxy=proxy, trust_env=True, **options)
-    except (ValueError, ImportError) as exc:
-        where = (
-            "the cursor.proxy setting"
-            if proxy
-            else "the proxy environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY)"
-        )
-        why = "needs the socksio package" if isinstance(exc, ImportError) else "is not a usable URL"
-        raise ConfigError(
-            f"the proxy in {where} {why}; fix or unset it", code="bad_proxy"
-        ) from None
 
 
 def run_client(settings: RunSettings) -> httpx.AsyncClient:
@@ -518,7 +353,8 @@ class RunStream:
 
 
 class _BidiRun(RunStream):
-    """What both routes share: the append queue and task, the heartbeat, the consumer side.
+    """What RunSSE and RunPoll share beyond ``RunStream`` (whose heartbeat and consumer
+    side H2Run has too): the append queue and its task, the stream's POST and reader.
 
     ``send`` queues a message (append 0 must be the run request); ``messages``
     yields the server's messages until the end frame or the stream closing.

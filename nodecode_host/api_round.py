@@ -308,83 +308,60 @@ def replay_parts(result: RoundResult) -> list[StreamPart]:
     return parts
 
 
-# JSON Schema (the subset structured output uses) -----------------------------------------------
-
-_TYPES: dict[str, Callable[[Any], bool]] = {
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    "string": lambda v: isinstance(v, str),
-    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
-    "boolean": lambda v: isinstance(v, bool),
-    "null": lambda v: v is None,
-}
+# JSON Schema (structured output's check, on the jsonschema library) ------------------------
 
 
-def schema_problem(
-    value: Any, schema: Mapping[str, Any], where: str = "$", root: Mapping[str, Any] | None = None
-) -> str | None:
+def schema_problem(value: Any, schema: Mapping[str, Any]) -> str | None:
     """Return the first place VALUE breaks SCHEMA, in one line; None when it validates.
 
-    Checked: ``type`` (one or a list), ``enum``, ``const``, ``properties``,
-    ``required``, ``additionalProperties: false``, ``items``, ``anyOf``/``oneOf``
-    (one must hold) and local ``$ref`` (``#/$defs/…``, ``#/definitions/…``).
-    Other keywords (formats, lengths, patterns) are not checked.
+    Validated by ``jsonschema`` under the draft the schema names (2020-12 when it
+    names none): every keyword, ``pattern``, lengths, ranges, ``oneOf`` as exactly
+    one, local ``$ref``; ``format`` is checked where the library can. A schema that
+    is itself invalid is no demand (the model's answer is not held to it).
     """
-    root = schema if root is None else root
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/"):
-        target: Any = root
-        for key in ref[2:].split("/"):
-            target = target.get(key) if isinstance(target, Mapping) else None
-        if isinstance(target, Mapping):
-            return schema_problem(value, target, where, root)
+    # Deferred: serve loads this module; the validator is needed only for a schema.
+    import jsonschema
+    from jsonschema.exceptions import SchemaError
+
+    schema = dict(schema)
+    kind = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        kind.check_schema(schema)
+    except SchemaError:
         return None
-    kinds = schema.get("type")
-    if isinstance(kinds, str):
-        kinds = [kinds]
-    if isinstance(kinds, list) and kinds:
-        known = [k for k in kinds if k in _TYPES]
-        if known and not any(_TYPES[k](value) for k in known):
-            return f"{where} should be {' or '.join(known)}"
-    if "enum" in schema and isinstance(schema["enum"], list) and value not in schema["enum"]:
-        return f"{where} should be one of {json.dumps(schema['enum'])}"
-    if "const" in schema and value != schema["const"]:
-        return f"{where} should be {json.dumps(schema['const'])}"
-    for key in ("anyOf", "oneOf"):
-        options = schema.get(key)
-        if (
-            isinstance(options, list)
-            and options
-            and all(
-                schema_problem(value, o, where, root) is not None
-                for o in options
-                if isinstance(o, Mapping)
-            )
-        ):
-            return f"{where} matches none of the schema's {key} options"
-    if isinstance(value, dict):
-        properties = schema.get("properties")
-        properties = properties if isinstance(properties, Mapping) else {}
-        for name in schema.get("required") or []:
-            if name not in value:
-                return f"{where} is missing the required property {name!r}"
-        for name, item in value.items():
-            spec = properties.get(name)
-            if isinstance(spec, Mapping):
-                problem = schema_problem(item, spec, f"{where}.{name}", root)
-                if problem is not None:
-                    return problem
-            elif schema.get("additionalProperties") is False:
-                return f"{where} has a property the schema does not allow: {name!r}"
-    if isinstance(value, list):
-        items = schema.get("items")
-        if isinstance(items, Mapping):
-            for index, item in enumerate(value):
-                problem = schema_problem(item, items, f"{where}[{index}]", root)
-                if problem is not None:
-                    return problem
-    return None
+    validator = kind(schema, format_checker=kind.FORMAT_CHECKER)
+    first = next(iter(validator.iter_errors(value)), None)
+    if first is None:
+        return None
+    return _said(first)
+
+
+def _said(error: Any) -> str:
+    """Return one line for a jsonschema ValidationError: where it is and what it wants."""
+    where = "$" + "".join(
+        f"[{part}]" if isinstance(part, int) else f".{part}" for part in error.absolute_path
+    )
+    keyword, wanted, instance = error.validator, error.validator_value, error.instance
+    if keyword == "required":
+        missing = next((n for n in wanted if isinstance(instance, dict) and n not in instance), "")
+        return f"{where} is missing the required property {missing!r}"
+    if keyword == "type":
+        kinds = [wanted] if isinstance(wanted, str) else list(wanted)
+        return f"{where} should be {' or '.join(kinds)}"
+    if keyword == "enum":
+        return f"{where} should be one of {json.dumps(wanted)}"
+    if keyword == "const":
+        return f"{where} should be {json.dumps(wanted)}"
+    if keyword == "oneOf" and not error.context:
+        # No option's failures to show: more than one held.
+        return f"{where} matches more than one of the schema's oneOf options"
+    if keyword in ("anyOf", "oneOf"):
+        return f"{where} matches none of the schema's {keyword} options"
+    if keyword == "additionalProperties" and isinstance(instance, dict):
+        allowed = error.schema.get("properties") or {}
+        extra = next((n for n in instance if n not in allowed), "")
+        return f"{where} has a property the schema does not allow: {extra!r}"
+    return f"{where}: {error.message}"
 
 
 # Efforts and replies ---------------------------------------------------------------------------

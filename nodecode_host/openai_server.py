@@ -1,8 +1,9 @@
-"""A local OpenAI-compatible HTTP server: Cursor's models for any chat-completions client.
+"""A local HTTP server for OpenAI, Anthropic and Responses API clients: Cursor's models.
 
 ``serve`` listens on 127.0.0.1 (loopback only, by default) and answers
-``GET /v1/models`` and ``POST /v1/chat/completions``, each request one round
-through the cell's ``cursor`` lane, streamed as Server-Sent Events when the
+``GET /v1/models``, ``POST /v1/chat/completions`` (OpenAI), ``POST /v1/messages``
+and ``/v1/messages/count_tokens`` (Anthropic) and ``POST /v1/responses``, each
+request one round through the cell's ``cursor`` lane, streamed as Server-Sent Events when the
 client asks. HTTP/1.1 is parsed with h11 (sans-I/O) over asyncio streams:
 keep-alive, chunked bodies, several connections at once. A client that goes
 away mid-round cancels its round. When ``NODECODE_SERVE_API_KEY`` is set every
@@ -14,7 +15,8 @@ for want of file descriptors is logged in one line and retried. The Cursor token
 cell's own business (its credential ladder); this server never sees one unless
 the cell raises an error, and errors never carry tokens.
 
-What the JSON means is ``openai_api.py``'s; the round itself is the lane's; the
+What the JSON means is ``openai_api.py``'s, ``anthropic_api.py``'s and
+``responses_api.py``'s; the round itself is the lane's; the
 host (cell loading, config) is ``refhost.py``'s; the ``serve`` command that starts
 this server from a shell is ``cli.py``'s.
 """

@@ -12,7 +12,9 @@ thread, process or event-loop module, so it can be tested byte for byte.
 The checker reads every import statement with ``ast`` — at top level, inside
 functions, under ``TYPE_CHECKING`` — and resolves relative imports to absolute
 module names; the last tests run it on a small synthetic tree to show that each
-rule does report a forbidden import.
+rule does report a forbidden import. No module reaches itself through others
+(``cycles``), counting those same imports: a deferred import hides a cycle from
+Python, not from a reader.
 """
 
 from __future__ import annotations
@@ -164,6 +166,69 @@ def violations(root: Path, rules: tuple[Rule, ...]) -> list[str]:
     return found
 
 
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """Return, per module under ROOT, the modules of the three packages it imports anywhere."""
+    files = module_files(root)
+    known = set(files)
+    graph: dict[str, set[str]] = {module: set() for module in files}
+    for module, path in files.items():
+        for imported, _ in imports_in(module, path, known):
+            # ``from pkg.mod import name``: the module is the longest known prefix.
+            while imported and imported not in known:
+                imported = imported.rpartition(".")[0]
+            if imported and imported != module:
+                graph[module].add(imported)
+    return graph
+
+
+def cycles(root: Path) -> list[list[str]]:
+    """Return each import cycle under ROOT as its modules, sorted (empty when there is none).
+
+    A cycle is a strongly connected set of two or more modules (Tarjan's algorithm,
+    iterative so a deep tree cannot overflow the stack).
+    """
+    graph = import_graph(root)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, edges = work[-1]
+            step = next(edges, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    on_stack.add(step)
+                    work.append((step, iter(sorted(graph[step]))))
+                elif step in on_stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component: list[str] = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return sorted(found)
+
+
 def test_the_three_packages_are_all_seen() -> None:
     modules = module_files(ROOT)
     for name in ("nodecode_cursor.fold", "nodecode_host.cli", "cursor_simulator.agent"):
@@ -193,6 +258,10 @@ def test_the_host_uses_only_the_cells_host_facing_modules() -> None:
 
 def test_the_pure_core_imports_no_io_module() -> None:
     assert violations(ROOT, (CORE_DOES_NO_IO, CORE_STAYS_IN_THE_CORE)) == []
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    assert cycles(ROOT) == []
 
 
 # --- the checker itself, on a synthetic tree --------------------------------------------
@@ -296,3 +365,43 @@ def test_checker_finds_the_core_leaning_on_the_transport(tmp_path: Path) -> None
     assert [f.split(" (")[0] for f in found] == [
         "nodecode_cursor/request.py:1: imports nodecode_cursor.transport"
     ]
+
+
+def test_checker_finds_a_cycle_through_a_function_local_and_a_type_checking_import(
+    tmp_path: Path,
+) -> None:
+    _write(
+        tmp_path,
+        {
+            "nodecode_cursor/transport.py": "def f():\n    from .h2run import ChosenRun\n",
+            "nodecode_cursor/h2run.py": "from .server_config import ask\n",
+            "nodecode_cursor/server_config.py": (
+                "from typing import TYPE_CHECKING\n"
+                "if TYPE_CHECKING:\n    from nodecode_cursor.transport import RunSettings\n"
+            ),
+            # Importing a module of a cycle does not join it.
+            "nodecode_cursor/lane.py": "from .transport import run\n",
+            "cursor_simulator/server.py": "from . import h2server\n",
+            "cursor_simulator/h2server.py": "from .server import Cut\n",
+        },
+    )
+    assert cycles(tmp_path) == [
+        ["cursor_simulator.h2server", "cursor_simulator.server"],
+        [
+            "nodecode_cursor.h2run",
+            "nodecode_cursor.server_config",
+            "nodecode_cursor.transport",
+        ],
+    ]
+
+
+def test_checker_finds_no_cycle_in_a_chain(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "nodecode_cursor/a.py": "from . import b\n",
+            "nodecode_cursor/b.py": "def f():\n    from .c import x\n",
+            "nodecode_cursor/c.py": "import nodecode_cursor\n",
+        },
+    )
+    assert cycles(tmp_path) == []

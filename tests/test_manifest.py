@@ -115,7 +115,8 @@ def test_runtime_dependencies_are_the_allowed_ones(pyproject: dict[str, Any]) ->
         for dep in pyproject["project"]["dependencies"]
     }
     # regex: the reference host's search_files needs a match that can be stopped (timeout).
-    assert names == {"httpx", "h11", "h2", "protobuf", "pyjwt", "filelock", "regex"}
+    # jsonschema: the reference host's structured-output check validates the whole schema.
+    assert names == {"httpx", "h11", "h2", "protobuf", "pyjwt", "filelock", "regex", "jsonschema"}
     assert pyproject["project"]["requires-python"] == ">=3.11"
 
 

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from protobytes import ld, vi
 from protobytes import text as s
 
+from nodecode_cursor import schema
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.answers import Answerer, handoff_text
 from nodecode_cursor.errors import CursorError
@@ -190,7 +191,6 @@ def test_a_call_of_a_wire_name_is_filed_under_the_host_tools_own_name() -> None:
 
 
 def test_projected_schemas_go_through_schema_projection() -> None:
-    schema_module = pytest.importorskip("nodecode_cursor.schema")
     tools = [
         {
             "type": "function",
@@ -214,7 +214,7 @@ def test_projected_schemas_go_through_schema_projection() -> None:
     from nodecode_cursor.values import decode_value
 
     projected = decode_value(tool.input_schema)
-    assert projected == schema_module.project_schema(tools[0]["function"]["parameters"])
+    assert projected == schema.project_schema(tools[0]["function"]["parameters"])
     assert "anyOf" not in json.dumps(projected)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 from pathlib import Path
 
@@ -117,8 +118,7 @@ def test_logout_cancels_a_sign_in_in_progress(sim: Simulator, home: Path) -> Non
     wait_for(lambda: len(sim.auth.polls) >= 1)
     assert cmd.run("logout") == "cursor: sign-in cancelled; nothing was kept"
     sim.auth.confirm(login_id)
-    assert cmd.signin.wait(5)
-    time.sleep(0.05)
+    assert cmd.signin.wait(5)  # its thread has ended: it can write nothing more
     assert not (home / "auth.json").exists()
     assert host.said == []
     assert cmd.run("status") == f"cursor: {NOT_SIGNED_IN}"
@@ -138,10 +138,13 @@ def test_stop_cancels_a_sign_in_in_progress(sim: Simulator, home: Path) -> None:
 def test_a_second_login_cancels_the_first(sim: Simulator, home: Path) -> None:
     host = MemoryHost(home)
     cmd = command(sim, host)
+    before = {t for t in threading.enumerate() if t.name == "cursor-sign-in"}
     first = uuid_of(cmd.run("login"))
+    (first_thread,) = {t for t in threading.enumerate() if t.name == "cursor-sign-in"} - before
     second = uuid_of(cmd.run("login"))
     sim.auth.confirm(first)
-    time.sleep(0.1)
+    first_thread.join(5)  # the cancelled first sign-in has ended: it can write nothing more
+    assert not first_thread.is_alive()
     assert not (home / "auth.json").exists()
     sim.auth.confirm(second)
     assert cmd.signin.wait(5)

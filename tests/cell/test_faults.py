@@ -71,7 +71,6 @@ TOOLS = [
 ]
 # How long whatever a round leaves may take to go away on its own.
 SETTLE_SECONDS = 3.0
-ROUND_SECONDS: list[float] = []
 
 
 def context(sim: Simulator, **overrides: Any) -> RoundContext:
@@ -125,9 +124,8 @@ def settle(done: Any) -> bool:
 def play(ctx: RoundContext, *, cancel_after_text: bool = False) -> RoundResult | CursorError:
     """Return the round's result or its cell error, asserting it left nothing behind.
 
-    ``ROUND_SECONDS[-1]`` is how long the round itself took (before the leak checks).
+    A failure says which deadline fired (its text names it); no test here reads a clock.
     """
-    started = time.monotonic()
     fds_before = open_fds()
     threads_before = round_threads()
     # The round gets a temp folder of its own (other processes share the system one).
@@ -165,7 +163,6 @@ def play(ctx: RoundContext, *, cancel_after_text: bool = False) -> RoundResult |
         outcome = asyncio.run(main())
     finally:
         tempfile.tempdir = saved_tempdir
-        ROUND_SECONDS.append(time.monotonic() - started)
     assert leftover == [], f"the round left tasks: {leftover}"
     assert settle(lambda: round_threads() == threads_before), round_threads()
 
@@ -299,7 +296,7 @@ def test_a_bidi_append_refused_on_the_third_append_fails_the_round(sim: Simulato
         ]
     )
     error = fails(context(sim))
-    assert ROUND_SECONDS[-1] < 2.0  # the refusal woke the round; no timeout waited
+    # The refusal woke the round: its error is the refusal's, no deadline's.
     assert str(error) == "Connect error unavailable: append queue is full"
     assert error.status == 503 and error.retryable
     run = sim.agent.run()
@@ -310,7 +307,6 @@ def test_a_bidi_append_refused_on_the_third_append_fails_the_round(sim: Simulato
 def test_an_append_that_hangs_past_its_timeout_fails_the_round(sim: Simulator) -> None:
     sim.agent.append_delay = 1.0
     error = fails(context(sim, append_timeout=0.2))
-    assert ROUND_SECONDS[-1] < 1.2
     assert str(error) == "Cursor did not accept append #0 within 0.2 s"
     assert error.status == 504 and error.retryable
 
@@ -321,7 +317,6 @@ def test_an_append_that_hangs_past_its_timeout_fails_the_round(sim: Simulator) -
 def test_no_data_for_longer_than_the_request_timeout_is_incomplete(sim: Simulator) -> None:
     sim.agent.script([Text("thinking..."), Sleep(20)])
     error = fails(context(sim, request_timeout=0.4))
-    assert 0.3 < ROUND_SECONDS[-1] < 2.0
     assert str(error) == "Cursor sent nothing for 0.4 s; the stream is incomplete (try again)"
     assert isinstance(error, StreamIncomplete)
 
@@ -329,7 +324,6 @@ def test_no_data_for_longer_than_the_request_timeout_is_incomplete(sim: Simulato
 def test_heartbeats_only_forever_end_by_the_request_timeout(sim: Simulator) -> None:
     sim.agent.script([Text("a moment..."), Heartbeat(count=100_000, interval=0.05)])
     error = fails(context(sim, request_timeout=0.5))
-    assert 0.4 < ROUND_SECONDS[-1] < 2.0
     assert isinstance(error, StreamIncomplete) and error.retryable
     assert "0.5 s" in str(error)
 

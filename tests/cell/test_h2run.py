@@ -43,8 +43,9 @@ from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.errors import ConfigError, ProviderError, StreamIncomplete
 from nodecode_cursor.h2run import ChosenRun, H2Run
 from nodecode_cursor.host import RoundContext
+from nodecode_cursor.run_route import open_run
 from nodecode_cursor.state import CellState
-from nodecode_cursor.transport import RunSettings, SseRun, open_run
+from nodecode_cursor.transport import RunSettings, SseRun
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)
 

@@ -1042,18 +1042,18 @@ def test_stop_then_start_leaves_nothing_from_before(sim: Simulator, tmp_path: An
     result = asyncio.run(cell.stream_round(context(sim, session_id=session, model="gpt-5.4-high")))
     assert session in before.conversations
     assert before.writers.writer_of(result.message) == "gpt-5.4-high"
-    assert before.rosters and before.markers
+    assert before.models.rosters and before.models.markers
     cell.stop()
     assert cell.state is None
     assert before.closed and session not in before.conversations
-    assert not before.rosters and not before.markers and len(before.writers) == 0
+    assert not before.models.rosters and not before.models.markers and len(before.writers) == 0
 
     assert cell.start(MemoryHost(tmp_path, {"cursor": {"base_url": sim.url}}))
     try:
         after = cell.state
         assert after is not None and after is not before
         assert session not in after.conversations and len(after.writers) == 0
-        assert not after.rosters and not after.markers
+        assert not after.models.rosters and not after.models.markers
         asyncio.run(cell.stream_round(context(sim, session_id=session, model="gpt-5.4-high")))
     finally:
         cell.stop()

@@ -369,7 +369,7 @@ def test_a_roster_fetch_landing_after_close_is_not_kept(sim: Simulator, state: C
     late = asyncio.run(main())
     assert [m.id for m in late] == ["alpha", "plain", "zeta"]  # the round still gets it
     assert listing.roster_marker(state, "zeta", "tok-a", sim.url) is None
-    assert state.rosters == {} and state.markers == {}
+    assert state.models.rosters == {} and state.models.markers == {}
     fresh = CellState()  # what the cell's next start makes
     asyncio.run(listing.round_roster(fresh, "tok-a", sim.url))
     assert calls == ["roster", "roster"]  # nothing was kept: the next round asks again

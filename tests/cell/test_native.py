@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from protobytes import ld, text, vi
 
 from cursor_simulator import Simulator
 from cursor_simulator.agent import (
@@ -40,7 +41,6 @@ from nodecode_cursor.host import (
     RoundContext,
     StreamPart,
 )
-from tests.protobytes import ld, text, vi
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)
 

@@ -12,6 +12,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 from urllib.parse import parse_qs, quote, urlsplit
@@ -21,7 +22,8 @@ import pytest
 
 from cursor_simulator import Simulator
 from cursor_simulator.auth import make_token
-from nodecode_cursor.errors import CredentialError
+from nodecode_cursor import signin as signin_module
+from nodecode_cursor.errors import CredentialError, ProviderError
 from nodecode_cursor.host import MemoryHost
 from nodecode_cursor.signin import PollPacing, SignIn, refresh_if_due
 from nodecode_cursor.store import AuthStore, TokenEntry
@@ -179,15 +181,26 @@ def test_running_out_of_polls_times_out(sim: Simulator, home: Path) -> None:
     assert not (home / "auth.json").exists()
 
 
-def test_poll_delays_grow_by_a_fifth_up_to_the_cap(sim: Simulator, home: Path) -> None:
+class _Waits(threading.Event):
+    """A cancel event that is never set and records each wait's timeout instead of waiting."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.timeouts: list[float | None] = []
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.timeouts.append(timeout)
+        return False
+
+
+def test_poll_delays_grow_by_a_fifth_up_to_the_cap(sim: Simulator) -> None:
     pacing = PollPacing(first_delay=0.04, backoff=1.2, max_delay=0.06, max_attempts=5)
-    signin = SignIn(MemoryHost(home), AuthStore(home), sim.url, sim.url, pacing)
-    started = time.monotonic()
-    signin.start()
-    assert signin.wait(5)
-    elapsed = time.monotonic() - started
-    # 0.04 + 0.048 + 0.0576 + 0.06 + 0.06 = 0.2656 s of waiting at least.
-    assert elapsed >= 0.26
+    waits = _Waits()
+    with signin_module.http_client(5.0) as client, pytest.raises(ProviderError) as raised:
+        signin_module.poll_tokens(client, sim.url, "login-1", "verifier-1", pacing, waits)
+    assert str(raised.value) == signin_module.POLL_TIMEOUT
+    # Each pending poll (404) waits a fifth longer than the last, up to the cap.
+    assert waits.timeouts == pytest.approx([0.04, 0.048, 0.0576, 0.06, 0.06])
     assert len(sim.auth.polls) == 5
 
 
@@ -218,17 +231,25 @@ def test_profile_failure_leaves_email_unknown(sim: Simulator, home: Path, fault:
     assert host.said == ["cursor: signed in"]
 
 
+def sign_in_threads() -> set[threading.Thread]:
+    """Return the sign-in threads running now (``SignIn`` names each one)."""
+    return {t for t in threading.enumerate() if t.name == "cursor-sign-in"}
+
+
 def test_a_second_login_cancels_the_first(sim: Simulator, home: Path) -> None:
     host = MemoryHost(home)
     signin = SignIn(host, AuthStore(home), sim.url, sim.url, FAST)
+    before = sign_in_threads()
     first = page_of(signin.start())["uuid"]
+    (first_thread,) = sign_in_threads() - before
     wait_for(lambda: any(p["uuid"] == first for p in sim.auth.polls))
     second = page_of(signin.start())["uuid"]
     assert second != first
     # The person confirms the first page too late: that sign-in must write nothing.
     sim.auth.confirm(first)
     wait_for(lambda: any(p["uuid"] == second for p in sim.auth.polls))
-    time.sleep(0.1)
+    first_thread.join(5)  # the first sign-in has ended: it can write nothing more
+    assert not first_thread.is_alive()
     assert not (home / "auth.json").exists()
     assert host.said == []
     sim.auth.confirm(second)
@@ -248,8 +269,7 @@ def test_cancel_writes_nothing(sim: Simulator, home: Path) -> None:
     assert signin.cancel() is True
     assert not signin.in_progress
     sim.auth.confirm(login_id)
-    assert signin.wait(5)
-    time.sleep(0.05)
+    assert signin.wait(5)  # its thread has ended: it can write nothing more
     assert not (home / "auth.json").exists()
     assert host.said == [] and host.notices == {}
     assert signin.cancel() is False

@@ -381,7 +381,8 @@ def test_an_unusable_proxy_environment_is_a_config_error(
 
 
 def test_open_run_makes_a_transport_the_lane_can_speak_to() -> None:
-    from nodecode_cursor.transport import RunSettings, RunTransport, SseRun, open_run
+    from nodecode_cursor.run_route import open_run
+    from nodecode_cursor.transport import RunSettings, RunTransport, SseRun
 
     settings = RunSettings(base_url="http://127.0.0.1:9", token="t", client_version="v")
     run = open_run(settings)

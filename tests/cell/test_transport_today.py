@@ -34,11 +34,11 @@ from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.cell import CursorCell, Settings
 from nodecode_cursor.errors import ConfigError, ProtocolError, ProviderError
 from nodecode_cursor.host import MemoryHost, RoundContext
+from nodecode_cursor.run_route import open_run
 from nodecode_cursor.transport import (
     PollRun,
     RunSettings,
     SseRun,
-    open_run,
 )
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)

@@ -150,7 +150,7 @@ def test_a_stopped_state_keeps_no_catalog(sim: Simulator) -> None:
     state = CellState()
     state.close()
     asyncio.run(listing.fetch_catalog(TOKEN, sim.url, state=state))
-    assert state.catalogs == {}
+    assert state.models.catalogs == {}
 
 
 def test_logout_forgets_the_catalog(sim: Simulator, tmp_path: Path) -> None:
@@ -159,9 +159,9 @@ def test_logout_forgets_the_catalog(sim: Simulator, tmp_path: Path) -> None:
     try:
         assert cell.state is not None
         asyncio.run(listing.fetch_catalog(TOKEN, sim.url, state=cell.state))
-        assert len(cell.state.catalogs) == 1
+        assert len(cell.state.models.catalogs) == 1
         cell.commands["cursor"].run("logout")
-        assert cell.state.catalogs == {}
+        assert cell.state.models.catalogs == {}
     finally:
         cell.stop()
 

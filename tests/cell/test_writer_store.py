@@ -88,3 +88,18 @@ def test_two_processes_writing_at_once_keep_a_sound_file(tmp_path: Path) -> None
     beta = [d for d, m in kept.items() if m == "beta"]
     assert len(alpha) > 100 and len(beta) > 100
     assert all(d.startswith("alpha-") for d in alpha)
+
+
+def test_a_file_another_connection_holds_is_skipped_not_set_aside(tmp_path: Path) -> None:
+    path = tmp_path / FILE_NAME
+    store = DiskWriters(path)
+    store.put("d", "m")
+    holder = sqlite3.connect(path, isolation_level=None)
+    try:
+        holder.execute("BEGIN EXCLUSIVE")  # SQLITE_BUSY for every other connection
+        store.put("e", "n")  # skipped once the busy wait passes: no failure
+        assert list(tmp_path.glob(f"{FILE_NAME}.corrupt-*")) == []
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert DiskWriters(path).load() == {"d": "m"}

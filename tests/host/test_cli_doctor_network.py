@@ -304,6 +304,20 @@ def test_an_untrusted_certificate_says_so_and_names_ssl_cert_file(
     assert checks["tls"]["fix"].startswith(f"SSL_CERT_FILE ({other}) does not hold the CA")
 
 
+def test_a_certificate_for_another_name_says_so_by_its_verify_code(
+    sim: Simulator, home: Path, tmp_path: Path
+) -> None:
+    ca = trustme.CA()
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("other.example").configure_cert(context)  # not the name dialled
+    url = sim.listen_tls(context)
+    code, checks, _ = doctor(url, home, SSL_CERT_FILE=trust(tmp_path, ca))
+    assert code == 1
+    tls = checks["tls"]
+    assert tls["status"] == "fail"
+    assert tls["fix"].startswith("the certificate is for another name: check the host")
+
+
 def test_a_healthy_run_over_tls_through_a_tunnelling_proxy(
     sim: Simulator, home: Path, tmp_path: Path, proxy: TunnelProxy
 ) -> None:

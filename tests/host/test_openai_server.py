@@ -445,21 +445,8 @@ def lone_surrogate_body(*, stream: bool) -> bytes:
 NON_CURSOR_FAILURES = [huge_number_body, lone_surrogate_body]
 
 
-def assert_error_or_answer(status: int, body: dict[str, Any]) -> None:
-    """Assert BODY is OpenAI's error shape (an internal error in one line) or a completion."""
-    if "error" in body:
-        error = body["error"]
-        assert set(error) >= {"message", "type", "code"}
-        assert "\n" not in error["message"] and "Traceback" not in error["message"]
-        if status == 500 or error["type"] == "api_error":
-            assert error["message"].startswith("internal error: ")
-            assert error["code"] == "internal_error"
-    else:
-        assert status == 200 and body["object"] in ("chat.completion", "chat.completion.chunk")
-
-
 @pytest.mark.parametrize("make_body", NON_CURSOR_FAILURES)
-def test_a_non_cursor_error_in_the_round_is_a_500_not_a_dropped_connection(
+def test_a_request_the_lane_once_failed_on_is_answered_not_dropped(
     api: RunningServer, caplog: pytest.LogCaptureFixture, make_body: Any
 ) -> None:
     caplog.set_level(logging.INFO, logger="nodecode_host.openai_server")
@@ -467,17 +454,16 @@ def test_a_non_cursor_error_in_the_round_is_a_500_not_a_dropped_connection(
     # A hang fails in seconds, not at the suite's end.
     with httpx.Client(base_url=api.url, timeout=10) as client:
         answer = client.post("/chat/completions", content=make_body(stream=False), headers=headers)
-        assert_error_or_answer(answer.status_code, answer.json())
-        if answer.status_code == 500:
-            assert re.fullmatch(r"internal error: \w+", answer.json()["error"]["message"])
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["object"] == "chat.completion"
         # The connection is still good for the next request.
         assert client.get("/models").status_code == 200
-    # No traceback at INFO or above: the client's error says it all.
+    # No traceback at INFO or above.
     assert not [r for r in caplog.records if r.levelno >= logging.INFO and r.exc_info]
 
 
 @pytest.mark.parametrize("make_body", NON_CURSOR_FAILURES)
-def test_a_non_cursor_error_in_a_streamed_round_ends_the_stream(
+def test_a_streamed_request_the_lane_once_failed_on_streams_to_its_end(
     api: RunningServer, make_body: Any
 ) -> None:
     headers = {"content-type": "application/json"}
@@ -488,17 +474,12 @@ def test_a_non_cursor_error_in_a_streamed_round_ends_the_stream(
         ) as answer,
     ):
         raw = answer.read().decode()
-        status = answer.status_code
-    if answer.headers["content-type"].startswith("application/json"):
-        assert_error_or_answer(status, json.loads(raw))
-        return
+        assert answer.status_code == 200
+        assert answer.headers["content-type"].startswith("text/event-stream")
     events = sse_events(raw)
-    assert events, raw
-    if events[-1] == "[DONE]":
-        for event in events[:-1]:
-            assert_error_or_answer(status, json.loads(event))
-    else:
-        assert_error_or_answer(500, json.loads(events[-1]))
+    assert events[-1] == "[DONE]", raw
+    for event in events[:-1]:
+        assert json.loads(event)["object"] == "chat.completion.chunk"
 
 
 def test_loopback_names_only_loopback_addresses() -> None:

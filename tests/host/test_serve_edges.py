@@ -281,6 +281,26 @@ def test_the_schema_check_names_the_first_fault() -> None:
     )
 
 
+def test_the_schema_check_holds_the_keywords_a_subset_ignored() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "code": {"type": "string", "pattern": "^[A-Z]{3}$", "maxLength": 3},
+            "count": {"type": "integer", "minimum": 1},
+            "pick": {"oneOf": [{"type": "integer"}, {"type": "number"}]},
+        },
+    }
+    assert schema_problem({"code": "ABC", "count": 2, "pick": 1.5}, schema) is None
+    assert schema_problem({"code": "abc"}, schema) == "$.code: 'abc' does not match '^[A-Z]{3}$'"
+    assert schema_problem({"count": 0}, schema) == "$.count: 0 is less than the minimum of 1"
+    # 2 is an integer and a number: oneOf wants exactly one.
+    assert schema_problem({"pick": 2}, schema) == (
+        "$.pick matches more than one of the schema's oneOf options"
+    )
+    # A schema that is not one makes no demand.
+    assert schema_problem({"x": 1}, {"type": 12}) is None
+
+
 def test_a_head_request_keeps_its_connection_for_the_next_request(
     sim: Simulator, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
