@@ -40,7 +40,7 @@ from .errors import (
 )
 from .host import DoctorCheck, Host, RoundContext, RoundResult, Route, SignInState
 from .http import http_error, rpc_headers, unary
-from .listing import fetch_roster
+from .listing import GET_USABLE_MODELS_PATH, fetch_roster
 from .store import CORRUPT
 from .transport import DOCTOR_HINT
 from .variants import AVAILABLE_MODELS_PATH, catalog_request, parse_catalog
@@ -169,6 +169,33 @@ def _client_version_refused(exc: ProviderError) -> bool:
     text = exc.detail.lower()
     return exc.code in ("failed_precondition", "outdated_client") or any(
         word in text for word in _VERSION_WORDS
+    )
+
+
+async def _reach_signed_out(cell: DoctoredCell) -> DoctorCheck:
+    """Return the reach check made with no credential: any HTTP answer means reached."""
+    settings = cell.settings
+    headers = rpc_headers("", limits.client_version(settings.client_version), str(uuid.uuid4()))
+    del headers["authorization"]
+    url = settings.base_url.rstrip("/") + GET_USABLE_MODELS_PATH
+    try:
+        answer = await unary(
+            url,
+            headers=headers,
+            timeout=limits.ROSTER_TIMEOUT_SECONDS,
+            proxy=settings.proxy,
+            max_bytes=0,
+        )
+    except Unreachable as exc:
+        fix = (
+            "the checks above passed, so the request failed further on: check that "
+            "--base-url names Cursor's service and that the proxy (the cursor.proxy "
+            "setting, HTTPS_PROXY) lets the request through"
+        )
+        return _fail("reaching the service", exc.detail.removesuffix(DOCTOR_HINT), fix)
+    return _ok(
+        "reaching the service",
+        f"{settings.base_url} answered (HTTP {answer.status} without a credential)",
     )
 
 
@@ -310,9 +337,16 @@ async def diagnose(cell: DoctoredCell, *, rounds: bool, report: Report) -> list[
         add(check)
     broken = next((c.name for c in network if c.status == "fail"), None)
     later = ("reaching the service", "client version", "roster", "catalog", "transports", "rounds")
-    if token is None or broken is not None:
-        why = "no credential" if token is None else f"the {broken} check failed"
+    if broken is not None:
         for name in later:
+            add(_skip(name, f"the {broken} check failed"))
+        return checks
+    if token is None:
+        # The service's HTTP answer needs no credential either: only what follows does.
+        reach = await _reach_signed_out(cell)
+        add(reach)
+        why = "no credential" if reach.status == "ok" else "the service was not reached"
+        for name in later[1:]:
             add(_skip(name, why))
         return checks
     found, ids = await _reach_and_roster(cell, token)

@@ -446,15 +446,17 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     host = make_host(args)
     try:
         cell = host.cell_for(PROVIDER)
-        if not args.no_rounds:
-            print(
-                "nodecode-cursor: the round checks send one tiny prompt per transport and per "
-                "model family, which costs a few tokens (--no-rounds skips them)",
-                file=sys.stderr,
-                flush=True,
-            )
 
         def show(check: contract.DoctorCheck) -> None:
+            # The rounds come right after the catalog check, and only once the service
+            # answered: the warning stands where it is true, never after a failed reach.
+            if check.name == "catalog" and check.status != "skip" and not args.no_rounds:
+                print(
+                    "nodecode-cursor: the round checks send one tiny prompt per transport "
+                    "and per model family, which costs a few tokens (--no-rounds skips them)",
+                    file=sys.stderr,
+                    flush=True,
+                )
             if args.json:
                 return
             # The fix names the shell's command itself (the cell words it for ``doctor``).

@@ -80,7 +80,18 @@ def test_no_credential(sim: Simulator, home: Path) -> None:
     lines = done.stdout.splitlines()
     assert lines[0] == "FAIL  credential: no credential: not signed in"
     assert lines[1].startswith("      fix: sign in with nodecode-cursor login")
-    assert sim.requests == []
+    # The service's HTTP answer needs no credential (as the README says): it is asked
+    # once, with no authorization header; what needs the account is not checked.
+    assert any(
+        line.startswith(f"ok    reaching the service: {sim.url} answered (HTTP ")
+        and line.endswith(" without a credential)")
+        for line in lines
+    ), lines
+    assert "--    roster: not checked: no credential" in lines
+    assert [r.path for r in sim.requests] == ["/agent.v1.AgentService/GetUsableModels"]
+    assert "authorization" not in sim.requests[0].headers
+    # No round can follow a signed-out check, so no warning about their tokens.
+    assert "costs a few tokens" not in done.stderr
 
 
 def test_an_unreachable_service(home: Path) -> None:

@@ -203,7 +203,7 @@ def test_the_network_is_checked_without_a_credential(home: Path) -> None:
     assert code == 1
     assert checks["credential"]["status"] == "fail"
     assert checks["dns"]["status"] == "fail"
-    assert checks["reaching the service"]["verdict"] == "not checked: no credential"
+    assert checks["reaching the service"]["verdict"] == "not checked: the dns check failed"
 
 
 def test_a_proxy_that_refuses_from_the_environment(home: Path) -> None:
