@@ -293,6 +293,9 @@ class TerminalView(TurnObserver):
             mark = _RESOLVED_MARKS.get(part.by, part.by)
             self.tools.write(self.style.cyan("→ " + call_summary(call)) + f" ({mark})\n")
             self.tools.flush()
+            if part.by == "host":
+                # Run in place now, while the round waits: its result part wipes the line.
+                self.wait(f"running {visible(part.name, lines=False)}")
         elif isinstance(part, contract.ResolvedCallResult):
             self._end_line()
             preview = result_preview(part.content).replace("\n", "\n  ")

@@ -255,3 +255,26 @@ def test_chat_confirms_and_declines_a_native_command(
     assert len(sim.requests_to(RUN_PATH)) == 2
     declined = sim.agent.run().native_results[0][1]
     assert declined.rejected.reason == "the person declined"
+
+
+def test_chat_shows_a_waiting_line_while_a_native_command_runs(
+    sim: Simulator, home: Path, tmp_path: Path
+) -> None:
+    fifo = tmp_path / "gate"
+    os.mkfifo(fifo)
+    child = spawn_chat(sim, home, tmp_path)
+    try:
+        child.expect("> ")
+        child.sendline(f'native shell {{"command": "cat {fifo}"}}')
+        child.expect(r"run it\? \[y/N\]")
+        child.sendline("y")
+        # cat waits on the FIFO until the test writes it: the line shows meanwhile.
+        child.expect(r"running shell… \d+s")
+        with open(fifo, "w") as gate:
+            gate.write("gate-opened\n")
+        child.expect(r"\r +\r")
+        child.expect("gate-opened")
+        child.expect("> ")
+        close_chat(child)
+    finally:
+        child.close(force=True)
