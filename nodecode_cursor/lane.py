@@ -118,9 +118,9 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
     Stream parts go to ``ctx.on_part`` as they arrive (StreamStart first; Finish
     last, when the round succeeds). Raises ConfigError (bad model or effort, not
     signed in — before any run; a model only the roster names asks the roster
-    first: ``model_resolution.resolve``), ProviderError (the service's own error), StreamIncomplete (the
-    stream ended before the turn did; a retry may work). Cancelling the task
-    stops the run at once.
+    first: ``model_resolution.resolve``), ProviderError (the service's own
+    error), StreamIncomplete (the stream ended before the turn did; a retry may
+    work). Cancelling the task stops the run at once.
     """
     if state is None:
         state = CellState()
