@@ -70,7 +70,6 @@ TOKEN = "sim-token-serve-load"
 # its innermost frame of the cell is one of these functions, or any function of these modules.
 SETUP_FUNCTIONS = (
     "stream_round",
-    "_roster_model",
     "_token",
     "_Attempt.run",
     "_Attempt._one_run",
@@ -84,6 +83,7 @@ SETUP_MODULES = (
     "nodecode_cursor/history.py",
     "nodecode_cursor/blobs.py",
     "nodecode_cursor/routing.py",
+    "nodecode_cursor/model_resolution.py",
     "nodecode_cursor/catalog.py",
     "nodecode_cursor/listing.py",
     "nodecode_cursor/credentials.py",

@@ -9,7 +9,8 @@ its own, as ``runpool.RunConnections``'s is; it is held only for dictionary
 work, never across I/O. A closed one (a stopped cell's) keeps nothing more.
 
 ``RosterModel`` is one row of a roster. What to fetch and when, and what the
-rows mean, is ``listing.py``'s; the catalog's shape is ``variants.py``'s.
+rows mean, is ``listing.py``'s; the catalog's shape is ``variants.py``'s; what a
+round makes of them is ``model_resolution.py``'s.
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
 """The ``cursor`` lane: one call runs one Cursor round, history in, one assistant message out.
 
-A round is one Cursor run (docs/protocol.md §4–§9). The lane resolves the model and
-effort (``routing``), the token (the context's, else the cell's credential
-ladder, refreshing a due sign-in), builds the run request from the history
-(``request``), opens the run (``run_route``), feeds every server message to the
-fold and the answerer and sends the answers back, then settles the end: the
+A round is one Cursor run (docs/protocol.md §4–§9). The lane resolves the model
+once (``model_resolution.resolve``: effort, wire slug, roster, max mode, catalog
+variant and the retries they allow), asking on the way for the token (the
+context's, else the cell's credential ladder, refreshing a due sign-in), builds
+the run request from the history (``request``), opens the run (``run_route``),
+feeds every server message to the fold and the answerer and sends the answers
+back, then settles the end: the
 completeness rule, the end-of-stream error, a run that broke after a
 checkpoint resumed from it (at most ``limits.MAX_RESUMES`` times), one retry
 with the discovery id when the model was not found before any output, and a
@@ -24,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import logging
 import os
 import threading
@@ -31,14 +34,13 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import catalog, credentials, limits, listing, routing, variants
+from . import credentials, limits, model_resolution
 from .answers import Answerer
 from .bridge import function_tools, wire_names
 from .continuity import call_key, history_mark, session_key, trailing_call_ids
 from .cost import round_cost
 from .credentials import checked_token
 from .errors import (
-    ConfigError,
     CursorError,
     ModelNotFound,
     NotSignedIn,
@@ -62,8 +64,9 @@ from .transport import RunSettings
 
 if TYPE_CHECKING:
     from .blobs import Conversation
+    from .model_resolution import ResolvedModel
     from .request import RunRequestBuild
-    from .routing import WireModel
+    from .routing import WireMode, WireModel
     from .transport import RunTransport
     from .writers import WriterTable
 
@@ -115,24 +118,17 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
     Stream parts go to ``ctx.on_part`` as they arrive (StreamStart first; Finish
     last, when the round succeeds). Raises ConfigError (bad model or effort, not
     signed in — before any run; a model only the roster names asks the roster
-    first), ProviderError (the service's own error), StreamIncomplete (the
-    stream ended before the turn did; a retry may work). Cancelling the task
-    stops the run at once.
+    first: ``model_resolution.resolve``), ProviderError (the service's own
+    error), StreamIncomplete (the stream ended before the turn did; a retry may
+    work). Cancelling the task stops the run at once.
     """
     if state is None:
         state = CellState()
-    model = ctx.model
-    display = model
-    if routing.is_bundled(model):
-        effort = routing.round_effort(model, ctx.effort)
-        wire_id = routing.wire_model_id(model, effort)
-        token = await _token(ctx, state)
-    else:
-        routing.checked_effort(ctx.effort)  # a misspelt level fails before any network
-        token, display = await _roster_model(ctx, state)
-        # A roster-only model is sent as the roster names it; its slug alone
-        # says any effort (routing's collapse rules), so the round asks none.
-        wire_id = model
+    # The model in one step: bundled row, roster, max-mode marker, catalog variant and
+    # the retries it allows; the token is asked once the effort is known good.
+    token, resolved = await model_resolution.resolve(
+        ctx, state, functools.partial(_token, ctx, state)
+    )
     # The system/developer messages that open the history are the system prompt
     # (ctx.system wins when given) and leave the history either way, so the prompt
     # is sent once; later ones ride as user turns (history.py).
@@ -147,10 +143,8 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
         result = await _round(
             ctx,
             state,
-            model,
-            wire_id,
+            resolved,
             token,
-            display,
             conversation,
             table,
             messages,
@@ -169,10 +163,8 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
 async def _round(
     ctx: RoundContext,
     state: CellState,
-    model: str,
-    wire_id: str,
+    resolved: ResolvedModel,
     token: str,
-    display: str,
     conversation: Conversation,
     table: WriterTable,
     messages: list[dict[str, Any]],
@@ -184,24 +176,14 @@ async def _round(
 
     The keys of the calls the round handed off are added to HANDED.
     """
-    _emit(ctx, StreamStart(wire_id))
-    mode: routing.WireMode = "normalized"
-    # The roster's marker (this account's, at this base URL) counts only when the
-    # bundled row has none of its own.
-    base_url = ctx.base_url or limits.DEFAULT_BASE_URL
-    marker = listing.round_marker(state, model, wire_id, token, base_url)
-    wire = routing.resolve_wire_model(model, wire_id, mode, marker)
-    # A sibling slug the account's catalog names as a variant goes as the variant's
-    # base id and parameters (a bare sibling slug is refused; docs/protocol.md §10a).
-    catalog = await listing.round_catalog(
-        state, token, base_url, client_version=ctx.client_version, proxy=ctx.proxy
-    )
-    wire = variants.on_variant(wire, catalog)
+    _emit(ctx, StreamStart(resolved.wire_id))
+    mode: WireMode = "normalized"
+    wire = resolved.wire
     # Without the catalog a sibling slug goes bare; if Cursor refuses that shape, the
     # catalog is asked again and the round retried once on the variant it names.
-    variant_retry = _may_retry_on_variant(model, wire)
+    variant_retry = resolved.variant_retry
     while True:
-        attempt = _Attempt(ctx, messages, token, system, tools, wire, conversation, table, display)
+        attempt = _Attempt(ctx, messages, token, system, tools, wire, conversation, table, resolved)
         attempt.rotate_on_refusal = not variant_retry
         attempt.state = state  # its HTTP/2 pool and what transport worked (run_route.open_run)
         attempt.max_reply_bytes = state.max_reply_bytes
@@ -210,15 +192,7 @@ async def _round(
         except ProviderError as exc:
             if variant_retry and attempt.refused_bare:
                 variant_retry = False
-                fresh = await listing.round_catalog(
-                    state,
-                    token,
-                    base_url,
-                    client_version=ctx.client_version,
-                    proxy=ctx.proxy,
-                    refresh=True,
-                )
-                routed = variants.on_variant(wire, fresh)
+                routed = await model_resolution.fresh_variant(ctx, state, token, wire)
                 if routed != wire:
                     log.info(
                         "Cursor refused %s bare; retrying on its variant", loggable(wire.details_id)
@@ -226,7 +200,7 @@ async def _round(
                     wire = routed
                     continue
                 raise attempt.rotate(exc) from None
-            retry = _discovery_retry(exc, attempt, mode, model, wire_id, wire, state)
+            retry = _discovery_retry(exc, attempt, mode, wire, resolved.discovery)
             if retry is None:
                 raise
             log.info(
@@ -288,61 +262,16 @@ async def _keep_conversation(
     await asyncio.to_thread(store.save, kept, list(handed))
 
 
-async def _roster_model(ctx: RoundContext, state: CellState) -> tuple[str, str]:
-    """Return (token, display name) for a model the bundled rows lack but the roster lists.
-
-    The roster is asked with the round's token (once per STATE, base URL and account);
-    a model it does not list, or a roster that cannot be had, is the unknown-model
-    ConfigError, naming near matches and why the roster could not be checked.
-    """
-    model = ctx.model
-    try:
-        token = await _token(ctx, state)
-    except NotSignedIn as exc:
-        raise routing.unknown_model(model, unchecked=exc.detail) from None
-    base_url = ctx.base_url or limits.DEFAULT_BASE_URL
-    try:
-        roster = await listing.round_roster(
-            state, token, base_url, client_version=ctx.client_version, proxy=ctx.proxy
-        )
-    except ConfigError:
-        raise  # an unusable proxy: the round could not go either, so say that, not the model
-    except CursorError as exc:
-        log.debug("roster unavailable for %s: %s", loggable(model), loggable(exc.detail))
-        raise routing.unknown_model(model, unchecked=exc.detail) from None
-    entry = next((row for row in roster if row.id == model), None)
-    if entry is None:
-        raise routing.unknown_model(model, [row.id for row in roster])
-    log.debug("%s is not bundled; the account's roster lists it", loggable(model))
-    return token, entry.name
-
-
-def _may_retry_on_variant(model: str, wire: WireModel) -> bool:
-    """Return whether a bare refusal of WIRE may be a missing variant shape worth one retry.
-
-    Only a slug sent bare (no parameters, the base id itself) of a bundled model
-    that has effort siblings can be a variant the catalog did not name in time.
-    """
-    if wire.parameters or wire.requested_id != wire.details_id or not routing.is_bundled(model):
-        return False
-    return bool(routing.model_row(model).routing)
-
-
 def _discovery_retry(
     exc: ProviderError,
     attempt: _Attempt,
     mode: str,
-    model: str,
-    wire_id: str,
     wire: WireModel,
-    state: CellState,
+    discovered: WireModel,
 ) -> WireModel | None:
     """Return the discovered WireModel to retry with, or None when this error is final."""
     if mode != "normalized" or not isinstance(exc, ModelNotFound) or attempt.saw_output:
         return None
-    base_url = attempt.ctx.base_url or limits.DEFAULT_BASE_URL
-    marker = listing.round_marker(state, model, wire_id, attempt.token, base_url)
-    discovered = routing.resolve_wire_model(model, wire_id, "discovered", marker)
     if discovered == wire:
         return None  # the same request again would be refused the same way
     return discovered
@@ -538,10 +467,10 @@ class _Attempt:
         wire: WireModel,
         conversation: Conversation,
         table: WriterTable,
-        display: str,
+        resolved: ResolvedModel,
     ) -> None:
         self.ctx = ctx
-        self.display = display
+        self.resolved = resolved
         self.messages = messages
         self.token = token
         self.system = system
@@ -579,13 +508,12 @@ class _Attempt:
         """
         ctx = self.ctx
         model = ctx.model
-        row = catalog.find_model(model)
         build = build_run_request(
             self.messages,
             self.system,
             self.wire,
             model,
-            row.name if row is not None else self.display,
+            self.resolved.name,
             self.conversation,
             writers=self.table,
             tool_names=wire_names(fn["name"] for fn in function_tools(self.tools)),
@@ -598,7 +526,7 @@ class _Attempt:
             cwd=ctx.cwd or os.getcwd(),
             blobs=self.conversation.blobs,
             fold=fold,
-            project_schemas=routing.needs_schema_projection(model),
+            project_schemas=self.resolved.project_schemas,
             native_kinds=ctx.native_kinds if ctx.run_native is not None else frozenset(),
         )
         settings = RunSettings(
@@ -900,8 +828,7 @@ class _Attempt:
         """
         if exc.code in USAGE_PRICING_CODES:
             model = self.ctx.model
-            row = catalog.find_model(model)
-            shown = row.name if row is not None else self.display
+            shown = self.resolved.name
             name = model if shown == model else f"{shown} ({model})"
             service = " ".join(exc.detail.split())
             return ProviderError(

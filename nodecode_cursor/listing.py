@@ -5,8 +5,8 @@ request, the client headers, short timeouts) and turns the answer into rows
 for ``/models``: each model once, sorted by id, with a display name and a
 context window. Given the cell's ``CellState``, it also keeps in its
 ``models`` (``account_models.AccountModels``), per base URL and account, each
-model's max-mode marker so the lane can route that
-account's rounds on it (``round_marker``), and the last roster, so a round on a
+model's max-mode marker so a round can be routed on it
+(``round_marker``), and the last roster, so a round on a
 model only the roster names costs one roster call per start of the cell and
 account, however many rounds ask at once (``round_roster``). The cell's stop
 closes that state, and a fetch still in flight then keeps nothing when it lands.
@@ -15,7 +15,8 @@ bundled rows and says why. ``check_key`` is the host's key check for a token
 saved with ``/connect``.
 
 The HTTP exchange is ``http.py``'s (``unary``); the bytes are ``connect.py``'s;
-the bundled rows are ``catalog.py``'s.
+the bundled rows are ``catalog.py``'s; what a round makes of the roster, its
+markers and the catalog is ``model_resolution.py``'s, the one caller for rounds.
 """
 
 from __future__ import annotations

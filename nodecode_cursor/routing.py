@@ -28,7 +28,8 @@ is spelled one way: an effort of None, "" or "off" (any case) is thinking off.
 Pure: no I/O but reading the bundled rows once (lazily, on first use, never at
 import), no clock, no network. The host's catalog view of the same models is
 ``catalog.py``'s; schema projection itself is ``schema.py``'s; the K3 writer table
-is ``writers.py``'s; asking the account's roster is ``listing.py``'s.
+is ``writers.py``'s; asking the account's roster is ``listing.py``'s; combining
+these with the roster and the catalog for one round is ``model_resolution.py``'s.
 """
 
 from __future__ import annotations

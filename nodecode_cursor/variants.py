@@ -13,7 +13,8 @@ max-mode flag.
 This module is pure: it builds the request body, parses the answer into a
 ``ModelCatalog`` (routes by slug, and what ``/models`` shows of each model),
 and rewrites a routed ``WireModel`` onto a variant. Asking the service, and
-keeping the answer per account, is ``listing.py``'s job.
+keeping the answer per account, is ``listing.py``'s job; putting a round on its
+variant is ``model_resolution.py``'s.
 """
 
 from __future__ import annotations
