@@ -26,9 +26,11 @@ Cursor's official agent (its own tools, rules and sandbox), the round runs
   when its result says ``is_error`` (the cause goes to the log);
 * the child runs in a process group of its own, and the whole group is ended when
   the round ends, fails or is cancelled, and when the host's interpreter exits with
-  a round still running; on Linux the child also gets the parent-death signal
-  (``PR_SET_PDEATHSIG``, set in the child before exec), so a host killed outright
-  (SIGKILL) takes the CLI with it. What the CLI itself started is left to it then;
+  a round still running. The CLI runs under a guard (``agent_guard.py``), the
+  group's leader, that holds one end of a pipe from the host: when the host dies,
+  even killed outright (SIGKILL), the pipe reads end of file and the guard kills
+  the whole group, the CLI and all it started there. The guard passes the CLI's
+  exit status or signal through unchanged;
 * the usage is priced at the bundled rows' rates (``cost.py``), an estimate.
 
 ``HOME`` isolation (the ``agent_isolate_home`` setting) runs the CLI with an empty
@@ -42,7 +44,6 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
-import ctypes
 import logging
 import os
 import shutil
@@ -96,8 +97,8 @@ AGENT_BINARY = "cursor-agent"
 # The names the CLI installs under, looked for in this order: ``agent`` now,
 # ``cursor-agent`` the legacy alias some installs lack (docs/protocol.md §14).
 AGENT_BINARIES = ("agent", AGENT_BINARY)
-# prctl(2): the signal a child gets when the thread that started it ends.
-_PR_SET_PDEATHSIG = 1
+# The process between the host and the CLI that ends the CLI's group when the host dies.
+_GUARD = Path(__file__).with_name("agent_guard.py")
 AGENT_PREFIX = f"{LANE}/"
 ENV_API_KEY = "CURSOR_API_KEY"
 INSTALL_HINT = "install it with: curl https://cursor.com/install -fsS | bash"
@@ -287,27 +288,14 @@ def _end_running_groups() -> None:
     _RUNNING_GROUPS.clear()
 
 
-def _dies_with_host() -> Callable[[], None] | None:
-    """Return the step run in the child before exec that ties its life to ours (Linux), or None.
+def _guarded(argv: list[str], watch: int) -> list[str]:
+    """Return the command running ARGV under the guard (``agent_guard.py``) watching WATCH.
 
-    The child asks for SIGKILL when its parent ends (``PR_SET_PDEATHSIG``), then
-    checks the parent did not end before it asked. Elsewhere (or without libc) None:
-    the group is still ended on every exit path the host lives through.
+    The guard is a second interpreter of the host's own Python, isolated (``-I``)
+    and without ``site`` (``-S``): it needs the standard library only, and starts in
+    a few milliseconds.
     """
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    parent = os.getpid()
-
-    def step() -> None:
-        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != parent:
-            os._exit(1)  # the host is already gone: never run orphaned
-
-    return step
+    return [sys.executable, "-I", "-S", str(_GUARD), str(watch), "--", *argv]
 
 
 async def stream_agent_round(
@@ -346,19 +334,26 @@ async def stream_agent_round(
     log.debug("%s turn: model %s, resume %s, cwd %s", name, model or "-", prior or "-", cwd)
     stream = AgentStream()
     stderr = _Tail(limits.AGENT_STDERR_TAIL_BYTES)
+    # The guard holds the read end; the host's write end closes when the host dies.
+    watch, host_end = os.pipe()
     try:
         process = await asyncio.create_subprocess_exec(
-            *argv,
+            *_guarded(argv, watch),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             cwd=cwd,
             env=env,
             start_new_session=True,  # its own process group: ended whole with the round
-            preexec_fn=_dies_with_host(),  # and with the host, however it ends
+            pass_fds=(watch,),
         )
-    except OSError as exc:
-        raise ProviderError(f"could not start {name}: {exc.strerror or exc}") from None
+    except BaseException as exc:
+        os.close(host_end)  # a guard that did start ends its group at once
+        if isinstance(exc, OSError):
+            raise ProviderError(f"could not start {name}: {exc.strerror or exc}") from None
+        raise
+    finally:
+        os.close(watch)
     _RUNNING_GROUPS.add(process.pid)
     drain = asyncio.create_task(_drain(process, stderr))
     try:
@@ -370,6 +365,7 @@ async def stream_agent_round(
     finally:
         await _end_group(process)
         _RUNNING_GROUPS.discard(process.pid)
+        os.close(host_end)  # the group is gone: the guard (if it still ran) ends nothing more
         drain.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await drain
