@@ -46,15 +46,25 @@ import atexit
 import contextlib
 import logging
 import os
-import shutil
 import signal
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import limits
+from .agent_cli import (
+    AGENT_BINARIES,
+    AGENT_BINARY,
+    AGENT_PREFIX,
+    INSTALL_HINT,
+    LANE,
+    agent_model,
+    agent_status_line,
+    agent_version,
+    find_agent,
+)
+from .agent_cli import named as _named
 from .agent_prompt import build_prompt
 from .agent_sessions import AgentSessions
 from .agent_stream import AgentStream
@@ -92,16 +102,9 @@ __all__ = [
 
 log = logging.getLogger("nodecode_cursor.agent_lane")
 
-LANE = "cursor-agent"
-AGENT_BINARY = "cursor-agent"
-# The names the CLI installs under, looked for in this order: ``agent`` now,
-# ``cursor-agent`` the legacy alias some installs lack (docs/protocol.md §14).
-AGENT_BINARIES = ("agent", AGENT_BINARY)
 # The process between the host and the CLI that ends the CLI's group when the host dies.
 _GUARD = Path(__file__).with_name("agent_guard.py")
-AGENT_PREFIX = f"{LANE}/"
 ENV_API_KEY = "CURSOR_API_KEY"
-INSTALL_HINT = "install it with: curl https://cursor.com/install -fsS | bash"
 # The CLI's own words when it stops at the headless workspace-trust gate.
 _TRUST_WORDS = ("workspace trust", "trust required")
 _AUTH_WORDS = ("api key", "not logged in", "unauthorized", "unauthenticated", "authentication")
@@ -115,75 +118,6 @@ _DROPPED_ENV = frozenset(
 # the one the CLI needs, is set after).
 _SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
 _READ_SIZE = 65536
-
-
-def agent_model(model: str) -> str:
-    """Return MODEL as the CLI names it: without a ``cursor-agent/`` or ``cursor/`` prefix."""
-    name = model.strip()
-    for prefix in (AGENT_PREFIX, "cursor/"):
-        name = name.removeprefix(prefix)
-    return name
-
-
-def find_agent(configured: str | None = None) -> str | None:
-    """Return the CLI's path: CONFIGURED when given, else ``agent``, else ``cursor-agent``.
-
-    A configured path is used as it is (its absence is then said, not hidden by a
-    search); None when no name is on the PATH.
-    """
-    if configured:
-        found = shutil.which(configured)
-        return found or (configured if os.path.isfile(configured) else None)
-    for name in AGENT_BINARIES:
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
-def _named(path: str) -> str:
-    """Return the binary's name as a message says it (``agent``, ``cursor-agent``, ...)."""
-    return os.path.basename(path) or path
-
-
-def agent_version(path: str) -> str | None:
-    """Return what ``PATH --version`` prints (its first line), or None when it does not answer."""
-    try:
-        done = subprocess.run(
-            [path, "--version"],
-            capture_output=True,
-            text=True,
-            timeout=limits.AGENT_VERSION_TIMEOUT_SECONDS,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    lines = [line.strip() for line in done.stdout.splitlines() if line.strip()]
-    return lines[0] if done.returncode == 0 and lines else None
-
-
-def agent_status_line(*, required: bool, configured: str | None = None) -> str:
-    """Return the status words for the CLI: which binary, its version and path, or none found.
-
-    When it is the chosen lane and missing, the words say how to install it.
-    """
-    path = find_agent(configured)
-    if path is None:
-        what = (
-            f"{configured} (cursor.agent_path) does not exist"
-            if configured
-            else "neither agent nor cursor-agent is on the PATH"
-        )
-        if required:
-            return f"{what} ({INSTALL_HINT})"
-        return f"{what} (the cursor-agent lane is unavailable)"
-    version = agent_version(path)
-    name = _named(path)
-    where = "cursor.agent_path" if configured else "the PATH"
-    if version:
-        return f"{name} {version} is on {where} ({path})"
-    return f"{name} is on {where} ({path})"
 
 
 def agent_argv(binary: str, model: str | None, resume: str | None) -> list[str]:
