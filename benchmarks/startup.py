@@ -35,6 +35,12 @@ NOT_STATUS = (
     "nodecode_host.native_tools",
     "httpx",
     "h11",
+    "h2",
+    "asyncio",
+    "importlib.metadata",
+    "google.protobuf",
+    "sqlite3",
+    "filelock",
 )
 
 

@@ -37,6 +37,7 @@ class Guarded:
                 stderr=subprocess.PIPE,
                 start_new_session=True,
                 pass_fds=(watch,),
+                bufsize=0,  # unbuffered: a line read leaves the next in the pipe, for select
             )
         finally:
             os.close(watch)
