@@ -14,7 +14,7 @@ Cursor's official agent (its own tools, rules and sandbox), the round runs
   mode accepts;
 * the CLI is ``agent`` (its name since 2026), else ``cursor-agent`` (the older
   name some installs still have), on the PATH, unless ``cursor.agent_path`` names
-  one; every message names the binary found;
+  one (``agent_cli.py`` finds it); every message names the binary found;
 * the CLI's session id is kept per host session on disk (``agent_sessions.py``)
   and passed back as ``--resume``: only a turn that ended with a result event and
   succeeded changes it; an interrupted or failed turn keeps the previous one;
