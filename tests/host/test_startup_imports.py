@@ -3,7 +3,8 @@
 Each test runs the command line in a fresh interpreter exactly as the installed
 ``nodecode-cursor`` script does (``from nodecode_host.cli import main``), and the
 process writes, as it ends, every module it imported beyond the interpreter's own
-start-up. ``-X importtime`` would miss the cell: the host loads it with
+start-up; the last test loads the cell alone, as a host does for every cell it
+finds. ``-X importtime`` would miss the cell: the host loads it with
 ``importlib.import_module``, which that option does not log. Start-up time itself
 is measured in ``benchmarks/startup.py``, never here.
 """
@@ -139,3 +140,23 @@ def test_a_usage_error_loads_no_host(home: Path) -> None:
         == set()
     )
     assert within(modules, ROUND_MACHINERY) == set()
+
+
+def test_loading_the_cell_loads_only_its_settings_and_errors() -> None:
+    # What a host pays for every cell at its start-up: not the contract, nor dataclasses.
+    probe = (
+        "import sys\nbefore = set(sys.modules)\nimport nodecode_cursor.cell\n"
+        "print(' '.join(sorted(set(sys.modules) - before)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=RUN_TIMEOUT
+    )
+    assert done.returncode == 0, done
+    modules = set(done.stdout.split())
+    assert within(modules, ("nodecode_cursor",)) == {
+        "nodecode_cursor",
+        "nodecode_cursor.cell",
+        "nodecode_cursor.errors",
+        "nodecode_cursor.limits",
+    }
+    assert within(modules, (*ROUND_MACHINERY, "dataclasses", "inspect")) == set()
