@@ -14,7 +14,7 @@ Cursor's official agent (its own tools, rules and sandbox), the round runs
   mode accepts;
 * the CLI is ``agent`` (its name since 2026), else ``cursor-agent`` (the older
   name some installs still have), on the PATH, unless ``cursor.agent_path`` names
-  one; every message names the binary found;
+  one (``agent_cli.py`` finds it); every message names the binary found;
 * the CLI's session id is kept per host session on disk (``agent_sessions.py``)
   and passed back as ``--resume``: only a turn that ended with a result event and
   succeeded changes it; an interrupted or failed turn keeps the previous one;
@@ -26,9 +26,11 @@ Cursor's official agent (its own tools, rules and sandbox), the round runs
   when its result says ``is_error`` (the cause goes to the log);
 * the child runs in a process group of its own, and the whole group is ended when
   the round ends, fails or is cancelled, and when the host's interpreter exits with
-  a round still running; on Linux the child also gets the parent-death signal
-  (``PR_SET_PDEATHSIG``, set in the child before exec), so a host killed outright
-  (SIGKILL) takes the CLI with it. What the CLI itself started is left to it then;
+  a round still running. The CLI runs under a guard (``agent_guard.py``), the
+  group's leader, that holds one end of a pipe from the host: when the host dies,
+  even killed outright (SIGKILL), the pipe reads end of file and the guard kills
+  the whole group, the CLI and all it started there. The guard passes the CLI's
+  exit status or signal through unchanged;
 * the usage is priced at the bundled rows' rates (``cost.py``), an estimate.
 
 ``HOME`` isolation (the ``agent_isolate_home`` setting) runs the CLI with an empty
@@ -42,18 +44,27 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
-import ctypes
 import logging
 import os
-import shutil
 import signal
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import limits
+from .agent_cli import (
+    AGENT_BINARIES,
+    AGENT_BINARY,
+    AGENT_PREFIX,
+    INSTALL_HINT,
+    LANE,
+    agent_model,
+    agent_status_line,
+    agent_version,
+    find_agent,
+)
+from .agent_cli import named as _named
 from .agent_prompt import build_prompt
 from .agent_sessions import AgentSessions
 from .agent_stream import AgentStream
@@ -91,16 +102,9 @@ __all__ = [
 
 log = logging.getLogger("nodecode_cursor.agent_lane")
 
-LANE = "cursor-agent"
-AGENT_BINARY = "cursor-agent"
-# The names the CLI installs under, looked for in this order: ``agent`` now,
-# ``cursor-agent`` the legacy alias some installs lack (docs/protocol.md §14).
-AGENT_BINARIES = ("agent", AGENT_BINARY)
-# prctl(2): the signal a child gets when the thread that started it ends.
-_PR_SET_PDEATHSIG = 1
-AGENT_PREFIX = f"{LANE}/"
+# The process between the host and the CLI that ends the CLI's group when the host dies.
+_GUARD = Path(__file__).with_name("agent_guard.py")
 ENV_API_KEY = "CURSOR_API_KEY"
-INSTALL_HINT = "install it with: curl https://cursor.com/install -fsS | bash"
 # The CLI's own words when it stops at the headless workspace-trust gate.
 _TRUST_WORDS = ("workspace trust", "trust required")
 _AUTH_WORDS = ("api key", "not logged in", "unauthorized", "unauthenticated", "authentication")
@@ -114,75 +118,6 @@ _DROPPED_ENV = frozenset(
 # the one the CLI needs, is set after).
 _SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
 _READ_SIZE = 65536
-
-
-def agent_model(model: str) -> str:
-    """Return MODEL as the CLI names it: without a ``cursor-agent/`` or ``cursor/`` prefix."""
-    name = model.strip()
-    for prefix in (AGENT_PREFIX, "cursor/"):
-        name = name.removeprefix(prefix)
-    return name
-
-
-def find_agent(configured: str | None = None) -> str | None:
-    """Return the CLI's path: CONFIGURED when given, else ``agent``, else ``cursor-agent``.
-
-    A configured path is used as it is (its absence is then said, not hidden by a
-    search); None when no name is on the PATH.
-    """
-    if configured:
-        found = shutil.which(configured)
-        return found or (configured if os.path.isfile(configured) else None)
-    for name in AGENT_BINARIES:
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
-def _named(path: str) -> str:
-    """Return the binary's name as a message says it (``agent``, ``cursor-agent``, ...)."""
-    return os.path.basename(path) or path
-
-
-def agent_version(path: str) -> str | None:
-    """Return what ``PATH --version`` prints (its first line), or None when it does not answer."""
-    try:
-        done = subprocess.run(
-            [path, "--version"],
-            capture_output=True,
-            text=True,
-            timeout=limits.AGENT_VERSION_TIMEOUT_SECONDS,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    lines = [line.strip() for line in done.stdout.splitlines() if line.strip()]
-    return lines[0] if done.returncode == 0 and lines else None
-
-
-def agent_status_line(*, required: bool, configured: str | None = None) -> str:
-    """Return the status words for the CLI: which binary, its version and path, or none found.
-
-    When it is the chosen lane and missing, the words say how to install it.
-    """
-    path = find_agent(configured)
-    if path is None:
-        what = (
-            f"{configured} (cursor.agent_path) does not exist"
-            if configured
-            else "neither agent nor cursor-agent is on the PATH"
-        )
-        if required:
-            return f"{what} ({INSTALL_HINT})"
-        return f"{what} (the cursor-agent lane is unavailable)"
-    version = agent_version(path)
-    name = _named(path)
-    where = "cursor.agent_path" if configured else "the PATH"
-    if version:
-        return f"{name} {version} is on {where} ({path})"
-    return f"{name} is on {where} ({path})"
 
 
 def agent_argv(binary: str, model: str | None, resume: str | None) -> list[str]:
@@ -287,27 +222,14 @@ def _end_running_groups() -> None:
     _RUNNING_GROUPS.clear()
 
 
-def _dies_with_host() -> Callable[[], None] | None:
-    """Return the step run in the child before exec that ties its life to ours (Linux), or None.
+def _guarded(argv: list[str], watch: int) -> list[str]:
+    """Return the command running ARGV under the guard (``agent_guard.py``) watching WATCH.
 
-    The child asks for SIGKILL when its parent ends (``PR_SET_PDEATHSIG``), then
-    checks the parent did not end before it asked. Elsewhere (or without libc) None:
-    the group is still ended on every exit path the host lives through.
+    The guard is a second interpreter of the host's own Python, isolated (``-I``)
+    and without ``site`` (``-S``): it needs the standard library only, and starts in
+    a few milliseconds.
     """
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    parent = os.getpid()
-
-    def step() -> None:
-        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != parent:
-            os._exit(1)  # the host is already gone: never run orphaned
-
-    return step
+    return [sys.executable, "-I", "-S", str(_GUARD), str(watch), "--", *argv]
 
 
 async def stream_agent_round(
@@ -346,19 +268,26 @@ async def stream_agent_round(
     log.debug("%s turn: model %s, resume %s, cwd %s", name, model or "-", prior or "-", cwd)
     stream = AgentStream()
     stderr = _Tail(limits.AGENT_STDERR_TAIL_BYTES)
+    # The guard holds the read end; the host's write end closes when the host dies.
+    watch, host_end = os.pipe()
     try:
         process = await asyncio.create_subprocess_exec(
-            *argv,
+            *_guarded(argv, watch),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             cwd=cwd,
             env=env,
             start_new_session=True,  # its own process group: ended whole with the round
-            preexec_fn=_dies_with_host(),  # and with the host, however it ends
+            pass_fds=(watch,),
         )
-    except OSError as exc:
-        raise ProviderError(f"could not start {name}: {exc.strerror or exc}") from None
+    except BaseException as exc:
+        os.close(host_end)  # a guard that did start ends its group at once
+        if isinstance(exc, OSError):
+            raise ProviderError(f"could not start {name}: {exc.strerror or exc}") from None
+        raise
+    finally:
+        os.close(watch)
     _RUNNING_GROUPS.add(process.pid)
     drain = asyncio.create_task(_drain(process, stderr))
     try:
@@ -370,6 +299,7 @@ async def stream_agent_round(
     finally:
         await _end_group(process)
         _RUNNING_GROUPS.discard(process.pid)
+        os.close(host_end)  # the group is gone: the guard (if it still ran) ends nothing more
         drain.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await drain

@@ -11,19 +11,19 @@ the host, importing each on first use so that loading the cell stays cheap.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import limits
 from .errors import ConfigError, CursorError, NotSignedIn, check_cleartext, json_kind
-from .host import DoctorCheck, Host, RoundContext, RoundResult, Route, SignInState
 
 if TYPE_CHECKING:
+    # The contract's types, for annotations: loading the cell does not load the contract.
     from .commands import CursorCommand
     from .dashboard import AccountUsage
+    from .host import DoctorCheck, Host, RoundContext, RoundResult, Route, SignInState
     from .listing import Roster
     from .state import CellState
 
@@ -36,9 +36,12 @@ AGENT_LANE = "cursor-agent"
 LANES = (PROVIDER, AGENT_LANE)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Settings:
-    """The cell's config section, with defaults filled in."""
+class Settings(NamedTuple):
+    """The cell's config section, with defaults filled in (immutable).
+
+    A named tuple rather than a dataclass: importing ``dataclasses`` (and ``inspect``
+    with it) would double what loading the cell costs.
+    """
 
     base_url: str = limits.DEFAULT_BASE_URL
     web_url: str = limits.DEFAULT_WEB_URL
@@ -125,7 +128,7 @@ class Settings:
         )
 
 
-Lane = Callable[[RoundContext], Awaitable[RoundResult]]
+Lane = Callable[["RoundContext"], Awaitable["RoundResult"]]
 
 
 class CursorCell:
@@ -263,6 +266,8 @@ class CursorCell:
 
     def sign_in_state(self) -> SignInState:
         """Return how the sign-in stands (never refreshes or dials); StoreError on a bad file."""
+        from .host import SignInState
+
         if self.host is None or self._command is None or self.state is None:
             return SignInState(signed_in=False, source=None)
         # Deferred: loading the cell stays cheap
@@ -346,7 +351,10 @@ class CursorCell:
 
     async def stream_round(self, ctx: RoundContext) -> RoundResult:
         """Return one round on Cursor, with the cell's settings filling what ``ctx`` leaves open."""
-        # Deferred: loading the cell stays cheap (httpx, protobuf)
+        # Deferred: loading the cell stays cheap (httpx, protobuf; dataclasses, loaded with
+        # the contract by now)
+        import dataclasses
+
         from . import lane
 
         if ctx.base_url:
@@ -368,7 +376,7 @@ class CursorCell:
     def _takes_agent_lane(self, model: str) -> bool:
         """Return whether a round on MODEL goes to cursor-agent (its prefix, or the setting)."""
         # Deferred: loading the cell stays cheap
-        from .agent_lane import AGENT_PREFIX
+        from .agent_cli import AGENT_PREFIX
 
         return model.strip().startswith(AGENT_PREFIX) or self.settings.lane == AGENT_LANE
 
@@ -382,8 +390,9 @@ class CursorCell:
         if not self._takes_agent_lane(model):
             return None
         # Deferred: loading the cell stays cheap (routing loads the catalog)
-        from .agent_lane import agent_model
+        from .agent_cli import agent_model
         from .catalog import find_model
+        from .host import Route
         from .routing import checked_effort
 
         requested = checked_effort((effort or "").strip().lower() or None)
@@ -395,7 +404,7 @@ class CursorCell:
     def _agent_status(self) -> str:
         """Return what /cursor status says of the CLI: which binary, its version, or none."""
         # Deferred: loading the cell stays cheap
-        from .agent_lane import agent_status_line
+        from .agent_cli import agent_status_line
 
         return agent_status_line(
             required=self.settings.lane == AGENT_LANE, configured=self.settings.agent_path
@@ -404,6 +413,8 @@ class CursorCell:
     async def agent_round(self, ctx: RoundContext) -> RoundResult:
         """Return one round run by Cursor's own CLI, ``cursor-agent`` (see agent_lane.py)."""
         # Deferred: loading the cell stays cheap
+        import dataclasses  # loaded with the contract by now; not with the cell
+
         from .agent_lane import stream_agent_round
 
         filled = dataclasses.replace(ctx, host=ctx.host or self.host)

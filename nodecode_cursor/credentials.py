@@ -10,7 +10,6 @@ is ``signin.py``'s.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 from typing import TYPE_CHECKING
@@ -106,6 +105,8 @@ async def resolve_credential_async(
     ended: set[str] | None = None,
 ) -> str | None:
     """Return ``resolve_credential`` run in a worker thread (a refresh may wait on the network)."""
+    import asyncio  # here: a command that runs no round (status) never loads it
+
     return await asyncio.to_thread(
         resolve_credential,
         host,

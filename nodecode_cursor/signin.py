@@ -19,9 +19,7 @@ import hashlib
 import json
 import logging
 import re
-import secrets
 import threading
-import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
@@ -128,6 +126,8 @@ def _base64url(raw: bytes) -> str:
 
 def pkce_pair() -> tuple[str, str]:
     """Return (verifier, challenge): 32 random octets as base64url, and its SHA-256 likewise."""
+    import secrets  # here, as uuid below: only a sign-in that starts needs them
+
     verifier = _base64url(secrets.token_bytes(32))
     remember_secret(verifier)  # whoever reads it while the poll runs could claim the sign-in
     challenge = _base64url(hashlib.sha256(verifier.encode("ascii")).digest())
@@ -303,6 +303,8 @@ class SignIn:
     def start(self) -> str:
         """Cancel any sign-in in progress, start a new one, and return the line to show now."""
         self.cancel()
+        import uuid
+
         verifier, challenge = pkce_pair()
         login_id = str(uuid.uuid4())
         cancel = threading.Event()

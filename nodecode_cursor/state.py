@@ -11,6 +11,10 @@ made with one) survives a restart; a fetch that lands after ``close`` keeps
 nothing, because a closed state takes no more rosters or catalogs.
 No module of the cell keeps any of this in a global.
 
+Each piece is made on first use (under ``made``, a lock of its own), with its
+module imported then: a command that runs no round (``status``) makes a state
+and loads none of them — not asyncio, protobuf, httpx or SQLite.
+
 What the pieces mean is their own modules' business (``blobs.py``,
 ``writers.py``, ``listing.py``, ``signin.py``); this module only owns them.
 """
@@ -22,26 +26,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import limits
-from .account_models import AccountModels, ModelKey, RosterFetch
-from .blobs import Conversations
-from .bridge import BridgedCalls
-from .clients import HttpClients
-from .conversation_store import DiskConversations
-from .runpool import RunConnections
-from .writer_store import DiskWriters
-from .writers import WriterStore, WriterTable
 
 if TYPE_CHECKING:
+    from .account_models import AccountModels
+    from .blobs import Conversations
+    from .bridge import BridgedCalls
+    from .clients import HttpClients
     from .continuity import ContinuityStore
+    from .runpool import RunConnections
+    from .writers import WriterStore, WriterTable
 
-__all__ = ["CellState", "RosterFetch", "RosterKey"]
-
-# The key the account's models are kept under (account_models.ModelKey).
-RosterKey = ModelKey
+__all__ = ["CellState"]
 
 
 def _disk_writers(home: Path) -> WriterStore:
     """Return the writer table's store under HOME."""
+    from .writer_store import DiskWriters
+
     return DiskWriters.in_home(home)
 
 
@@ -50,67 +51,166 @@ class CellState:
 
     ``lock`` guards every field but ``models``, ``run_connections`` and
     ``http_clients`` (each has its own); hold it only for dictionary work, never
-    across I/O.
+    across I/O. Each of those fields is made on first read.
     """
 
     __slots__ = (
-        "bridged",
+        "_bridged",
+        "_continuity",
+        "_continuity_made",
+        "_conversations",
+        "_http_clients",
+        "_models",
+        "_run_connections",
+        "_writers",
         "closed",
-        "continuity",
-        "conversations",
         "ended_sessions",
-        "http_clients",
+        "home",
         "lock",
+        "made",
         "max_reply_bytes",
-        "models",
-        "run_connections",
-        "writers",
     )
 
     def __init__(self, home: Path | None = None) -> None:
         self.lock = threading.Lock()
+        # Guards making a field on first read; taken after ``lock`` when both are held.
+        self.made = threading.Lock()
         self.closed = False
-        self.conversations = Conversations()
-        # The native asks rounds handed to host tools, for the next round's replay.
-        self.bridged = BridgedCalls()
-        # What the service knows of each conversation (wire id, whether it ran it,
-        # rotations, handed-off calls), kept under the host's HOME when there is one, so
-        # another process or a restart goes on with it (conversation_store.py).
-        self.continuity: ContinuityStore | None = (
-            DiskConversations.in_home(home) if home is not None else None
-        )
-        # Kept under the host's HOME when there is one, so a restart keeps K3's writers.
-        self.writers = WriterTable(store=_disk_writers(home) if home is not None else None)
-        # Each account's roster, markers and catalog, and their fetches in flight.
-        self.models = AccountModels()
+        self.home = home
+        self._conversations: Conversations | None = None
+        self._bridged: BridgedCalls | None = None
+        self._continuity: ContinuityStore | None = None  # None once made: no home, or closed
+        self._continuity_made = False
+        self._writers: WriterTable | None = None
+        self._models: AccountModels | None = None
+        self._run_connections: RunConnections | None = None
+        self._http_clients: HttpClients | None = None
         # Digests of refresh tokens Cursor answered with shouldLogout: the kept sign-in
         # stays as it was, yet status must not call it live. A new sign-in brings a new
         # refresh token, so it is never in here.
         self.ended_sessions: set[str] = set()
-        # The HTTP/2 connections runs share (one per base URL, account and proxy) and
-        # which transport last worked per base URL; its own lock (runpool.py).
-        self.run_connections = RunConnections()
-        # The HTTP/1.1 clients runs, appends, the roster and the catalog go through (one
-        # per event loop and proxy, closed with their loop; clients.py).
-        self.http_clients = HttpClients()
         # The cap on one round's text, thinking and tool-call bytes (cursor.max_reply_bytes).
         self.max_reply_bytes = limits.MAX_REPLY_BYTES
 
+    @property
+    def conversations(self) -> Conversations:
+        """Return the conversations' blob stores and checkpoints (made on first read)."""
+        if self._conversations is None:
+            from .blobs import Conversations
+
+            with self.made:
+                if self._conversations is None:
+                    self._conversations = Conversations()
+        return self._conversations
+
+    @property
+    def bridged(self) -> BridgedCalls:
+        """Return the native asks rounds handed to host tools, for the next round's replay."""
+        if self._bridged is None:
+            from .bridge import BridgedCalls
+
+            with self.made:
+                if self._bridged is None:
+                    self._bridged = BridgedCalls()
+        return self._bridged
+
+    @property
+    def continuity(self) -> ContinuityStore | None:
+        """Return what the service knows of each conversation, kept under the home (or None).
+
+        Its wire id, whether it ran it, rotations, handed-off calls: kept under the
+        host's HOME when there is one, so another process or a restart goes on with it
+        (conversation_store.py); None without a home, and once closed.
+        """
+        if not self._continuity_made:
+            from .conversation_store import DiskConversations
+
+            with self.made:
+                if not self._continuity_made:
+                    home = None if self.closed else self.home
+                    if home is not None:
+                        self._continuity = DiskConversations.in_home(home)
+                    self._continuity_made = True
+        return self._continuity
+
+    @property
+    def writers(self) -> WriterTable:
+        """Return the Kimi K3 writer table, kept under the home when there is one (made once)."""
+        if self._writers is None:
+            from .writers import WriterTable
+
+            with self.made:
+                if self._writers is None:
+                    home = None if self.closed else self.home
+                    self._writers = WriterTable(
+                        store=_disk_writers(home) if home is not None else None
+                    )
+        return self._writers
+
+    @property
+    def models(self) -> AccountModels:
+        """Return each account's roster, markers and catalog, and their fetches in flight."""
+        if self._models is None:
+            from .account_models import AccountModels
+
+            with self.made:
+                if self._models is None:
+                    self._models = AccountModels()
+                    if self.closed:
+                        self._models.close()
+        return self._models
+
+    @property
+    def run_connections(self) -> RunConnections:
+        """Return the HTTP/2 connections runs share and which transport last worked per base URL.
+
+        One per base URL, account and proxy, behind its own lock (runpool.py).
+        """
+        if self._run_connections is None:
+            from .runpool import RunConnections
+
+            with self.made:
+                if self._run_connections is None:
+                    self._run_connections = RunConnections()
+                    if self.closed:
+                        self._run_connections.close()
+        return self._run_connections
+
+    @property
+    def http_clients(self) -> HttpClients:
+        """Return the HTTP/1.1 clients runs, appends, the roster and the catalog go through.
+
+        One per event loop and proxy, closed with their loop (clients.py).
+        """
+        if self._http_clients is None:
+            from .clients import HttpClients
+
+            with self.made:
+                if self._http_clients is None:
+                    self._http_clients = HttpClients()
+        return self._http_clients
+
     def close(self) -> None:
         """Forget everything kept; a fetch landing later keeps nothing (returns nothing)."""
-        with self.lock:
+        # In the order a caller holding ``lock`` reads a field in: lock, then made.
+        with self.lock, self.made:
             self.closed = True
-            self.conversations = Conversations()
-            self.bridged = BridgedCalls()
-            self.continuity = None
-            self.writers = WriterTable()
+            # Made afresh (empty, and with no store on disk) if read again.
+            self._conversations = None
+            self._bridged = None
+            self._continuity, self._continuity_made = None, True
+            self._writers = None
             self.ended_sessions.clear()
-        self.models.close()
-        self.run_connections.close()  # every HTTP/2 connection ends with the cell
+            models, connections = self._models, self._run_connections
+        if models is not None:
+            models.close()
+        if connections is not None:
+            connections.close()  # every HTTP/2 connection ends with the cell
 
     def forget_accounts(self) -> None:
         """Forget every account's roster, markers and catalog (a logout; returns nothing).
 
         Conversations stay: they belong to the host's sessions, not to a token.
         """
-        self.models.forget()
+        if self._models is not None:
+            self._models.forget()

@@ -17,15 +17,13 @@ __all__ = ["__version__"]
 
 
 def __getattr__(name: str) -> Any:
-    """Return ``__version__`` on first use: importlib.metadata costs a command that never asks."""
+    """Return ``__version__`` on first use, read from the installed distribution's metadata."""
     if name != "__version__":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib.metadata
+    from .distributions import version as installed_version
 
-    try:
-        # The host ships in the nodecode-cursor distribution; its version is the distribution's.
-        version = importlib.metadata.version("nodecode-cursor")
-    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - run from a bare checkout
-        version = "0.0.0+unknown"
+    # The host ships in the nodecode-cursor distribution; its version is the distribution's
+    # (read without importlib.metadata, whose import alone costs more than --version may).
+    version = installed_version("nodecode-cursor") or "0.0.0+unknown"
     globals()["__version__"] = version
     return version

@@ -20,7 +20,6 @@ Nothing of the cell is imported before the host has loaded the cells (``contract
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import json
 import logging
@@ -28,10 +27,8 @@ import math
 import os
 import signal
 import sys
-import tempfile
 import time
 import traceback
-import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
@@ -39,19 +36,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 from . import contract
 from . import limits as host_limits
 from .errors import HostConfigError, HostError, UsageError
-from .setup import (
-    DEFAULT_MODEL,
-    PROVIDER,
-    allow_secret,
-    ask,
-    checked_route,
-    confirm,
-    fetch_models,
-    for_shell,
-    format_models,
-    make_host,
-    native_tools_on,
-)
+from .names import DEFAULT_MODEL, PROVIDER, for_shell
 from .terminal_text import visible
 
 if TYPE_CHECKING:
@@ -294,6 +279,7 @@ def _read_history(path: str) -> list[dict[str, Any]]:
 def _toolbox(spec: str, *, assume_yes: bool, interactive: bool) -> Toolbox:
     """Return the toolbox --tools SPEC names: the host's own, none, or definitions from a file."""
     from .host_tools import HostTools, Toolbox, load_tool_file
+    from .setup import allow_secret, confirm
 
     if spec == "none":
         return Toolbox()
@@ -309,6 +295,8 @@ def _toolbox(spec: str, *, assume_yes: bool, interactive: bool) -> Toolbox:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     """Run one turn; print its answer (or one JSON object); return the exit code."""
+    from .setup import checked_route, make_host, native_tools_on
+
     prompt = " ".join(args.prompt).strip()
     if prompt == "-":
         prompt = sys.stdin.read().strip()
@@ -400,6 +388,8 @@ def _show_notices(host: ReferenceHost, stream: TextIO) -> None:
 
 def cmd_models(args: argparse.Namespace) -> int:
     """Print the models; return the exit code."""
+    from .setup import fetch_models, format_models, make_host
+
     host = make_host(args)
     try:
         live, reason, hint, rows = fetch_models(host)
@@ -424,6 +414,8 @@ def cmd_usage(args: argparse.Namespace) -> int:
     One question through the cell (``cell.account_usage``), never retried; a refusal
     or an unreachable service is the usual one-line failure.
     """
+    from .setup import make_host
+
     host = make_host(args)
     try:
         usage = host.run_async(host.cell_for(PROVIDER).account_usage())
@@ -443,6 +435,8 @@ _MARKS = {"ok": "ok  ", "fail": "FAIL", "skip": "--  "}
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     """Run the cell's checks, printing each verdict as it comes; exit 1 when one failed."""
+    from .setup import make_host
+
     host = make_host(args)
     try:
         cell = host.cell_for(PROVIDER)
@@ -488,6 +482,8 @@ def _cursor(host: ReferenceHost) -> Cell:
 
 def cmd_status(args: argparse.Namespace) -> int:
     """Print how the sign-in stands; return the exit code."""
+    from .setup import make_host
+
     host = make_host(args)
     try:
         cell = _cursor(host)
@@ -510,6 +506,8 @@ def _shell_status(line: str) -> str:
 
 def cmd_logout(args: argparse.Namespace) -> int:
     """Forget the kept sign-in; return the exit code."""
+    from .setup import make_host
+
     host = make_host(args)
     try:
         cell = _cursor(host)
@@ -552,6 +550,8 @@ def _corrupt_moved_aside(args: argparse.Namespace, cell: Cell) -> bool:
     A file that reads well answers False; any other fault, or a corrupt file the
     person keeps in place, raises the cell's StoreError, which names the way out.
     """
+    from .setup import ask
+
     try:
         cell.sign_in_state()
     except contract.StoreError as exc:
@@ -595,6 +595,8 @@ def _signed_in_anew(before: SignInState | None, after: SignInState) -> bool:
 
 def cmd_login(args: argparse.Namespace) -> int:
     """Start the browser sign-in and wait for it with a progress line; return the exit code."""
+    from .setup import make_host
+
     said: list[str] = []
     host = make_host(args, say=said.append)
     try:
@@ -676,6 +678,11 @@ def _simulator_class() -> Any:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Run a real two-round turn with a tool handoff against the bundled simulator."""
+    import tempfile
+    import uuid
+
+    from .setup import make_host
+
     simulator = _simulator_class()
 
     from .host_tools import HostTools
@@ -747,6 +754,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     do not belong in a process listing). Listening beyond loopback without one is
     refused: it would lend the Cursor account to the whole network.
     """
+    import asyncio
+
     from .openai_server import (
         API_KEY_ENV,
         DEFAULT_LISTEN_HOST,
@@ -755,6 +764,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         loopback,
         serve,
     )
+    from .setup import make_host
 
     listen_host = str(getattr(args, "host", None) or DEFAULT_LISTEN_HOST)
     port = int(getattr(args, "port", None) or DEFAULT_PORT)

@@ -4,7 +4,7 @@
 sections from ``config.json``, standing notices, said lines) and does what a
 Nodecode-style host does with cells:
 
-* **discovery**: cells named by ``importlib.metadata`` entry points in the group
+* **discovery**: cells named by entry points (``distributions.py``) in the group
   ``nodecode.cells``, and drop-in folders ``$NODECODE_HOME/cells/*/cell.toml``
   (the folder goes on the import path; ``entry = "module:attr"`` names the cell);
   a folder wins over an entry point giving the same cell;
@@ -29,17 +29,14 @@ are ``host_tools.py``'s; everything Cursor-specific is the cell's.
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import importlib.machinery
-import importlib.metadata
 import json
 import logging
 import os
 import sys
 import threading
 import time
-import tomllib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,9 +44,12 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from . import contract
 from . import limits as host_limits
+from .distributions import entry_points as installed_entry_points
 from .errors import HostConfigError
 
 if TYPE_CHECKING:
+    import asyncio
+
     from nodecode_cursor.host import (
         Cell,
         CellCommand,
@@ -119,6 +119,8 @@ def _entry_points_enabled() -> bool:
 
 def _folder_source(manifest: Path) -> CellSource:
     """Return the CellSource a cell.toml describes; HostConfigError when it is unusable."""
+    import tomllib  # here: a home without drop-in folders never parses TOML
+
     try:
         data = tomllib.loads(manifest.read_text("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -144,7 +146,8 @@ def discover_cells(
         except HostConfigError as exc:
             problems.append(str(exc))
     if entry_points if entry_points is not None else _entry_points_enabled():
-        for point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        # Read as importlib.metadata reads them, without its import (distributions.py).
+        for point in installed_entry_points(ENTRY_POINT_GROUP):
             found.append(CellSource(point.name, "entry point", point.value))
     return found, problems
 
@@ -483,6 +486,8 @@ class ReferenceHost:
     def run_async(self, awaitable: Awaitable[T]) -> T:
         """Return AWAITABLE's result, run on the host's event loop (Ctrl-C cancels it)."""
         if self._runner is None:
+            import asyncio  # here: a command that runs nothing asynchronous never loads it
+
             self._runner = asyncio.Runner()
         # asyncio.Runner turns a first Ctrl-C into cancelling the task (a clean stop)
         # and raises KeyboardInterrupt once it has ended.

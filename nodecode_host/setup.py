@@ -12,7 +12,6 @@ all import these; the commands themselves, the REPL and the HTTP side live there
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -21,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from . import contract
 from .errors import HostConfigError
+from .names import DEFAULT_MODEL, HOME_ENV, PROVIDER, for_shell
 from .refhost import ReferenceHost
-from .render import paused
 from .terminal_text import has_hidden, visible
 
 if TYPE_CHECKING:
@@ -47,11 +46,6 @@ __all__ = [
     "native_tools_on",
     "route_for",
 ]
-
-# Cursor's own model: included in every plan, and quick to answer.
-DEFAULT_MODEL = "composer-2.5"
-PROVIDER = "cursor"
-HOME_ENV = "NODECODE_HOME"
 
 # The host's own defaults at config.json's top level, and what each must be.
 HOST_DEFAULTS = {
@@ -211,6 +205,8 @@ def unknown_model_line(
     a model the account cannot use is no suggestion.
     """
     if roster is not None:
+        import difflib  # here: only a model that is not found needs it
+
         near = difflib.get_close_matches(exc.model, list(roster), n=5, cutoff=0.0)
         hint = f" Nearest on your account: {', '.join(near)}." if near else ""
     else:
@@ -320,25 +316,6 @@ def _window(tokens: Any) -> str:
     return f"{tokens // 1000}k"
 
 
-# The cell's hints (worded for a chat) and the shell commands that do the same.
-_SHELL_HINTS = {
-    "/cursor login": "nodecode-cursor login",
-    "/cursor logout --move-aside": "nodecode-cursor logout --move-aside",
-}
-
-
-def for_shell(message: str, hint: str | None) -> str:
-    """Return MESSAGE speaking shell: the cell's HINT (a chat's verb) as the shell's command.
-
-    HINT is the error's ``hint`` (``CursorError.hint``, a roster's ``hint``): the cell
-    words it for a chat (/cursor login), and a shell does the same with a command.
-    """
-    shell = _SHELL_HINTS.get(hint or "")
-    if shell is not None and hint:
-        return message.replace(hint, shell)
-    return message
-
-
 def command_question(command: str, *, where: str | None = None) -> str:
     """Return the question that asks the person to allow COMMAND (run in WHERE when given).
 
@@ -373,6 +350,8 @@ def allow_secret(tool: str, path: str, why: str) -> bool:
 def ask(question: str) -> bool:
     """Return whether the person answers QUESTION with yes (asked on the terminal)."""
     # The waiting line would draw over the question: it stands aside while it is asked.
+    from .render import paused  # here: only a question asked at a terminal needs it
+
     with paused():
         try:
             answer = input(question)

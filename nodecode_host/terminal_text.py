@@ -12,7 +12,11 @@ added after, by ``render.Style``; writing is the caller's job.
 
 from __future__ import annotations
 
-import regex
+import functools
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import regex
 
 __all__ = ["has_hidden", "visible"]
 
@@ -28,9 +32,21 @@ __all__ = ["has_hidden", "visible"]
 _CATEGORIES = r"\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Cn}\p{Zl}\p{Zp}"
 _BLANK = "\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\uffa0\ufe00-\ufe0d\U000e0100-\U000e01ef"
 _PRESENTATION = r"(?<!\p{So})[\ufe0e\ufe0f]"
-_HIDDEN = regex.compile(f"[{_CATEGORIES}{_BLANK}]|{_PRESENTATION}")
-_HIDDEN_BUT_LINES = regex.compile(f"[[{_CATEGORIES}{_BLANK}]--[\\n\\t]]|{_PRESENTATION}", regex.V1)
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+@functools.cache
+def _patterns() -> tuple[regex.Pattern[str], regex.Pattern[str]]:
+    """Return (every hiding character, the same but line feeds and tabs), compiled once.
+
+    Compiled on first use, with the ``regex`` module: a command that writes nothing
+    the model or the network chose loads neither.
+    """
+    import regex
+
+    hidden = regex.compile(f"[{_CATEGORIES}{_BLANK}]|{_PRESENTATION}")
+    but_lines = regex.compile(f"[[{_CATEGORIES}{_BLANK}]--[\\n\\t]]|{_PRESENTATION}", regex.V1)
+    return hidden, but_lines
 
 
 def _shown(match: regex.Match[str]) -> str:
@@ -50,9 +66,10 @@ def visible(text: str, *, lines: bool = True) -> str:
     With LINES, line feeds and tabs are kept as they are (streamed prose keeps its
     shape); without, they are escaped too, so the text stays on one line.
     """
-    return (_HIDDEN_BUT_LINES if lines else _HIDDEN).sub(_shown, text)
+    hidden, but_lines = _patterns()
+    return (but_lines if lines else hidden).sub(_shown, text)
 
 
 def has_hidden(text: str) -> bool:
     """Return whether TEXT holds any character ``visible(lines=False)`` would escape."""
-    return _HIDDEN.search(text) is not None
+    return _patterns()[0].search(text) is not None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,3 +74,36 @@ def gone(pid: int, within: float = 3.0) -> bool:
         if time.monotonic() > deadline:
             return False
         time.sleep(0.02)
+
+
+def pidfd(pid: int) -> int:
+    """Return a file descriptor that becomes readable when process PID ends (Linux 5.3+).
+
+    Open it while the process is known to run, so a reused pid cannot stand in for it.
+    """
+    return os.pidfd_open(pid)
+
+
+def ended(fd: int, within: float) -> bool:
+    """Return whether the process behind the pidfd FD ended within WITHIN seconds (closes FD)."""
+    try:
+        readable, _, _ = select.select([fd], [], [], within)
+        return bool(readable)
+    finally:
+        os.close(fd)
+
+
+def running_in_group(group: int) -> list[int]:
+    """Return the pids of the processes of process group GROUP not yet ended (zombies are)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+        # After the name: state, ppid, pgrp.
+        if int(fields[2]) == group and fields[0] not in ("Z", "X"):
+            found.append(int(entry.name))
+    return found

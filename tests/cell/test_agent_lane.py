@@ -12,15 +12,25 @@ import asyncio
 import contextlib
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from standin import API_KEY, FOLDER, VERSION, StandIn, gone, put_on_path
+from standin import (
+    API_KEY,
+    FOLDER,
+    VERSION,
+    StandIn,
+    ended,
+    gone,
+    pidfd,
+    put_on_path,
+    running_in_group,
+)
 
 from nodecode_cursor.agent_sessions import AgentSessions
 from nodecode_cursor.cell import CursorCell
@@ -416,39 +426,61 @@ HOST_SCRIPT = """
 import asyncio, sys
 from pathlib import Path
 from nodecode_cursor.cell import CursorCell
-from nodecode_cursor.host import MemoryHost, RoundContext
+from nodecode_cursor.host import MemoryHost, RoundContext, TextDelta
+
+def streaming(part):
+    if isinstance(part, TextDelta):  # the CLI runs and has started its child: say so
+        print("streaming", flush=True)
 
 cell = CursorCell()
 cell.start(MemoryHost(Path(sys.argv[1])))
-context = RoundContext(model="cursor-agent/auto", messages=[{"role": "user", "content": "go"}])
+context = RoundContext(
+    model="cursor-agent/auto", messages=[{"role": "user", "content": "go"}], on_part=streaming
+)
 asyncio.run(cell.lanes["cursor-agent"](context))
 """
 
 
-def test_a_host_killed_outright_leaves_no_cli_running(standin: StandIn, home: Path) -> None:
-    standin.play("hang.ndjson")  # the CLI streams a little, then would run for ten minutes
+def test_a_host_killed_outright_leaves_nothing_of_the_clis_group_running(
+    standin: StandIn, home: Path
+) -> None:
+    # The CLI streams a little, starts a child that would sleep ten minutes, then hangs.
+    standin.play("hang.ndjson")
     env = {**standin.env(), "CURSOR_API_KEY": API_KEY, "NODECODE_HOME": str(home)}
     host = subprocess.Popen(
         [sys.executable, "-c", HOST_SCRIPT, str(home)],
         env=env,
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
     )
-    cli: int | None = None
+    group: int | None = None
     try:
-        deadline = time.monotonic() + 30
-        while not standin.runs() and time.monotonic() < deadline and host.poll() is None:
-            time.sleep(0.02)  # until the stand-in logged that it runs
+        assert host.stdout is not None
+        ready, _, _ = select.select([host.stdout], [], [], 30)
+        assert ready and host.stdout.readline() == b"streaming\n"
         (given,) = standin.runs()
-        cli = int(given["pid"])
+        group = int(given["pgid"])
+        # The CLI, its child and the group's leader (the guard), watched while they run:
+        # a pid reused later cannot pass for one of them.
+        cli, child = pidfd(int(given["pid"])), pidfd(int(given["child_pid"]))
+        leader = pidfd(group)
+        assert group != host.pid and os.getpgid(int(given["child_pid"])) == group
+        assert sorted(running_in_group(group)) == sorted(
+            {group, int(given["pid"]), int(given["child_pid"])}
+        )
         host.send_signal(signal.SIGKILL)  # no handler, no atexit, no finally runs
         host.wait(10)
-        assert gone(cli, within=10)
+        assert ended(cli, within=10), "the CLI outlived its host"
+        assert ended(child, within=10), "what the CLI started outlived the host"
+        assert ended(leader, within=10)
+        assert running_in_group(group) == []  # nothing else of the CLI's group runs
     finally:
         if host.poll() is None:
             host.kill()
             host.wait()
-        if cli is not None:
+        if host.stdout is not None:
+            host.stdout.close()
+        if group is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(cli, signal.SIGKILL)  # whatever is left of its group
+                os.killpg(group, signal.SIGKILL)  # whatever is left of its group

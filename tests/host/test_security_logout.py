@@ -13,8 +13,6 @@ from pathlib import Path
 
 from cli_run import CLI, RUN_TIMEOUT, cli_env
 
-NOBODY = 65534
-
 
 def test_a_logout_that_cannot_write_exits_non_zero(home: Path) -> None:
     entry = {"access_token": "a" * 40, "refresh_token": "r" * 40, "expires_at": time.time() + 3600}
@@ -45,15 +43,14 @@ def test_a_logout_in_a_folder_it_cannot_write_says_where_the_sign_in_stays() -> 
     entry = {"access_token": "a" * 40, "refresh_token": "r" * 40, "expires_at": time.time() + 3600}
     (home / "auth.json").write_text(json.dumps({"oauth_tokens": {"cursor": entry}}))
     (home / "auth.json.lock").touch()
-    as_root = os.geteuid() == 0
-    if as_root:  # root writes anywhere: the run drops to an unprivileged user who owns the home
-        for path in (home, home / "auth.json", home / "auth.json.lock"):
-            os.chown(path, NOBODY, NOBODY)
     (home / "auth.json").chmod(0o600)
     home.chmod(0o500)  # the file and its lock can be opened; nothing new can be made beside
 
-    # setpriv (util-linux) runs the command as that user.
-    drop = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    # Root writes anywhere: as root the run keeps its user (so it still reads the checkout
+    # and the interpreter wherever they live) but loses the capability that overrides a
+    # folder's mode (setpriv, util-linux), so the owner's r-x on the home holds for it too.
+    as_root = os.geteuid() == 0
+    drop = ["setpriv", "--bounding-set=-dac_override,-fowner", "--"]
     try:
         done = subprocess.run(
             [*(drop if as_root else []), *CLI, "logout"],

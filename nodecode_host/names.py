@@ -1,0 +1,33 @@
+"""What every command of the reference host calls things: the provider, the default model, hints.
+
+Kept apart from ``setup.py`` (which starts a host) so that a command that starts
+none — ``--version``, a usage error, the line a failure prints — loads nothing
+else: ``cli.py`` reads these at its top, ``setup.py`` re-exports them.
+"""
+
+from __future__ import annotations
+
+__all__ = ["DEFAULT_MODEL", "HOME_ENV", "PROVIDER", "SHELL_HINTS", "for_shell"]
+
+# Cursor's own model: included in every plan, and quick to answer.
+DEFAULT_MODEL = "composer-2.5"
+PROVIDER = "cursor"
+HOME_ENV = "NODECODE_HOME"
+
+# The cell's hints (worded for a chat) and the shell commands that do the same.
+SHELL_HINTS = {
+    "/cursor login": "nodecode-cursor login",
+    "/cursor logout --move-aside": "nodecode-cursor logout --move-aside",
+}
+
+
+def for_shell(message: str, hint: str | None) -> str:
+    """Return MESSAGE speaking shell: the cell's HINT (a chat's verb) as the shell's command.
+
+    HINT is the error's ``hint`` (``CursorError.hint``, a roster's ``hint``): the cell
+    words it for a chat (/cursor login), and a shell does the same with a command.
+    """
+    shell = SHELL_HINTS.get(hint or "")
+    if shell is not None and hint:
+        return message.replace(hint, shell)
+    return message
