@@ -47,12 +47,12 @@ def _simulate(deltas: int, rounds: int, piece: int = 0) -> None:
     of ten such pieces to warm up on.
     """
     from cursor_simulator import Simulator
-    from cursor_simulator.agent import (
+    from cursor_simulator.records import RunRecord
+    from cursor_simulator.steps import (
         AskRequestContext,
         Checkpoint,
         End,
         KvRead,
-        RunRecord,
         Step,
         Text,
         TurnEnded,

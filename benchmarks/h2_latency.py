@@ -34,7 +34,8 @@ sys.path.insert(0, str(REPO))
 from register_first import DelayProxy  # noqa: E402
 
 from cursor_simulator import Simulator  # noqa: E402
-from cursor_simulator.agent import End, Exec, RunRecord, Step, Text, TurnEnded  # noqa: E402
+from cursor_simulator.records import RunRecord  # noqa: E402
+from cursor_simulator.steps import End, Exec, Step, Text, TurnEnded  # noqa: E402
 from nodecode_cursor._proto import agent_pb2  # noqa: E402
 from nodecode_cursor.h2run import H2Run  # noqa: E402
 from nodecode_cursor.runpool import RunConnections  # noqa: E402

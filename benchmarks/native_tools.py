@@ -27,13 +27,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from cursor_simulator import Simulator  # noqa: E402
-from cursor_simulator.agent import (  # noqa: E402
+from cursor_simulator.records import RunRecord  # noqa: E402
+from cursor_simulator.steps import (  # noqa: E402
     AskRequestContext,
     Checkpoint,
     End,
     KvRead,
     Native,
-    RunRecord,
     Step,
     StepCompleted,
     StepStarted,

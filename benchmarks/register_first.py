@@ -27,7 +27,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from cursor_simulator import Simulator  # noqa: E402
-from cursor_simulator.agent import End, RunRecord, Step, Text, TurnEnded  # noqa: E402
+from cursor_simulator.records import RunRecord  # noqa: E402
+from cursor_simulator.steps import End, Step, Text, TurnEnded  # noqa: E402
 from nodecode_cursor._proto import agent_pb2  # noqa: E402
 from nodecode_cursor.transport import RunSettings, SseRun  # noqa: E402
 

@@ -1,9 +1,10 @@
 """A local stand-in for Cursor's services, for tests and the offline demo — never Cursor itself.
 
 ``Simulator`` is a real HTTP/1.1 server on 127.0.0.1 (h11, threads) that serves
-the agent service (RunSSE, BidiAppend, and Run over HTTP/2 — prior knowledge on
-the same port, or ALPN on a TLS port ``listen_tls`` opens), the roster (GetUsableModels) and the
-sign-in endpoints (auth/poll, oauth/token, the profile). It checks what it
+the agent service (RunSSE, RunPoll, BidiAppend, and Run over HTTP/2 — prior
+knowledge on the same port, or ALPN on a TLS port ``listen_tls`` opens), the
+roster (GetUsableModels), the catalog (AvailableModels), the server config, the
+dashboard and the sign-in endpoints (auth/poll, oauth/token, the profile). It checks what it
 receives — content types, headers, protobuf bodies — and answers a protocol
 violation with a Connect error, so it doubles as a conformance checker. Each
 route family lives in its own module (which never imports this one: it sees

@@ -20,7 +20,9 @@ import threading
 from collections.abc import Iterator
 
 from . import Simulator
-from .agent import CutStream, RunRecord, Step, Text, scripted_model
+from .records import RunRecord
+from .scripted_model import scripted_model
+from .steps import CutStream, Step, Text
 
 PROG = "python -m cursor_simulator"
 

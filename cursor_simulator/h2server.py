@@ -17,7 +17,7 @@ client wait for WINDOW_UPDATEs), ``goaway_after`` (send GOAWAY after that many
 DATA frames and close), ``mute_after`` (after that many DATA frames, read and
 send nothing more, PINGs included: a connection a middlebox dropped),
 ``faulty_connections`` (how many connections those two act on), and the
-count of connections served. It knows nothing of Cursor.
+counts of connections, streams and PINGs served. It knows nothing of Cursor.
 """
 
 from __future__ import annotations

@@ -3,9 +3,12 @@
 It knows nothing of Cursor. It parses requests with h11, hands each one to the
 handler routed for its path, and writes the answer: a whole body, or a
 streamed one sent chunk by chunk as the handler yields it (really chunked, not
-buffered). A handler can cut the connection mid-answer to inject a fault. The
-Cursor-shaped routes live beside this module (``agent.py``, ``models.py``,
-``auth.py``), installed by ``Simulator`` in ``__init__.py``.
+buffered), ended by trailers when the handler raises ``Trailers``. A handler
+can cut the connection mid-answer (``Cut``) to inject a fault. A connection
+opening with HTTP/2's preface, or choosing h2 by ALPN on the TLS port
+``listen_tls`` opens, is handed to ``h2server.py``. The Cursor-shaped route
+families live beside this module (``agent.py`` and the others ``family.py``
+names), installed by ``Simulator`` in ``__init__.py``.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ Handler = Callable[[SimRequest], SimResponse]
 
 
 class HttpServer:
-    """A threaded HTTP/1.1 server on 127.0.0.1; routes by exact path to handlers."""
+    """A threaded server on 127.0.0.1 (HTTP/1.1 here, HTTP/2 via ``h2``); routes by exact path."""
 
     def __init__(
         self, *, host: str = "127.0.0.1", port: int = 0, max_records: int | None = None

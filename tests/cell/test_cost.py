@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import End, Text, TurnEnded
+from cursor_simulator.steps import End, Text, TurnEnded
 from nodecode_cursor import lane
 from nodecode_cursor.cost import round_cost
 from nodecode_cursor.host import RoundContext, Usage

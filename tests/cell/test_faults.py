@@ -27,8 +27,8 @@ from typing import Any
 import pytest
 
 from cursor_simulator import SimRequest, SimResponse, Simulator
-from cursor_simulator.agent import (
-    RUN_PATH,
+from cursor_simulator.agent import RUN_PATH
+from cursor_simulator.steps import (
     AskRequestContext,
     Checkpoint,
     CutStream,

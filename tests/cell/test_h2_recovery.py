@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import AskRequestContext, Checkpoint, KvRead, Sleep, Text, TurnEnded
+from cursor_simulator.steps import AskRequestContext, Checkpoint, KvRead, Sleep, Text, TurnEnded
 from nodecode_cursor import lane
 from nodecode_cursor.errors import StreamIncomplete
 from nodecode_cursor.host import RoundContext, StreamPart, TextDelta

@@ -22,7 +22,7 @@ import pytest
 import trustme
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import (
+from cursor_simulator.steps import (
     AskRequestContext,
     Checkpoint,
     End,

@@ -15,7 +15,7 @@ from probes import open_sockets
 from runs import LIST_FILES, round_context
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import (
+from cursor_simulator.steps import (
     AskRequestContext,
     Checkpoint,
     CutStream,

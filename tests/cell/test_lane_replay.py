@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import End, EndError, KvRead, Text, TurnEnded
+from cursor_simulator.steps import End, EndError, KvRead, Text, TurnEnded
 from nodecode_cursor import lane
 from nodecode_cursor.errors import ProviderError
 from nodecode_cursor.host import RoundContext

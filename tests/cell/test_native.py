@@ -21,7 +21,7 @@ import pytest
 from protobytes import ld, text, vi
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import (
+from cursor_simulator.steps import (
     AskRequestContext,
     Checkpoint,
     End,

@@ -17,7 +17,7 @@ import pytest
 from runs import LIST_FILES, round_context
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import (
+from cursor_simulator.steps import (
     AskRequestContext,
     Checkpoint,
     CutStream,

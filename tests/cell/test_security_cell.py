@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import (
+from cursor_simulator.steps import (
     Checkpoint,
     End,
     Raw,

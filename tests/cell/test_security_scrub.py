@@ -12,10 +12,7 @@ from typing import Any
 import pytest
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import (
-    EndError,
-    StepStarted,
-)
+from cursor_simulator.steps import EndError, StepStarted
 from nodecode_cursor.cell import CursorCell
 from nodecode_cursor.errors import (
     CursorError,

@@ -18,7 +18,7 @@ import pytest
 from protobytes import ld, text
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import GrpcEnd, Raw
+from cursor_simulator.steps import GrpcEnd, Raw
 from nodecode_cursor import lane
 from nodecode_cursor.errors import OutdatedClient, ProtocolError, ProviderError, ResourceExhausted
 from nodecode_cursor.host import RoundContext, RoundResult

@@ -13,7 +13,7 @@ from probes import open_sockets
 from runs import ROOT, play, run_request, run_settings, texts
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import (
+from cursor_simulator.steps import (
     AskRequestContext,
     CutStream,
     End,
@@ -289,7 +289,7 @@ def test_cancelling_mid_stream_closes_every_socket_and_task(sim: Simulator) -> N
 
 
 def test_a_malformed_frame_is_a_protocol_error(sim: Simulator) -> None:
-    from cursor_simulator.agent import Raw
+    from cursor_simulator.steps import Raw
     from nodecode_cursor.errors import ProtocolError
 
     sim.agent.script([Raw(b"\x00\x00\x00\x00\x02\xff\xff"), End()])

@@ -19,7 +19,7 @@ from protobytes import ld, text, vi
 from runs import play, run_request, run_settings, texts
 
 from cursor_simulator import SimRequest, SimResponse, Simulator
-from cursor_simulator.agent import (
+from cursor_simulator.steps import (
     AskRequestContext,
     Checkpoint,
     CutStream,

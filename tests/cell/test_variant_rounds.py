@@ -18,8 +18,9 @@ import pytest
 from protobytes import ld, text
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import RunRecord, Step, Text, TurnEnded
 from cursor_simulator.models import RosterEntry
+from cursor_simulator.records import RunRecord
+from cursor_simulator.steps import Step, Text, TurnEnded
 from nodecode_cursor import lane, listing
 from nodecode_cursor.cell import CursorCell
 from nodecode_cursor.errors import ResourceExhausted

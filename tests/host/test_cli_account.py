@@ -11,8 +11,8 @@ import pytest
 from cli_run import TOKEN, cli_env, run_main
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import End, Text, TurnEnded
 from cursor_simulator.dashboard import USAGE_PATH
+from cursor_simulator.steps import End, Text, TurnEnded
 from nodecode_host.chat import USAGE_KEY, ChatRepl, money
 from nodecode_host.host_tools import Toolbox
 from nodecode_host.refhost import Conversation, ReferenceHost

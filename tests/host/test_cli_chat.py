@@ -27,8 +27,9 @@ from cli_run import (
 )
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import RUN_PATH, End, Sleep, StepStarted, Text, TurnEnded
+from cursor_simulator.agent import RUN_PATH
 from cursor_simulator.models import PATH as ROSTER_PATH
+from cursor_simulator.steps import End, Sleep, StepStarted, Text, TurnEnded
 from nodecode_host.chat import ChatRepl
 from nodecode_host.host_tools import Toolbox
 from nodecode_host.refhost import Conversation, ReferenceHost

@@ -11,15 +11,12 @@ from typing import Any
 from cli_run import cli_env, run_main
 
 from cursor_simulator import Simulator, connect_error
-from cursor_simulator.agent import (
-    RUN_PATH,
-    AskRequestContext,
-    EndError,
-    RunRecord,
-    scripted_model,
-)
+from cursor_simulator.agent import RUN_PATH
 from cursor_simulator.catalog import PATH as CATALOG_PATH
 from cursor_simulator.models import PATH as ROSTER_PATH
+from cursor_simulator.records import RunRecord
+from cursor_simulator.scripted_model import scripted_model
+from cursor_simulator.steps import AskRequestContext, EndError
 
 
 def doctor(sim_url: str, home: Path, *flags: str, **env: str) -> tuple[int, dict[str, Any], str]:

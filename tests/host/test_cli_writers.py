@@ -8,7 +8,7 @@ from pathlib import Path
 from cli_run import cli_env, run_cli
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import End, Text, Thinking, TurnEnded
+from cursor_simulator.steps import End, Text, Thinking, TurnEnded
 
 K3 = "kimi-k3-high"
 

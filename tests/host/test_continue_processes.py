@@ -226,7 +226,7 @@ def test_serve_restarted_between_a_tool_call_and_its_result_goes_on(
 
 
 def test_rotations_and_their_cap_count_across_processes(sim: Simulator, home: Path) -> None:
-    from cursor_simulator.agent import EndError
+    from cursor_simulator.steps import EndError
 
     hello = [{"role": "user", "content": "hello"}]
     for _ in range(3):  # limits.MAX_ROTATIONS, each in processes of their own

@@ -22,7 +22,8 @@ import pytest
 from served import RunningServer
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import (
+from cursor_simulator.models import RosterEntry
+from cursor_simulator.steps import (
     AskRequestContext,
     Checkpoint,
     End,
@@ -35,7 +36,6 @@ from cursor_simulator.agent import (
     Thinking,
     TurnEnded,
 )
-from cursor_simulator.models import RosterEntry
 from nodecode_host.openai_server import loopback
 from nodecode_host.refhost import ReferenceHost
 

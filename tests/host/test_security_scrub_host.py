@@ -7,7 +7,7 @@ from pathlib import Path
 from cli_run import cli_env, run_main
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import EndError, StepStarted
+from cursor_simulator.steps import EndError, StepStarted
 
 KEY = "crsr_feedc0ffee0123456789abcdef0123456789"
 

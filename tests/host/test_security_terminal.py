@@ -13,7 +13,7 @@ from pathlib import Path
 from cli_run import close_chat, spawn_chat
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import (
+from cursor_simulator.steps import (
     Checkpoint,
     End,
     KvRead,

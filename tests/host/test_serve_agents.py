@@ -36,13 +36,13 @@ import pytest
 from served import served
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import (
+from cursor_simulator.records import RunRecord
+from cursor_simulator.steps import (
     AskRequestContext,
     Checkpoint,
     End,
     KvRead,
     Native,
-    RunRecord,
     StepCompleted,
     StepStarted,
     Text,

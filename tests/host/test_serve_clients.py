@@ -19,7 +19,7 @@ import pytest
 from served import served
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import (
+from cursor_simulator.steps import (
     AskRequestContext,
     Checkpoint,
     End,

@@ -13,13 +13,7 @@ import pytest
 from served import served
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import (
-    AskRequestContext,
-    EndError,
-    KvRead,
-    StepStarted,
-    Text,
-)
+from cursor_simulator.steps import AskRequestContext, EndError, KvRead, StepStarted, Text
 from nodecode_host.anthropic_api import (
     count_tokens,
     cursor_model,
@@ -333,7 +327,7 @@ def test_a_secret_the_service_echoes_never_reaches_a_client(
     # "Bearer" shape to recognise. It is scrubbed by value from the body and the stream.
     from served import TOKEN
 
-    from cursor_simulator.agent import EndError
+    from cursor_simulator.steps import EndError
 
     echo = EndError("internal", f"upstream refused key {TOKEN}; try again")
     with served(sim, home, monkeypatch) as api, httpx.Client(timeout=60) as client:

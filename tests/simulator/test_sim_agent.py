@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import End, Heartbeat, KvRead, Text, TurnEnded
+from cursor_simulator.steps import End, Heartbeat, KvRead, Text, TurnEnded
 from nodecode_cursor import lane
 from nodecode_cursor.host import RoundContext
 

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import EndError, Text, TurnEnded
+from cursor_simulator.steps import EndError, Text, TurnEnded
 from nodecode_cursor import connect
 from nodecode_cursor._proto import agent_pb2, aiserver_pb2
 
