@@ -30,9 +30,11 @@ import asyncio
 import base64
 import contextlib
 import functools
+import importlib.util
 import os
 import ssl
 import urllib.parse
+import urllib.request
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -57,6 +59,7 @@ __all__ = [
     "TunnelClosed",
     "TunnelHeadTooLarge",
     "authority",
+    "check_proxies",
     "connect_tunnel",
     "dashboard_refusal",
     "http_error",
@@ -122,15 +125,38 @@ def proxied_client(
     try:
         return factory(proxy=proxy, trust_env=True, **options)
     except (ValueError, ImportError) as exc:
-        where = (
-            "the cursor.proxy setting"
-            if proxy
-            else "the proxy environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY)"
-        )
-        why = "needs the socksio package" if isinstance(exc, ImportError) else "is not a usable URL"
-        raise ConfigError(
-            f"the proxy in {where} {why}; fix or unset it", code="bad_proxy"
-        ) from None
+        raise _bad_proxy(proxy, exc) from None
+
+
+def check_proxies(proxy: str | None) -> None:
+    """Refuse, as ``proxied_client`` would, a PROXY setting or proxy environment httpx cannot use.
+
+    For the run's own client (``h1conn.py``), which builds no httpx client but
+    must fail the same way: every proxy variable is checked, as httpx checks
+    them all when it builds a client, whether or not this request would use it.
+    """
+    environment = urllib.request.getproxies_environment()
+    found = [proxy] if proxy else [url for name, url in environment.items() if name != "no"]
+    for url in found:
+        if not url:
+            continue
+        try:
+            parsed = httpx.Proxy(url)
+        except (ValueError, TypeError) as exc:
+            raise _bad_proxy(proxy, ValueError(type(exc).__name__)) from None
+        if parsed.url.scheme.startswith("socks") and importlib.util.find_spec("socksio") is None:
+            raise _bad_proxy(proxy, ImportError("socksio"))
+
+
+def _bad_proxy(proxy: str | None, exc: Exception) -> ConfigError:
+    """Return the error for an unusable proxy: it names the setting, never its value."""
+    where = (
+        "the cursor.proxy setting"
+        if proxy
+        else "the proxy environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY)"
+    )
+    why = "needs the socksio package" if isinstance(exc, ImportError) else "is not a usable URL"
+    return ConfigError(f"the proxy in {where} {why}; fix or unset it", code="bad_proxy")
 
 
 def rpc_headers(
