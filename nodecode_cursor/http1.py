@@ -32,6 +32,7 @@ _MAX_FIELDS = 256
 _TOKEN = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _STATUS_LINE = re.compile(rb"HTTP/1\.([01]) ([0-9]{3})(?: ([^\r\n]*))?")
 _HEX = re.compile(rb"[0-9A-Fa-f]{1,15}")
+_HEX_DIGITS = b"0123456789abcdefABCDEF"
 _UNSAFE = re.compile(r"[\r\n\x00]")
 
 # The reader's states.
@@ -244,8 +245,24 @@ class ResponseReader:
         """Read body bytes of DATA into PIECES; return where reading stopped in DATA."""
         at = 0
         size = len(data)
+        find = data.find
         while at < size:
             state = self._state
+            if state == _CHUNK_SIZE:
+                # The stream's common case: whole chunks back to back, a bare hex size each.
+                end = find(b"\r\n", at, at + 18)
+                if end > at:
+                    digits = data[at:end]
+                    if not digits.strip(_HEX_DIGITS):  # hex digits only (no 0x, sign, _)
+                        length = int(digits, 16)
+                        start = end + 2
+                        stop = start + length
+                        if length and stop + 2 <= size and data[stop : stop + 2] == b"\r\n":
+                            pieces.append(data[start:stop])
+                            at = stop + 2
+                            continue
+                # Anything else (a size with extensions, a chunk split across reads,
+                # the last chunk) goes the long way.
             if state == _CHUNK_DATA:
                 take = min(self._left, size - at)
                 pieces.append(data[at : at + take])
