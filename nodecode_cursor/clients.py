@@ -1,12 +1,12 @@
 """The cell's pooled HTTP/1.1 clients: per event loop, the run's pool and httpx clients.
 
 A started cell keeps an ``HttpClients`` on its ``CellState``. Every RunSSE or
-RunPoll stream and every BidiAppend of that state goes through the loop's
-``h1conn.H1Pool`` (``h1``), and the roster and catalog calls — and a run whose
-proxy the pool cannot use — through the loop's ``httpx.AsyncClient`` for their
-proxy (``client``), so rounds reuse kept-alive connections and no round pays
-for building a client (its TLS context alone is tens of milliseconds of
-blocking work).
+RunPoll stream, every BidiAppend and the pooled unary calls (the roster, the
+catalog, the server config: ``http.unary``) of that state go through the loop's
+``h1conn.H1Pool`` (``h1``), and any of them whose proxy the pool cannot use
+through the loop's ``httpx.AsyncClient`` for that proxy (``client``), so rounds
+reuse kept-alive connections and no round pays for building a client (its TLS
+context alone is tens of milliseconds of blocking work).
 
 A client belongs to the loop it was made on. When that loop shuts down —
 ``asyncio.run`` and ``asyncio.Runner`` finalise every open async generator in
@@ -26,7 +26,7 @@ import asyncio
 import logging
 import threading
 import weakref
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Mapping
 from typing import TYPE_CHECKING
 
 from . import limits
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     import httpx
 
     from .h1conn import H1Pool
+    from .http import Answer
 
 __all__ = ["HttpClients"]
 
@@ -59,7 +60,7 @@ async def _keep(entry: _LoopClients) -> AsyncGenerator[None, None]:
     finally:
         pool, entry.h1 = entry.h1, None
         if pool is not None:
-            pool.close()
+            await pool.aclose()
         clients = list(entry.by_proxy.values())
         entry.by_proxy.clear()
         for client in clients:
@@ -74,7 +75,7 @@ class HttpClients:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.made = 0  # clients built so far (tests and benchmarks count them)
+        self.made = 0  # clients (run pools and httpx clients) built so far, for tests
         self._by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClients] = (
             weakref.WeakKeyDictionary()
         )
@@ -88,11 +89,33 @@ class HttpClients:
             entry = self._entry(loop)
             if entry.h1 is None or entry.h1.closed:
                 entry.h1 = H1Pool()
+                self.made += 1
             pool = entry.h1
             start = self._starts(entry)
         if start:
             await self._park(entry)
         return pool
+
+    async def unary(
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        content: bytes,
+        timeout: float,
+        proxy: str | None,
+        max_bytes: int | None,
+    ) -> Answer | None:
+        """Return the answer to a unary POST on the loop's run pool; None when PROXY rules it out.
+
+        ``http.unary`` then takes the loop's httpx client for PROXY instead.
+        """
+        from .h1conn import h1_route
+
+        route = h1_route(url, proxy)
+        if route is None:
+            return None
+        pool = await self.h1()
+        return await pool.unary(route, url, headers, content, timeout, max_bytes)
 
     def _entry(self, loop: asyncio.AbstractEventLoop) -> _LoopClients:
         """Return LOOP's clients, made now if it has none yet (lock held)."""

@@ -26,12 +26,12 @@ import contextlib
 import logging
 import time
 import urllib.parse
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 
 from . import limits
 from .h2dial import H2Unavailable, dial, proxy_for, split_url
-from .http import authority, check_proxies, proxy_authorization, unreachable
+from .http import Answer, authority, check_proxies, proxy_authorization, unreachable
 from .http1 import BadResponse, ResponseReader, request_bytes
 
 __all__ = ["H1Connection", "H1Cut", "H1Pool", "H1Response", "H1Route", "h1_route"]
@@ -72,7 +72,7 @@ class H1Route:
 
 
 def h1_route(base_url: str, proxy_setting: str | None) -> H1Route | None:
-    """Return the route to BASE_URL through PROXY_SETTING (or the environment's proxy).
+    """Return the route to BASE_URL's origin through PROXY_SETTING (or the environment's proxy).
 
     None when the proxy is one this client cannot use (only ``http://`` proxies:
     httpx carries the others). ConfigError for a base URL that is not http(s), and
@@ -84,7 +84,8 @@ def h1_route(base_url: str, proxy_setting: str | None) -> H1Route | None:
     bracketed = f"[{host}]" if ":" in host else host
     host_header = bracketed if port == default else authority(host, port)
     proxy = proxy_for(base_url, proxy_setting)
-    base = base_url.rstrip("/")
+    # The origin alone: every path to it shares the route's connections.
+    base = f"{scheme}://{host_header}"
     if proxy is None:
         return H1Route(base, host_header, None, forward=False)
     parts = urllib.parse.urlsplit(proxy)
@@ -198,7 +199,7 @@ class H1Response:
         if self._reader.done and self._reader.keep_alive:
             self._pool.release(connection)
         else:
-            connection.abort()
+            self._pool.forget(connection)
 
 
 class H1Pool:
@@ -243,20 +244,45 @@ class H1Pool:
             try:
                 return await self._exchange(connection, wire, read_timeout)
             except _Stale:
-                connection.abort()
-                self._busy.discard(connection)
+                self.forget(connection)
                 if not reused or attempt:
                     raise unreachable(url, "the service closed the connection") from None
                 log.debug("a kept-alive connection to %s was closed; asking anew", route.base_url)
             except BaseException as exc:
-                connection.abort()
-                self._busy.discard(connection)
+                self.forget(connection)
                 if isinstance(exc, OSError) and not isinstance(exc, TimeoutError):
                     raise unreachable(url, exc) from None
                 if isinstance(exc, BadResponse):
                     raise unreachable(url, str(exc)) from None
                 raise
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def unary(
+        self,
+        route: H1Route,
+        url: str,
+        headers: Mapping[str, str],
+        content: bytes,
+        timeout: float,
+        max_bytes: int | None,
+    ) -> Answer:
+        """Return the answer to one POST (``http.unary``'s): a 200 body capped at MAX_BYTES
+        (None past it), no other status's body read when capped; ``unreachable`` if none.
+        """
+        try:
+            answer = await self.request(
+                route, url, dict(headers), content, connect_timeout=timeout, read_timeout=timeout
+            )
+            try:
+                if max_bytes is not None and answer.status != 200:
+                    return Answer(answer.status, b"")
+                return Answer(answer.status, await answer.read(max_bytes))
+            finally:
+                await answer.aclose()
+        except TimeoutError:
+            raise unreachable(url, TimeoutError("timed out")) from None
+        except H1Cut as cut:
+            raise unreachable(url, str(cut)) from None
 
     async def _exchange(
         self, connection: H1Connection, wire: bytes, read_timeout: float
@@ -348,18 +374,37 @@ class H1Pool:
         connection.idle_since = time.monotonic()
         idle.append(connection)
 
+    def forget(self, connection: H1Connection) -> None:
+        """Close CONNECTION and drop it from the pool (its answer was not read to the end)."""
+        self._busy.discard(connection)
+        connection.abort()
+
     def idle(self) -> int:
         """Return how many connections wait for a request (for tests and the benchmark)."""
         return sum(len(found) for found in self._idle.values())
 
-    def close(self) -> None:
-        """End every connection, idle or busy (returns nothing)."""
+    def close(self) -> list[H1Connection]:
+        """End every connection, idle or busy; return them (their sockets close on the loop)."""
         self.closed = True
         connections = [c for found in self._idle.values() for c in found] + list(self._busy)
         self._idle.clear()
         self._busy.clear()
         for connection in connections:
             connection.abort()
+        return connections
+
+    async def aclose(self) -> None:
+        """End every connection and wait until their sockets are closed (returns nothing).
+
+        An aborted transport closes its socket in a callback of the loop: a loop
+        about to close must run it first, or the socket outlives it.
+        """
+        connections = self.close()
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(1.0):
+                await asyncio.gather(
+                    *(c.writer.wait_closed() for c in connections), return_exceptions=True
+                )
 
 
 class _Stale(Exception):

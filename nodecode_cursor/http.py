@@ -309,6 +309,18 @@ class ClientPool(Protocol):
         """Return the running loop's client for PROXY."""
         ...
 
+    async def unary(
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        content: bytes,
+        timeout: float,
+        proxy: str | None,
+        max_bytes: int | None,
+    ) -> Answer | None:
+        """Return the answer to the POST on the runs' connections; None if their pool cannot."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Answer:
@@ -331,11 +343,17 @@ async def unary(
 ) -> Answer:
     """Return the answer to one POST of CONTENT to URL; ``Unreachable`` when none came.
 
-    Through CLIENTS' pooled client for PROXY (the rounds' kept-alive connections),
-    else a client of its own closed after the call (HTTP/1.1 only with HTTP1_ONLY).
-    With MAX_BYTES, a 200 body longer than that is read no further (its content
-    None); any other status's body is not read. ConfigError for an unusable proxy.
+    Through CLIENTS' pool of the runs' connections (``h1conn.H1Pool``: the
+    rounds' kept-alive connections), or their httpx client for a proxy that pool
+    cannot use; else a client of its own closed after the call (HTTP/1.1 only with
+    HTTP1_ONLY). With MAX_BYTES, a 200 body longer than that is read no further
+    (its content None); any other status's body is not read. ConfigError for an
+    unusable proxy.
     """
+    if clients is not None:
+        answer = await clients.unary(url, headers, content, timeout, proxy, max_bytes)
+        if answer is not None:
+            return answer
     with reaching(url):
         if clients is not None:
             pooled = await clients.client(proxy)

@@ -596,7 +596,7 @@ class _BidiRun(RunStream):
                     await response.aclose()
             finally:
                 if pool is not None and self._own_client:
-                    pool.close()
+                    await pool.aclose()
                 if client is not None and self._own_client:
                     await client.aclose()
 
