@@ -84,12 +84,16 @@ async def dial(
     *,
     connect_timeout: float,
     alpn: tuple[str, ...] = ("h2", "http/1.1"),
+    url: str | None = None,
 ) -> Dialed:
     """Return a stream pair to BASE_URL that speaks HTTP/2; H2Unavailable when it cannot.
 
-    Raises ProviderError (``unreachable``) when the service or the proxy cannot be
-    reached at all, and ConfigError for a proxy URL that is not usable at all.
+    Raises ProviderError (``unreachable``, naming URL when given, else BASE_URL)
+    when the service or the proxy cannot be reached at all, and ConfigError for a
+    proxy URL that is not usable at all. With ALPN ``("http/1.1",)`` the stream
+    is for HTTP/1.1 (``h1conn.py``): whatever TLS negotiated is taken.
     """
+    named = url or base_url
     scheme, host, port = split_url(base_url)
     tunnel = _tunnel_proxy(proxy) if proxy else None
     writer: asyncio.StreamWriter | None = None
@@ -110,15 +114,17 @@ async def dial(
                 via = f"through the proxy's CONNECT tunnel ({proxy_host}:{proxy_port})"
     except TimeoutError:
         _close(writer)
-        raise unreachable(base_url, TimeoutError("connecting timed out")) from None
+        raise unreachable(named, TimeoutError("connecting timed out")) from None
     except H2Unavailable:
         _close(writer)
         raise
     except (OSError, ssl.SSLError) as exc:
         _close(writer)
-        raise unreachable(base_url, exc) from None
-    if scheme == "http":
-        return Dialed(reader, writer, f"prior knowledge over cleartext, {via}")
+        raise unreachable(named, exc) from None
+    if scheme == "http" or "h2" not in alpn:
+        if "h2" in alpn:
+            return Dialed(reader, writer, f"prior knowledge over cleartext, {via}")
+        return Dialed(reader, writer, f"HTTP/1.1 over {scheme}, {via}")
     ssl_object = writer.get_extra_info("ssl_object")
     chosen = ssl_object.selected_alpn_protocol() if ssl_object is not None else None
     if chosen != "h2":

@@ -23,20 +23,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import urllib.parse
 from collections.abc import AsyncGenerator
 from types import TracebackType
 from typing import Self
 
 from . import limits
 from ._proto import agent_pb2
-from .connect import (
-    CONNECT_CODE_STATUS,
-    FrameDecoder,
-    classify_connect_error,
-    encode_frame,
-    parse_end_stream,
-)
+from .connect import FrameDecoder, encode_frame, parse_end_stream
 from .errors import CursorError, ProtocolError, ProviderError, StreamIncomplete
 from .h2conn import H2Connection, H2Stream, StreamCut
 from .h2dial import H2Unavailable, ProxyCannotTunnel, dial, proxy_for, split_url
@@ -51,6 +44,7 @@ from .transport import (
     after_end,
     after_end_error,
     decode_messages,
+    grpc_end,
     http_error,
     run_headers,
     unreachable,
@@ -65,27 +59,6 @@ RUN_PATH = "/agent.v1.AgentService/Run"
 _HEARTBEAT = agent_pb2.AgentClientMessage(
     client_heartbeat=agent_pb2.ClientHeartbeat()
 ).SerializeToString()
-
-# gRPC status numbers (a ``grpc-status`` trailer) by the Connect code that names them.
-_GRPC_CODES = (
-    "ok",
-    "canceled",
-    "unknown",
-    "invalid_argument",
-    "deadline_exceeded",
-    "not_found",
-    "already_exists",
-    "permission_denied",
-    "resource_exhausted",
-    "failed_precondition",
-    "aborted",
-    "out_of_range",
-    "unimplemented",
-    "internal",
-    "unavailable",
-    "data_loss",
-    "unauthenticated",
-)
 
 _Item = list[agent_pb2.AgentServerMessage] | BaseException | None
 
@@ -361,30 +334,9 @@ class H2Run(RunStream):
 
     def _trailer_end(self, trailers: dict[str, str]) -> None:
         """Read a gRPC-style end (``grpc-status`` trailer) when no Connect end frame came."""
-        status = trailers.get("grpc-status")
-        if status is None:
+        self.saw_end, self.end_error = grpc_end(trailers)
+        if not self.saw_end:
             self.cut = "the stream closed before its end frame"
-            return
-        self.saw_end = True
-        number = int(status) if status.isdigit() else 2
-        if number == 0:
-            return
-        code = _GRPC_CODES[number] if number < len(_GRPC_CODES) else "unknown"
-        # gRPC percent-encodes the message; a malformed escape stays as sent.
-        message = urllib.parse.unquote(trailers.get("grpc-message", ""))
-        classified = classify_connect_error(
-            {"code": code, "message": message}, http_status=CONNECT_CODE_STATUS.get(code)
-        )
-        if type(classified) is ProviderError:
-            # Worded with the trailer's own status; a kind the lane acts on stays as it is.
-            said = f": {message}" if message else ""
-            classified = ProviderError(
-                f"Cursor's stream ended with gRPC status {number} ({code}){said}",
-                status=classified.status,
-                retryable=classified.retryable,
-                code=classified.code,
-            )
-        self.end_error = classified
 
 
 class ChosenRun:

@@ -30,9 +30,11 @@ import asyncio
 import base64
 import contextlib
 import functools
+import importlib.util
 import os
 import ssl
 import urllib.parse
+import urllib.request
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -57,6 +59,7 @@ __all__ = [
     "TunnelClosed",
     "TunnelHeadTooLarge",
     "authority",
+    "check_proxies",
     "connect_tunnel",
     "dashboard_refusal",
     "http_error",
@@ -122,15 +125,38 @@ def proxied_client(
     try:
         return factory(proxy=proxy, trust_env=True, **options)
     except (ValueError, ImportError) as exc:
-        where = (
-            "the cursor.proxy setting"
-            if proxy
-            else "the proxy environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY)"
-        )
-        why = "needs the socksio package" if isinstance(exc, ImportError) else "is not a usable URL"
-        raise ConfigError(
-            f"the proxy in {where} {why}; fix or unset it", code="bad_proxy"
-        ) from None
+        raise _bad_proxy(proxy, exc) from None
+
+
+def check_proxies(proxy: str | None) -> None:
+    """Refuse, as ``proxied_client`` would, a PROXY setting or proxy environment httpx cannot use.
+
+    For the run's own client (``h1conn.py``), which builds no httpx client but
+    must fail the same way: every proxy variable is checked, as httpx checks
+    them all when it builds a client, whether or not this request would use it.
+    """
+    environment = urllib.request.getproxies_environment()
+    found = [proxy] if proxy else [url for name, url in environment.items() if name != "no"]
+    for url in found:
+        if not url:
+            continue
+        try:
+            parsed = httpx.Proxy(url)
+        except (ValueError, TypeError) as exc:
+            raise _bad_proxy(proxy, ValueError(type(exc).__name__)) from None
+        if parsed.url.scheme.startswith("socks") and importlib.util.find_spec("socksio") is None:
+            raise _bad_proxy(proxy, ImportError("socksio"))
+
+
+def _bad_proxy(proxy: str | None, exc: Exception) -> ConfigError:
+    """Return the error for an unusable proxy: it names the setting, never its value."""
+    where = (
+        "the cursor.proxy setting"
+        if proxy
+        else "the proxy environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY)"
+    )
+    why = "needs the socksio package" if isinstance(exc, ImportError) else "is not a usable URL"
+    return ConfigError(f"the proxy in {where} {why}; fix or unset it", code="bad_proxy")
 
 
 def rpc_headers(
@@ -283,6 +309,18 @@ class ClientPool(Protocol):
         """Return the running loop's client for PROXY."""
         ...
 
+    async def unary(
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        content: bytes,
+        timeout: float,
+        proxy: str | None,
+        max_bytes: int | None,
+    ) -> Answer | None:
+        """Return the answer to the POST on the runs' connections; None if their pool cannot."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Answer:
@@ -305,11 +343,17 @@ async def unary(
 ) -> Answer:
     """Return the answer to one POST of CONTENT to URL; ``Unreachable`` when none came.
 
-    Through CLIENTS' pooled client for PROXY (the rounds' kept-alive connections),
-    else a client of its own closed after the call (HTTP/1.1 only with HTTP1_ONLY).
-    With MAX_BYTES, a 200 body longer than that is read no further (its content
-    None); any other status's body is not read. ConfigError for an unusable proxy.
+    Through CLIENTS' pool of the runs' connections (``h1conn.H1Pool``: the
+    rounds' kept-alive connections), or their httpx client for a proxy that pool
+    cannot use; else a client of its own closed after the call (HTTP/1.1 only with
+    HTTP1_ONLY). With MAX_BYTES, a 200 body longer than that is read no further
+    (its content None); any other status's body is not read. ConfigError for an
+    unusable proxy.
     """
+    if clients is not None:
+        answer = await clients.unary(url, headers, content, timeout, proxy, max_bytes)
+        if answer is not None:
+            return answer
     with reaching(url):
         if clients is not None:
             pooled = await clients.client(proxy)

@@ -34,8 +34,9 @@ import binascii
 import collections
 import contextlib
 import logging
+import urllib.parse
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
@@ -45,7 +46,14 @@ from google.protobuf.message import DecodeError
 
 from . import limits
 from ._proto import agent_pb2, aiserver_pb2
-from .connect import FrameDecoder, Payload, encode_frame, parse_end_stream
+from .connect import (
+    CONNECT_CODE_STATUS,
+    FrameDecoder,
+    Payload,
+    classify_connect_error,
+    encode_frame,
+    parse_end_stream,
+)
 from .errors import (
     CursorError,
     ProtocolError,
@@ -69,6 +77,7 @@ from .http import rpc_headers as run_headers
 
 if TYPE_CHECKING:
     from .clients import HttpClients
+    from .h1conn import H1Pool, H1Route
 
 __all__ = [
     "APPEND_PATH",
@@ -86,6 +95,7 @@ __all__ = [
     "after_end_error",
     "append_timeout",
     "decode_messages",
+    "grpc_end",
     "http_error",
     "proxied_client",
     "reaching",
@@ -178,6 +188,9 @@ def append_timeout(size: int, settings: RunSettings) -> float:
     return settings.append_base_timeout + size / settings.append_bytes_per_extra_second
 
 
+# A refusal's body past this is not read: its status alone says it.
+_MAX_REFUSAL_BYTES = 1 << 20
+
 # A stream the service (or the line to it) ended mid-answer, as a person reads it.
 STREAM_CUT = "the service closed the stream before the answer ended"
 
@@ -203,14 +216,124 @@ async def _drain(chunks: AsyncIterator[bytes]) -> int:
     pool for the next round; a server that keeps it open longer than the bound
     loses the connection instead, and what it sends later is not counted.
     """
+    from .h1conn import H1Cut
+
     extra = 0
     try:
         async with asyncio.timeout(limits.DRAIN_SECONDS):
             async for chunk in chunks:
                 extra += len(chunk)
-    except (TimeoutError, httpx.HTTPError):
+    except (TimeoutError, H1Cut):
         log.debug("the stream did not end after its end frame; its connection is not kept")
     return extra
+
+
+# gRPC status numbers (a ``grpc-status`` trailer) by the Connect code that names them.
+_GRPC_CODES = (
+    "ok",
+    "canceled",
+    "unknown",
+    "invalid_argument",
+    "deadline_exceeded",
+    "not_found",
+    "already_exists",
+    "permission_denied",
+    "resource_exhausted",
+    "failed_precondition",
+    "aborted",
+    "out_of_range",
+    "unimplemented",
+    "internal",
+    "unavailable",
+    "data_loss",
+    "unauthenticated",
+)
+
+
+def grpc_end(trailers: Mapping[str, str]) -> tuple[bool, ProviderError | None]:
+    """Return whether TRAILERS end the stream gRPC's way (``grpc-status``), and its error.
+
+    A stream with no Connect end frame may end so (oh-my-pi's terminal-error
+    tests; docs/protocol.md §3): status 0 is a clean end, any other fails the
+    round with its status and message, over HTTP/2 and RunSSE alike.
+    """
+    status = trailers.get("grpc-status")
+    if status is None:
+        return False, None
+    number = int(status) if status.isdigit() else 2
+    if number == 0:
+        return True, None
+    code = _GRPC_CODES[number] if number < len(_GRPC_CODES) else "unknown"
+    # gRPC percent-encodes the message; a malformed escape stays as sent.
+    message = urllib.parse.unquote(trailers.get("grpc-message", ""))
+    classified = classify_connect_error(
+        {"code": code, "message": message}, http_status=CONNECT_CODE_STATUS.get(code)
+    )
+    if type(classified) is ProviderError:
+        # Worded with the trailer's own status; a kind the lane acts on stays as it is.
+        said = f": {message}" if message else ""
+        classified = ProviderError(
+            f"Cursor's stream ended with gRPC status {number} ({code}){said}",
+            status=classified.status,
+            retryable=classified.retryable,
+            code=classified.code,
+        )
+    return True, classified
+
+
+class _Answer(Protocol):
+    """A streamed answer to the stream's POST, whichever client got it (h1conn's or httpx's)."""
+
+    status: int
+
+    @property
+    def trailers(self) -> Mapping[str, str]:
+        """Return the body's trailer fields (once it ended)."""
+        ...
+
+    def chunks(self) -> AsyncIterator[bytes]:
+        """Yield the body; TimeoutError on silence, ``h1conn.H1Cut`` when it was cut."""
+        ...
+
+    async def read(self, max_bytes: int | None = None) -> bytes | None:
+        """Return the whole body."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release the connection."""
+        ...
+
+
+class _HttpxAnswer:
+    """An httpx streamed response as an ``_Answer`` (no trailers: httpx drops them)."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self._response = response
+        self.status = response.status_code
+        self.trailers: Mapping[str, str] = {}
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        """Yield the body as httpx reads it; its failures as ``_Answer`` says."""
+        from .h1conn import H1Cut
+
+        try:
+            async for chunk in self._response.aiter_bytes():
+                yield chunk
+        except httpx.TimeoutException:
+            raise TimeoutError() from None
+        except httpx.TransportError as exc:
+            raise H1Cut(str(exc) or type(exc).__name__) from None
+
+    async def read(self, max_bytes: int | None = None) -> bytes | None:
+        """Return the whole body (b"" when it could not be read)."""
+        try:
+            return await self._response.aread()
+        except httpx.HTTPError:
+            return b""
+
+    async def aclose(self) -> None:
+        """Close the response."""
+        await self._response.aclose()
 
 
 def after_end(decoder: FrameDecoder) -> bool:
@@ -382,10 +505,14 @@ class _BidiRun(RunStream):
         super().__init__(settings, request_id)
         self.appended = 0
         self._fall_back_to_poll = fall_back_to_poll and self.route == "sse"
+        # The run's HTTP/1.1: the cell's (or the run's own) pool of connections along
+        # _h1_route, or an httpx client when the proxy is one the pool cannot use.
+        self._h1_route: H1Route | None = None
+        self._pool: H1Pool | None = None
         self._client: httpx.AsyncClient | None = None
-        # Whether the client is this run's own (closed with it) or the cell's pooled one.
+        # Whether the pool or client is this run's own (closed with it) or the cell's.
         self._own_client = True
-        self._response: httpx.Response | None = None
+        self._response: _Answer | None = None
         # The outbox's head stays there until its append was accepted, so a
         # restarted append task resends it.
         # Clear while an append's POST is on the wire: a run that ended lets it finish
@@ -418,13 +545,17 @@ class _BidiRun(RunStream):
         return self._ended
 
     async def __aenter__(self) -> Self:
+        from .h1conn import H1Pool, h1_route
+
         settings = self.settings
-        if settings.clients is not None:
+        self._h1_route = h1_route(settings.base_url, settings.proxy)
+        self._own_client = settings.clients is None
+        if self._h1_route is not None:
+            self._pool = H1Pool() if settings.clients is None else await settings.clients.h1()
+        elif settings.clients is not None:
             self._client = await settings.clients.client(settings.proxy)
-            self._own_client = False
         else:
             self._client = run_client(settings)
-            self._own_client = True
         self._last_write = asyncio.get_running_loop().time()
         if self.route == "poll" or not self.register_first:
             self._appendable.set()
@@ -459,10 +590,13 @@ class _BidiRun(RunStream):
         finally:
             response, self._response = self._response, None
             client, self._client = self._client, None
+            pool, self._pool = self._pool, None
             try:
                 if response is not None:
                     await response.aclose()
             finally:
+                if pool is not None and self._own_client:
+                    await pool.aclose()
                 if client is not None and self._own_client:
                     await client.aclose()
 
@@ -512,12 +646,11 @@ class _BidiRun(RunStream):
             "x-cursor-streaming": "true",
         }
         response = await self._open_stream(self.run_url, body, headers)
-        if response.status_code != 200:
+        if response.status != 200:
             refusal = await self._refusal(response, "Cursor's RunSSE")
-            if self._fall_back_to_poll and _unimplemented(response.status_code, refusal):
+            if self._fall_back_to_poll and _unimplemented(response.status, refusal):
                 raise _SseUnavailable(
-                    f"RunSSE refused as unimplemented (HTTP {response.status_code}:"
-                    f" {refusal.detail})"
+                    f"RunSSE refused as unimplemented (HTTP {response.status}: {refusal.detail})"
                 )
             log.debug("run %s refused: %s", self.request_id, refusal.detail)
             raise refusal
@@ -586,7 +719,7 @@ class _BidiRun(RunStream):
         }
         body = encode_frame(request.SerializeToString())
         response = await self._open_stream(self.poll_url, body, headers)
-        if response.status_code != 200:
+        if response.status != 200:
             refusal = await self._refusal(response, "Cursor's RunPoll")
             log.debug("run %s refused: %s", self.request_id, refusal.detail)
             raise refusal
@@ -594,13 +727,27 @@ class _BidiRun(RunStream):
         await self._stream_frames(response, reader.messages, reader.check_end)
         self._finish(None)
 
-    async def _open_stream(self, url: str, body: bytes, headers: dict[str, str]) -> httpx.Response:
+    async def _open_stream(self, url: str, body: bytes, headers: dict[str, str]) -> _Answer:
         """Return the streamed answer of a POST to URL (any status); raise if none came."""
+        settings = self.settings
+        if self._pool is not None:
+            assert self._h1_route is not None
+            try:
+                answer: _Answer = await self._pool.request(
+                    self._h1_route,
+                    url,
+                    headers,
+                    body,
+                    connect_timeout=settings.connect_timeout,
+                    read_timeout=settings.request_timeout,
+                )
+            except TimeoutError:
+                raise self._silence() from None
+            self._response = answer
+            return answer
         assert self._client is not None
         # Per request: a pooled client serves runs of any timeout.
-        timeout = httpx.Timeout(
-            self.settings.request_timeout, connect=self.settings.connect_timeout
-        )
+        timeout = httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout)
         request = self._client.build_request(
             "POST", url, headers=headers, content=body, timeout=timeout
         )
@@ -611,32 +758,37 @@ class _BidiRun(RunStream):
                 if isinstance(exc, httpx.ConnectTimeout):
                     raise  # never connected: unreachable, not silent
                 raise self._silence() from None
-        self._response = response
-        return response
+        self._response = answer = _HttpxAnswer(response)
+        return answer
 
-    async def _refusal(self, response: httpx.Response, what: str) -> ProviderError:
+    async def _refusal(self, response: _Answer, what: str) -> ProviderError:
         """Return the error a non-200 answer to the stream's POST carries."""
+        from .h1conn import H1Cut
+
         try:
-            raw = await response.aread()
-        except httpx.HTTPError:
+            raw = await response.read(_MAX_REFUSAL_BYTES) or b""
+        except (TimeoutError, H1Cut):
             raw = b""
-        return http_error(response.status_code, raw, what)
+        return http_error(response.status, raw, what)
 
     async def _stream_frames(
         self,
-        response: httpx.Response,
+        response: _Answer,
         decode: Callable[[list[Payload]], list[agent_pb2.AgentServerMessage]],
         check_end: Callable[[], None] | None,
     ) -> None:
         """Deliver the messages of RESPONSE's frames until the end frame or the close.
 
         Sets ``saw_end``/``end_error`` at the end frame (CHECK_END, when given,
-        may refuse a clean end first) and ``cut`` when the stream closed early.
+        may refuse a clean end first) or at a ``grpc-status`` trailer, and ``cut``
+        when the stream closed early.
         """
+        from .h1conn import H1Cut
+
         decoder = FrameDecoder()
         # Closed here when the end frame returns early, rather than by a finalizer
         # task left pending on the loop.
-        chunks = response.aiter_bytes()
+        chunks = response.chunks()
         try:
             async for chunk in chunks:
                 payloads, end = decoder.read(chunk)
@@ -662,14 +814,24 @@ class _BidiRun(RunStream):
                     return
                 if batch:
                     await self._deliver(batch)
-        except httpx.TimeoutException:
+        except TimeoutError:
             raise self._silence() from None
-        except httpx.TransportError as exc:
+        except H1Cut as exc:
             # The connection dropped mid-answer. Whether that loses anything is
             # the completeness rule's call (fold.py), not the transport's...
-            log.debug("run %s cut: %s", self.request_id, exc or type(exc).__name__)
+            log.debug("run %s cut: %s", self.request_id, exc)
             self.cut = STREAM_CUT
         else:
+            # No end frame: the body's trailers may still end it gRPC's way.
+            self.saw_end, self.end_error = grpc_end(response.trailers)
+            if self.saw_end:
+                log.debug(
+                    "run %s ended by its grpc-status trailer%s",
+                    self.request_id,
+                    f": {self.end_error.detail}" if self.end_error else "",
+                )
+                return
+            self.saw_end, self.end_error = False, None
             self.cut = "the stream closed before its end frame"
         finally:
             close = getattr(chunks, "aclose", None)
@@ -724,9 +886,38 @@ class _BidiRun(RunStream):
             self.failure = ProtocolError(f"Sending to Cursor failed: {exc}")
             self._finish(self.failure)
 
+    async def _post(
+        self, url: str, body: bytes, headers: dict[str, str], timeout: float
+    ) -> tuple[int, bytes]:
+        """Return the status and body of one POST on the run's HTTP/1.1; raise if unanswered."""
+        from .h1conn import H1Cut
+
+        if self._pool is None:
+            assert self._client is not None
+            with reaching(url):
+                response = await self._client.post(
+                    url, content=body, headers=headers, timeout=timeout
+                )
+            return response.status_code, response.content
+        assert self._h1_route is not None
+        answer = await self._pool.request(
+            self._h1_route,
+            url,
+            headers,
+            body,
+            connect_timeout=self.settings.connect_timeout,
+            read_timeout=timeout,
+        )
+        try:
+            content = await answer.read()
+        except H1Cut as cut:
+            raise unreachable(url, str(cut)) from None
+        finally:
+            await answer.aclose()
+        return answer.status, content or b""
+
     async def _append(self, message: bytes) -> None:
         """POST one BidiAppend carrying MESSAGE with the next seqno; raise if refused."""
-        assert self._client is not None
         seqno = self.appended
         body = aiserver_pb2.BidiAppendRequest(
             request_id=aiserver_pb2.BidiRequestId(request_id=self.request_id),
@@ -742,20 +933,17 @@ class _BidiRun(RunStream):
         # Any write shows the service the client is alive: the heartbeat waits a
         # whole period from here.
         self._last_write = asyncio.get_running_loop().time()
-        with reaching(self.append_url):
-            try:
-                async with asyncio.timeout(deadline):
-                    response = await self._client.post(
-                        self.append_url, content=body, headers=headers, timeout=deadline
-                    )
-            except (TimeoutError, httpx.TimeoutException):
-                raise ProviderError(
-                    f"Cursor did not accept append #{seqno} within {round(deadline, 1):g} s",
-                    status=504,
-                    retryable=True,
-                ) from None
-        if not 200 <= response.status_code < 300:
-            raise http_error(response.status_code, response.content, "Cursor's BidiAppend")
+        try:
+            async with asyncio.timeout(deadline):
+                status, content = await self._post(self.append_url, body, headers, deadline)
+        except (TimeoutError, httpx.TimeoutException):
+            raise ProviderError(
+                f"Cursor did not accept append #{seqno} within {round(deadline, 1):g} s",
+                status=504,
+                retryable=True,
+            ) from None
+        if not 200 <= status < 300:
+            raise http_error(status, content, "Cursor's BidiAppend")
         self.appended = seqno + 1
         if seqno == 0:
             self._first_accepted.set()

@@ -74,10 +74,14 @@ def test_bytes_after_the_end_frame_fail_the_round(sim: Simulator, transport: str
     assert len(sim.agent.runs) == 1  # not retried: the answer cannot be trusted
 
 
-def test_a_failing_grpc_trailer_after_turn_ended_fails_the_round(sim: Simulator) -> None:
-    # grpc-status 13 (internal), the message percent-encoded as gRPC carries it; no end frame.
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_failing_grpc_trailer_after_turn_ended_fails_the_round(
+    sim: Simulator, transport: str
+) -> None:
+    # grpc-status 13 (internal), the message percent-encoded as gRPC carries it; no end
+    # frame. Over RunSSE the trailers close the chunked body (RFC 9112 §7.1.2).
     with pytest.raises(ProviderError) as caught:
-        round_on(sim, "http2", Raw(HELLO + TURN_ENDED), GrpcEnd(13, "post-turn trailer failure"))
+        round_on(sim, transport, Raw(HELLO + TURN_ENDED), GrpcEnd(13, "post-turn trailer failure"))
     error = caught.value
     assert str(error) == (
         "Cursor's stream ended with gRPC status 13 (internal): post-turn trailer failure"
@@ -85,8 +89,11 @@ def test_a_failing_grpc_trailer_after_turn_ended_fails_the_round(sim: Simulator)
     assert (error.status, error.code, error.retryable) == (500, "internal", False)
 
 
-def test_a_passing_grpc_trailer_after_turn_ended_is_a_clean_end(sim: Simulator) -> None:
-    result = round_on(sim, "http2", Raw(HELLO + TURN_ENDED), GrpcEnd(0))
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_passing_grpc_trailer_after_turn_ended_is_a_clean_end(
+    sim: Simulator, transport: str
+) -> None:
+    result = round_on(sim, transport, Raw(HELLO + TURN_ENDED), GrpcEnd(0))
     assert result.message["content"] == "hello"
 
 
