@@ -16,7 +16,7 @@ from protobytes import ld, text
 from test_h2run import ConnectProxy, serve_tls, tls  # noqa: F401  (tls is a fixture)
 
 from cursor_simulator import Simulator
-from cursor_simulator.agent import GrpcEnd, Raw
+from cursor_simulator.steps import GrpcEnd, Raw
 from nodecode_cursor import lane
 from nodecode_cursor.errors import ProviderError
 from nodecode_cursor.host import RoundContext
