@@ -26,6 +26,7 @@ import base64
 import binascii
 import hashlib
 import json
+import math
 import re
 import uuid
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -374,12 +375,23 @@ def _arguments_object(arguments: Any) -> dict[str, Any]:
         return finite(arguments)  # type: ignore[no-any-return]
     if isinstance(arguments, str):
         try:
-            parsed = json.loads(arguments)
+            parsed = _ARGUMENTS.decode(arguments)
         except (ValueError, RecursionError):
             return {}
         if isinstance(parsed, dict):
-            return finite(parsed)  # type: ignore[no-any-return]
+            return parsed
     return {}
+
+
+def _finite_float(text: str) -> float | None:
+    """Return the float TEXT spells, or None when it overflows to an infinity."""
+    number = float(text)
+    return number if math.isfinite(number) else None
+
+
+# Call arguments as JSON, a NaN, an infinity or an overflowing number read as None
+# while parsing, rather than by a second walk over what was parsed (``finite``).
+_ARGUMENTS = json.JSONDecoder(parse_float=_finite_float, parse_constant=lambda _: None)
 
 
 def _arguments_key(arguments: Any) -> Hashable:
