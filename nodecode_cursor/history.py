@@ -26,15 +26,17 @@ import base64
 import binascii
 import hashlib
 import json
+import math
 import re
 import uuid
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
-from ._proto import agent_pb2
 from .blobs import BlobStore
+from .pbwire import field, map_order, text_field, varint
 from .values import encode_value, finite
 
 __all__ = [
@@ -60,6 +62,7 @@ DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 # The MCP server name the host's tools ride under (omp's; the service accepts it).
 # The one definition: answers.py declares the tools under it, history replays calls.
 PROVIDER_IDENTIFIER = "pi-agent"
+_PROVIDER_FIELD = b"\x22" + varint(len(PROVIDER_IDENTIFIER)) + PROVIDER_IDENTIFIER.encode()
 
 # Cursor takes tool-call ids in this charset and at most this long.
 _CALL_ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -68,12 +71,24 @@ _CALL_ID_MAX = 64
 # One encoder for every blob: json.dumps with options builds a new one per call.
 # allow_nan=False: a blob is JSON, and JSON has no NaN or Infinity (see json_bytes).
 _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+# The same encoder's C core, made once: JSONEncoder.encode makes a new one per call.
+# Without the markers table a cycle ends in RecursionError, as the retry through
+# ``finite`` ends it anyway. The root blobs' fixed shapes are written around
+# ``_quote`` (the encoder's own string escaping), their open parts by ``_json_text``.
+_ENCODE = (
+    c_make_encoder(None, _JSON.default, encode_basestring, None, ":", ",", False, False, False)
+    if c_make_encoder is not None
+    else None
+)
+_quote = encode_basestring
+_IS_ERROR = ',"isError":true'
 
 _DATA_URL = re.compile(r"^data:([^;,]+);base64,(.*)$", re.DOTALL)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 # Our namespace for the deterministic UserMessage / image ids of history turns.
 _MESSAGE_NAMESPACE = uuid.UUID("9e3c1a52-7d4b-5f08-8a61-2c5e9b7d4f13")
+_NAMESPACE_BYTES = _MESSAGE_NAMESPACE.bytes
 
 # Per assistant message: the model name its thinking replays under, or None.
 ThinkingReplay = Callable[[Mapping[str, Any]], str | None]
@@ -118,10 +133,19 @@ def json_bytes(obj: Any) -> bytes:
     itself, a lone surrogate is written as a ``\\uXXXX`` escape, and a NaN or an
     infinity is written as ``null`` (Python would write ``NaN``, which is not JSON).
     """
+    return _utf8(_json_text(obj))
+
+
+def _json_text(obj: Any) -> str:
+    """Return OBJ as compact JSON text (NaN and the infinities as null; see json_bytes)."""
     try:
-        text = _JSON.encode(obj)
+        return "".join(_ENCODE(obj, 0)) if _ENCODE is not None else _JSON.encode(obj)
     except ValueError:  # a non-finite number somewhere: rare, so only then the copy
-        text = _JSON.encode(finite(obj))
+        return _JSON.encode(finite(obj))
+
+
+def _utf8(text: str) -> bytes:
+    """Return JSON TEXT as UTF-8, a lone surrogate in it written as a ``\\uXXXX`` escape."""
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
@@ -261,21 +285,24 @@ def _content_key(items: Items) -> str:
     return hasher.hexdigest()
 
 
-def _prompt_content(items: Items) -> list[dict[str, str]]:
-    """Return user content as the root prompt's parts: trimmed non-empty text, data-URL images."""
+def _prompt_content(items: Items) -> list[str]:
+    """Return user content as the root prompt's JSON parts: trimmed non-empty text, images.
+
+    ``{"type":"text","text":…}`` and ``{"type":"image","image":"data:…",
+    "mediaType":…}`` (an image as its data URL).
+    """
     if isinstance(items, str):
         text = items.strip()
-        return [{"type": "text", "text": text}] if text else []
-    parts: list[dict[str, str]] = []
+        return [f'{{"type":"text","text":{_quote(text)}}}'] if text else []
+    parts: list[str] = []
     for item in items:
         if item[0] == "text":
             text = item[1].strip()
             if text:
-                parts.append({"type": "text", "text": text})
+                parts.append(f'{{"type":"text","text":{_quote(text)}}}')
         else:
-            parts.append(
-                {"type": "image", "image": f"data:{item[1]};base64,{item[2]}", "mediaType": item[1]}
-            )
+            url = _quote(f"data:{item[1]};base64,{item[2]}")
+            parts.append(f'{{"type":"image","image":{url},"mediaType":{_quote(item[1])}}}')
     return parts
 
 
@@ -348,12 +375,23 @@ def _arguments_object(arguments: Any) -> dict[str, Any]:
         return finite(arguments)  # type: ignore[no-any-return]
     if isinstance(arguments, str):
         try:
-            parsed = json.loads(arguments)
+            parsed = _ARGUMENTS.decode(arguments)
         except (ValueError, RecursionError):
             return {}
         if isinstance(parsed, dict):
-            return finite(parsed)  # type: ignore[no-any-return]
+            return parsed
     return {}
+
+
+def _finite_float(text: str) -> float | None:
+    """Return the float TEXT spells, or None when it overflows to an infinity."""
+    number = float(text)
+    return number if math.isfinite(number) else None
+
+
+# Call arguments as JSON, a NaN, an infinity or an overflowing number read as None
+# while parsing, rather than by a second walk over what was parsed (``finite``).
+_ARGUMENTS = json.JSONDecoder(parse_float=_finite_float, parse_constant=lambda _: None)
 
 
 def _arguments_key(arguments: Any) -> Hashable:
@@ -366,86 +404,150 @@ def _arguments_key(arguments: Any) -> Hashable:
         return ("repr", repr(arguments))
 
 
+def _uuid5(name: str) -> str:
+    """Return ``str(uuid.uuid5(_MESSAGE_NAMESPACE, NAME))``, without making a UUID object.
+
+    One per history turn: the SHA-1 of the namespace and NAME, its first 16 bytes
+    with the version (5) and the RFC 4122 variant set, in the 8-4-4-4-12 form.
+    """
+    digest = bytearray(hashlib.sha1(_NAMESPACE_BYTES + name.encode("utf-8")).digest()[:16])
+    digest[6] = digest[6] & 0x0F | 0x50
+    digest[8] = digest[8] & 0x3F | 0x80
+    hexed = digest.hex()
+    return f"{hexed[:8]}-{hexed[8:12]}-{hexed[12:16]}-{hexed[16:20]}-{hexed[20:]}"
+
+
 def _message_id(turn_index: int, items: Items) -> str:
     """Return the deterministic message id of the history turn TURN_INDEX's user message."""
-    return str(uuid.uuid5(_MESSAGE_NAMESPACE, f"u:{turn_index}:{_content_key(items)}"))
+    return _uuid5(f"u:{turn_index}:{_content_key(items)}")
 
 
 # --- the blobs ------------------------------------------------------------------------
-
-
-def _serialize(message: Any) -> bytes:
-    """Return a protobuf message's deterministic bytes (map entries sorted), fit to hash."""
-    data: bytes = message.SerializeToString(deterministic=True)
-    return data
+#
+# The protobuf blobs (steps, user messages, turns) are written by hand with
+# ``pbwire``: upb's deterministic bytes, in fewer steps than building a message
+# and serializing it. A large payload (a tool result, an image) is copied once,
+# into the join that makes the blob: the heads around it are sized, not nested.
 
 
 def system_blob_ids(store: BlobStore, system: str | None) -> tuple[bytes, ...]:
     """Store the system prompt's JSON blob and return its id (as a one-element tuple)."""
     content = system if isinstance(system, str) and system.strip() else DEFAULT_SYSTEM_PROMPT
     return (
-        store.cached(("sys", content), lambda: json_bytes({"role": "system", "content": content})),
+        store.cached(
+            ("sys", content), lambda: _utf8(f'{{"role":"system","content":{_quote(content)}}}')
+        ),
     )
 
 
-def _user_message(
-    text: str, message_id: str, images: tuple[tuple[str, bytes], ...]
-) -> agent_pb2.UserMessage:
-    """Return a UserMessage with IMAGES inline (image ids derived from the message id)."""
-    message = agent_pb2.UserMessage(text=text, message_id=message_id)
+def _user_message(text: str, message_id: str, images: tuple[tuple[str, bytes], ...]) -> bytes:
+    """Return the bytes of a UserMessage with IMAGES inline (image ids from the message id).
+
+    UserMessage{1 text, 2 message_id, 3 selected_context: SelectedContext{1
+    selected_images: SelectedImage{2 uuid, 7 mime_type, 8 data}}}; ``data`` is a
+    oneof member, written even when empty.
+    """
+    head = text_field(b"\x0a", text) + text_field(b"\x12", message_id)
+    if not images:
+        return head
+    parts: list[bytes] = []
+    size = 0
     for index, (mime, data) in enumerate(images):
-        message.selected_context.selected_images.add(
-            uuid=str(uuid.uuid5(_MESSAGE_NAMESPACE, f"{message_id}:image:{index}")),
-            mime_type=mime,
-            data=data,
+        fields = text_field(b"\x12", _uuid5(f"{message_id}:image:{index}")) + text_field(
+            b"\x3a", mime
         )
-    return message
+        data_head = b"\x42" + varint(len(data))
+        image_size = len(fields) + len(data_head) + len(data)
+        image_head = b"\x0a" + varint(image_size)
+        parts += (image_head, fields, data_head, data)
+        size += len(image_head) + image_size
+    return b"".join((head, b"\x1a", varint(size), *parts))
 
 
-def _add_result_items(success: agent_pb2.McpSuccess, items: Items) -> None:
-    """Add a tool result's content to SUCCESS as MCP content items (text and images)."""
-    content = success.content
-    if isinstance(items, str):
-        content.add().text.text = items
-        return
-    for item in items:
+def _result_content(items: Items) -> tuple[list[bytes], int]:
+    """Return a tool result's McpSuccess content items (text and images) as parts and their size.
+
+    McpSuccess{1 content: McpToolResultContentItem{1 text: McpTextContent{1 text},
+    2 image: McpImageContent{1 data, 2 mime_type}}}: each item its head, then its
+    payload, so a large one is copied only by the caller's join.
+    """
+    parts: list[bytes] = []
+    size = 0
+    for item in (("text", items),) if isinstance(items, str) else items:
         if item[0] == "text":
-            content.add().text.text = item[1]
+            data = item[1].encode("utf-8")
+            inner = b"\x0a" + varint(len(data)) if data else b""
+            body = len(inner) + len(data)  # McpTextContent
+            tail = b""
+            item_tag = b"\x0a"
         else:
-            image = content.add().image
-            image.data = _unbase64(item[2]) or b""
-            image.mime_type = item[1]
+            data = _unbase64(item[2]) or b""
+            inner = b"\x0a" + varint(len(data)) if data else b""
+            tail = text_field(b"\x12", item[1])
+            body = len(inner) + len(data) + len(tail)  # McpImageContent
+            item_tag = b"\x12"
+        item_head = item_tag + varint(body)
+        head = b"\x0a" + varint(len(item_head) + body) + item_head + inner
+        parts += (head, data, tail)
+        size += len(head) + len(data) + len(tail)
+    return parts, size
+
+
+def _call_args(call: _Call) -> bytes:
+    """Return the McpArgs bytes of CALL: its name, arguments (as Values), ids, provider.
+
+    McpArgs{1 name, 2 args: map<string, bytes> (each a serialized Value), 3
+    tool_call_id, 4 provider_identifier, 5 tool_name}. An argument whose value is
+    not JSON is left out; the last of two keys that read the same as text wins.
+    """
+    values: dict[str, bytes] = {}
+    for key, value in call.arguments_object().items():
+        try:
+            values[str(key)] = encode_value(value)
+        except TypeError:
+            continue
+    entries = b"".join(
+        field(b"\x12", field(b"\x0a", key.encode("utf-8")) + field(b"\x12", values[key]))
+        for key in map_order(values)
+    )
+    return b"".join(
+        (
+            text_field(b"\x0a", call.name),
+            entries,
+            text_field(b"\x1a", call.call_id),
+            _PROVIDER_FIELD,
+            text_field(b"\x2a", call.name),
+        )
+    )
 
 
 def _tool_call_step(call: _Call, result: Items | None, failed: bool = False) -> bytes:
     """Return the ConversationStep bytes of one MCP call, with its result when held.
 
-    A FAILED result goes as ``McpToolResult.error`` (McpToolError{1 error: its
-    text}), as oh-my-pi replays one; any other as ``success`` with its content.
-    Built in place: a submessage handed to a constructor or ``extend`` is copied,
-    and a tool result may be hundreds of KiB.
+    ConversationStep{2 tool_call: ToolCall{15 mcp_tool_call: McpToolCall{1 args,
+    2 result: McpToolResult{1 success | 2 error}}, 57 tool_call_id}}. A FAILED
+    result goes as ``error`` (McpToolError{1 error: its text}), as oh-my-pi
+    replays one, written even when its text is empty; any other as ``success``
+    with its content (none at all for a result with no content items). A tool
+    result may be hundreds of KiB: it is copied once, by the final join.
     """
-    step = agent_pb2.ConversationStep()
-    tool_call = step.tool_call
-    tool_call.tool_call_id = call.call_id
-    mcp = tool_call.mcp_tool_call
-    args = mcp.args
-    args.name = call.name
-    for key, value in call.arguments_object().items():
-        try:
-            args.args[str(key)] = encode_value(value)
-        except TypeError:
-            continue
-    args.tool_call_id = call.call_id
-    args.provider_identifier = PROVIDER_IDENTIFIER
-    args.tool_name = call.name
+    args = _call_args(call)
+    parts: list[bytes] = [b"\x0a" + varint(len(args)) + args]  # McpToolCall{1 args}
     if result is not None and failed:
-        error = mcp.result.error
-        error.SetInParent()  # an empty error text is still an error
-        error.error = _items_text(result, images=True)
+        error = text_field(b"\x0a", _items_text(result, images=True))  # McpToolError
+        outcome = b"\x12" + varint(len(error)) + error  # McpToolResult{2 error}
+        parts += (b"\x12" + varint(len(outcome)), outcome)
     elif result is not None and (isinstance(result, str) or result):
-        _add_result_items(mcp.result.success, result)
-    return _serialize(step)
+        content, content_size = _result_content(result)
+        success = b"\x0a" + varint(content_size)  # McpToolResult{1 success}
+        parts.append(b"\x12" + varint(len(success) + content_size) + success)
+        parts += content
+    mcp_size = sum(len(part) for part in parts)
+    data = call.call_id.encode("utf-8")
+    call_id = b"\xca\x03" + varint(len(data)) + data  # ToolCall{57 tool_call_id}, optional
+    mcp_head = b"\x7a" + varint(mcp_size)  # ToolCall{15 mcp_tool_call}
+    tool_size = len(mcp_head) + mcp_size + len(call_id)
+    return b"".join((b"\x12", varint(tool_size), mcp_head, *parts, call_id))
 
 
 def failed_result(message: Mapping[str, Any]) -> bool:
@@ -539,16 +641,18 @@ def _tool_result_blob(
     failed = failed_result(message)
 
     def build() -> bytes:
-        """Return the tool result's JSON blob (``isError`` only when it failed, as omp has it)."""
-        part: dict[str, Any] = {
-            "type": "tool-result",
-            "toolName": name,
-            "toolCallId": call_id,
-            "result": _items_text(items, images=True),
-        }
-        if failed:
-            part["isError"] = True
-        return json_bytes({"role": "tool", "id": call_id, "content": [part]})
+        """Return the tool result's JSON blob (``isError`` only when it failed, as omp has it).
+
+        ``{"role":"tool","id":…,"content":[{"type":"tool-result","toolName":…,
+        "toolCallId":…,"result":…[,"isError":true]}]}``
+        """
+        quoted = _quote(call_id)
+        return _utf8(
+            f'{{"role":"tool","id":{quoted},"content":[{{"type":"tool-result",'
+            f'"toolName":{_quote(name)},"toolCallId":{quoted},'
+            f'"result":{_quote(_items_text(items, images=True))}'
+            f"{_IS_ERROR if failed else ''}}}]}}"
+        )
 
     return store.cached(("root-tool", call_id, name, items, failed), build)
 
@@ -574,29 +678,28 @@ def _assistant_blob(
     )
 
     def build() -> bytes:
-        """Return the assistant message's JSON blob."""
-        parts: list[dict[str, Any]] = []
+        """Return the assistant message's JSON blob.
+
+        ``{"role":"assistant","content":[…]}`` with its parts in order: the
+        reasoning (``{"type":"reasoning","text":…,"providerOptions":{"cursor":
+        {"modelName":…}}}``), the text (``{"type":"text","text":…}``), and each
+        call (``{"type":"tool-call","toolCallId":…,"toolName":…,"args":{…}}``).
+        """
+        parts: list[str] = []
         if thinking:
             parts.append(
-                {
-                    "type": "reasoning",
-                    "text": thinking,
-                    "providerOptions": {"cursor": {"modelName": writer}},
-                }
+                f'{{"type":"reasoning","text":{_quote(thinking)},'
+                f'"providerOptions":{{"cursor":{{"modelName":{_json_text(writer)}}}}}}}'
             )
         text = visible_text(content)
         if text:
-            parts.append({"type": "text", "text": text})
+            parts.append(f'{{"type":"text","text":{_quote(text)}}}')
         for call in calls:
             parts.append(
-                {
-                    "type": "tool-call",
-                    "toolCallId": call.call_id,
-                    "toolName": call.name,
-                    "args": call.arguments_object(),
-                }
+                f'{{"type":"tool-call","toolCallId":{_quote(call.call_id)},'
+                f'"toolName":{_quote(call.name)},"args":{_json_text(call.arguments_object())}}}'
             )
-        return json_bytes({"role": "assistant", "content": parts})
+        return _utf8(f'{{"role":"assistant","content":[{",".join(parts)}]}}')
 
     if not thinking and not visible_text(content) and not calls:
         return None
@@ -605,9 +708,8 @@ def _assistant_blob(
 
 def _orphan_json(items: Items, failed: bool = False) -> bytes:
     """Return the root JSON blob of a tool result with no call: assistant text."""
-    return json_bytes(
-        {"role": "assistant", "content": [{"type": "text", "text": _orphan_text(items, failed)}]}
-    )
+    text = _quote(_orphan_text(items, failed))
+    return _utf8(f'{{"role":"assistant","content":[{{"type":"text","text":{text}}}]}}')
 
 
 def _root_ids(store: BlobStore, end: int, pairing: _Pairing, replay: ThinkingReplay) -> list[bytes]:
@@ -661,41 +763,40 @@ def _user_json(items: Items) -> bytes | None:
     content = _prompt_content(items)
     if not content:
         return None
-    return json_bytes({"role": "user", "content": content})
+    return _utf8(f'{{"role":"user","content":[{",".join(content)}]}}')
 
 
 def _thinking_step(text: str) -> bytes:
-    """Return the ConversationStep bytes of replayed thinking."""
-    return _serialize(
-        agent_pb2.ConversationStep(thinking_message=agent_pb2.ThinkingMessage(text=text))
-    )
+    """Return the ConversationStep bytes of replayed thinking.
+
+    ConversationStep{3 thinking_message: ThinkingMessage{1 text}}.
+    """
+    return field(b"\x1a", text_field(b"\x0a", text))
 
 
 def _text_step(text: str) -> bytes:
-    """Return the ConversationStep bytes of assistant text."""
-    return _serialize(
-        agent_pb2.ConversationStep(assistant_message=agent_pb2.AssistantMessage(text=text))
-    )
+    """Return the ConversationStep bytes of assistant text.
+
+    ConversationStep{1 assistant_message: AssistantMessage{1 text}}.
+    """
+    return field(b"\x0a", text_field(b"\x0a", text))
 
 
 def _user_step(items: Items, turn_index: int) -> bytes:
     """Return the UserMessage bytes of history turn TURN_INDEX's user message."""
-    return _serialize(
-        _user_message(
-            _items_text(items).strip(), _message_id(turn_index, items), _items_images(items)
-        )
+    return _user_message(
+        _items_text(items).strip(), _message_id(turn_index, items), _items_images(items)
     )
 
 
 def _turn(user_id: bytes, step_ids: tuple[bytes, ...]) -> bytes:
-    """Return the ConversationTurnStructure bytes of one agent turn of blob ids."""
-    return _serialize(
-        agent_pb2.ConversationTurnStructure(
-            agent_conversation_turn=agent_pb2.AgentConversationTurnStructure(
-                user_message=user_id, steps=list(step_ids)
-            )
-        )
-    )
+    """Return the ConversationTurnStructure bytes of one agent turn of blob ids.
+
+    ConversationTurnStructure{1 agent_conversation_turn:
+    AgentConversationTurnStructure{1 user_message, 2 steps (repeated)}}.
+    """
+    user = field(b"\x0a", user_id) if user_id else b""
+    return field(b"\x0a", b"".join((user, *[field(b"\x12", step) for step in step_ids])))
 
 
 def _assistant_steps(

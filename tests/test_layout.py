@@ -33,6 +33,7 @@ PACKAGES = ("nodecode_cursor", "nodecode_host", "cursor_simulator")
 PURE_CORE = (
     "connect",
     "values",
+    "pbwire",
     "schema",
     "history",
     "blobs",
