@@ -228,8 +228,8 @@ def serve_process(pipe: Connection, sim_url: str, home: str, wide_cap: int) -> N
     os.environ.pop("CURSOR_API_KEY", None)
     os.environ["NODECODE_HOME"] = home
     os.environ["NO_PROXY"] = "127.0.0.1,localhost"
-    from nodecode_host.openai_server import ApiServer
     from nodecode_host.refhost import ReferenceHost
+    from nodecode_host.routes import ApiServer
 
     reference = ReferenceHost(
         Path(home), overrides={"cursor": {"base_url": sim_url}}, say=lambda _: None
