@@ -128,15 +128,16 @@ def simulator_process(pipe: Connection, think: float, folder: str) -> None:
                 pipe.send((sim.server.accepted, *_received(sim, *marks)))
 
 
-def _received(sim: Any, requests_mark: int, runs_mark: int) -> tuple[dict[str, int], ...]:
-    """Return the requests since the marks by path, and the runs' client messages by kind."""
+def _received(sim: Any, requests_mark: int, runs_mark: int) -> tuple[dict[str, Any], ...]:
+    """Return the requests since the marks by path, the runs' client messages by kind,
+    and the number of runs with this process's CPU seconds so far."""
     paths = collections.Counter(r.path for r in sim.server.requests[requests_mark:])
     kinds: collections.Counter[str] = collections.Counter()
     runs = sim.agent.runs[runs_mark:]
     for run in runs:
         for append in run.appends:
             kinds[_kind(append.message)] += 1
-    return dict(paths), dict(kinds), {"runs": len(runs)}
+    return dict(paths), dict(kinds), {"runs": len(runs), "cpu": time.process_time()}
 
 
 def _kind(message: Any) -> str:
@@ -458,9 +459,7 @@ class Measured:
     capped_served: list[int]
 
 
-def run_transport(
-    transport: str, url: str, home: str, ca: str, sim: Child, count: int
-) -> Measured:
+def run_transport(transport: str, url: str, home: str, ca: str, sim: Child, count: int) -> Measured:
     """Measure TRANSPORT in one serve process; print what it saw; return its figures."""
     loads = os.getloadavg()
     print(f"\n{transport}: {url} (load average {loads[0]:.2f} {loads[1]:.2f} {loads[2]:.2f})")
@@ -491,13 +490,14 @@ def run_transport(
                 child.ask("check on")
             if profiling and index == 0:
                 child.ask("profile on")
-            accepted, _ = sim.ask("mark")
-            cpu0 = child.ask("cpu")
+            accepted, sim_cpu0 = sim.ask("mark")
+            cpu0, own0 = child.ask("cpu"), time.process_time()
             wall0 = time.perf_counter()
             crowd = run(burst(wide_port, count, f"crowd {index}"))
             wall = time.perf_counter() - wall0
-            cpu = child.ask("cpu") - cpu0
+            cpu, own = child.ask("cpu") - cpu0, time.process_time() - own0
             seen = sim.ask("since")
+            sim_cpu = seen[-1]["cpu"] - sim_cpu0
             if profiling and index == 0:
                 child.ask("profile off")
             stalls = child.ask("check off") if last else None
@@ -508,8 +508,8 @@ def run_transport(
                 f"  burst {index + 1} of {count} at once (cap {count + 28}): first delta median"
                 f" {wide[-1] * 1000:.0f} ms = {wide[-1] / one:.2f}x (p90"
                 f" {firsts[int(len(firsts) * 0.9)] * 1000:.0f}, slowest {firsts[-1] * 1000:.0f});"
-                f" {wall:.2f} s wall, serve CPU {cpu:.2f} s; connections opened"
-                f" {seen[0] - accepted}"
+                f" {wall:.2f} s wall; CPU s: serve {cpu:.2f}, simulator {sim_cpu:.2f}, clients"
+                f" {own:.2f}; connections opened {seen[0] - accepted}"
             )
             if index == 0:
                 print_requests(f"per round, {count} at once", seen, count)
