@@ -29,7 +29,8 @@ REPO = Path(__file__).resolve().parent.parent
 CLI = Path(sys.executable).with_name("nodecode-cursor")
 # Modules of other commands: `status` runs none of them.
 NOT_STATUS = (
-    "nodecode_host.openai_server",
+    "nodecode_host.http_server",
+    "nodecode_host.routes",
     "nodecode_host.chat",
     "nodecode_host.host_tools",
     "nodecode_host.native_tools",

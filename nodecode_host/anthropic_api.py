@@ -10,7 +10,8 @@ answers the round as one ``message`` or as the API's SSE events
 thinking and tool use, ``message_delta``, ``message_stop``; ``error``).
 ``cursor_model`` maps the Claude names Anthropic's clients send by default to a
 Cursor model; ``count_tokens`` estimates; ``error_body`` is Anthropic's error
-shape. The HTTP side (``x-api-key`` included) is ``openai_server.py``'s.
+shape. The route is ``routes.py``'s; the HTTP side
+(``x-api-key`` included) is ``http_server.py``'s and ``serve_gate.py``'s.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ has no field for (a tool call required, or a named one; JSON output, to a
 schema) with the instruction that asks for them,
 the check of an answer against them and the one firmer retry, a small JSON
 Schema check, and ``replay_parts`` for answering a checked round as a stream.
-Running the round (and its retry) is ``openai_server.py``'s.
+Running the round (and its retry) is ``routes.py``'s.
 """
 
 from __future__ import annotations

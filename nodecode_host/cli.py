@@ -4,7 +4,7 @@ Commands: ``chat`` (the interactive REPL, ``chat.py``), ``ask`` (one turn, plain
 or ``--json``), ``models``, ``login``, ``status``, ``logout`` (the cell's own
 verbs), ``usage`` (the plan at a glance), ``doctor`` (what works with Cursor
 today), ``demo`` (a real two-round turn against the bundled simulator) and
-``serve`` (the OpenAI- and Anthropic-compatible API, ``openai_server.py``).
+``serve`` (the OpenAI- and Anthropic-compatible API, ``routes.py``).
 Global flags: ``--base-url``, ``--web-url``, ``-v`` and ``--version``;
 ``NODECODE_HOME`` picks the home folder.
 
@@ -13,7 +13,8 @@ errors, 1 for everything else, 130 when interrupted. A failure is one line on
 stderr (or ``{"error": {...}}`` with ``ask --json``); a traceback only with ``-v``.
 The host itself (cell loading, the turn loop) is ``refhost.py``'s; what every
 command sets up alike (the host, the model and effort, the model table) is
-``setup.py``'s; the chat is ``chat.py``'s and the API server ``openai_server.py``'s.
+``setup.py``'s; the chat is ``chat.py``'s and the API server ``routes.py``'s
+(over ``http_server.py``).
 Nothing of the cell is imported before the host has loaded the cells (``contract.py``).
 """
 
@@ -43,8 +44,8 @@ if TYPE_CHECKING:
     from nodecode_cursor.host import Cell, SignInState
 
     from .host_tools import Toolbox
-    from .openai_server import ApiServer
     from .refhost import ReferenceHost
+    from .routes import ApiServer
 
 # Each command imports what it runs, inside its handler: `status` or `--version` need not
 # load the API server, the chat, the tools or importlib.metadata (benchmarks/startup.py).
@@ -756,14 +757,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """
     import asyncio
 
-    from .openai_server import (
-        API_KEY_ENV,
-        DEFAULT_LISTEN_HOST,
-        DEFAULT_PORT,
-        authority,
-        loopback,
-        serve,
-    )
+    from .http_server import DEFAULT_LISTEN_HOST, DEFAULT_PORT, authority, loopback
+    from .routes import API_KEY_ENV, serve
     from .setup import make_host
 
     listen_host = str(getattr(args, "host", None) or DEFAULT_LISTEN_HOST)

@@ -11,8 +11,9 @@ for Server-Sent Events. ``models_object`` answers ``GET /v1/models`` from a
 roster; ``error_object`` and ``error_for`` give OpenAI's error shape.
 
 The lane already speaks OpenAI-shaped messages and tools, so the messages pass
-through after a shape check. The HTTP side (h11, asyncio, streaming,
-disconnects, the API key) is ``openai_server.py``'s.
+through after a shape check. Running the round, streaming and
+disconnects are ``routes.py``'s; the HTTP side (h11, asyncio, the API key)
+``http_server.py``'s.
 """
 
 from __future__ import annotations

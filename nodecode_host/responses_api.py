@@ -11,7 +11,8 @@ object or as the API's typed Server-Sent Events (``response.created`` …
 answered conversation in a ``ResponseStore`` so a later request can continue it
 by ``previous_response_id``. Tools that are not functions (web search,
 namespaces, custom grammars) are accepted and not offered: Cursor's models
-cannot run them here. The HTTP side is ``openai_server.py``'s.
+cannot run them here. The route is ``routes.py``'s, the HTTP
+side ``http_server.py``'s.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ of the body is read: a request carrying an ``Origin`` that the person did not
 allow (``serve --allow-origin``); without a client key, a ``Host`` that does not
 name the bound loopback address or ``localhost``; a wrong or missing key when
 one is set; a body that is not ``application/json``. It answers a CORS
-preflight only for an allowed origin. Sans-I/O: reading, writing and the
-routes themselves are ``openai_server.py``'s.
+preflight only for an allowed origin. Sans-I/O: reading and writing are
+``http_server.py``'s, the routes themselves ``routes.py``'s.
 """
 
 from __future__ import annotations

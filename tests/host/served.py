@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from cursor_simulator import Simulator
-from nodecode_host.openai_server import ApiServer, serve
 from nodecode_host.refhost import ReferenceHost
+from nodecode_host.routes import ApiServer, serve
 
 TOKEN = "sim-token-serve-clients-secret"
 

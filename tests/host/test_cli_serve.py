@@ -19,7 +19,7 @@ from cli_run import CLI, RUN_TIMEOUT, TOKEN, cli_env, run_main, running_serve, s
 from cursor_simulator import Simulator
 from nodecode_host.cli import cmd_serve
 from nodecode_host.errors import HostConfigError
-from nodecode_host.openai_server import API_KEY_ENV
+from nodecode_host.routes import API_KEY_ENV
 
 
 def test_serve_answers_an_openai_client_and_stops_on_sigterm(sim: Simulator, home: Path) -> None:

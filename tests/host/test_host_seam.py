@@ -59,7 +59,8 @@ def test_the_host_imports_only_the_contract_and_only_for_types() -> None:
 
 def test_importing_the_host_loads_nothing_of_the_cell() -> None:
     probe = (
-        "import sys, nodecode_host.cli, nodecode_host.chat, nodecode_host.openai_server; "
+        "import sys, nodecode_host.cli, nodecode_host.chat, nodecode_host.http_server, "
+        "nodecode_host.routes; "
         "print(sorted(m for m in sys.modules if m.startswith('nodecode_cursor')))"
     )
     done = subprocess.run(

@@ -36,7 +36,7 @@ from cursor_simulator.steps import (
     Thinking,
     TurnEnded,
 )
-from nodecode_host.openai_server import loopback
+from nodecode_host.http_server import loopback
 from nodecode_host.refhost import ReferenceHost
 
 TOKEN = "sim-token-openai-server-secret"
@@ -449,7 +449,7 @@ NON_CURSOR_FAILURES = [huge_number_body, lone_surrogate_body]
 def test_a_request_the_lane_once_failed_on_is_answered_not_dropped(
     api: RunningServer, caplog: pytest.LogCaptureFixture, make_body: Any
 ) -> None:
-    caplog.set_level(logging.INFO, logger="nodecode_host.openai_server")
+    caplog.set_level(logging.INFO, logger="nodecode_host")
     headers = {"content-type": "application/json"}
     # A hang fails in seconds, not at the suite's end.
     with httpx.Client(base_url=api.url, timeout=10) as client:

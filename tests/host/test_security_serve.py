@@ -25,8 +25,8 @@ import pytest
 from cli_run import CLI, cli_env
 
 from cursor_simulator import Simulator
-from nodecode_host.openai_server import ApiServer
 from nodecode_host.refhost import ReferenceHost
+from nodecode_host.routes import ApiServer
 
 TOKEN = "sim-token-security-serve"
 BODY = json.dumps({"model": "composer-2.5", "messages": [{"role": "user", "content": "hi"}]})

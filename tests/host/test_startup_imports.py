@@ -55,7 +55,8 @@ ROUND_MACHINERY = (
 )
 # The host's modules of other commands: the API server, the chat, the tools, rendering.
 OTHER_COMMANDS = (
-    "nodecode_host.openai_server",
+    "nodecode_host.http_server",
+    "nodecode_host.routes",
     "nodecode_host.api_round",
     "nodecode_host.chat",
     "nodecode_host.host_tools",

@@ -1,0 +1,552 @@
+"""``serve``'s HTTP/1.1 server: connections, the gate, the deadlines and caps, writing answers.
+
+HTTP/1.1 is parsed with h11 (sans-I/O) over asyncio streams: keep-alive,
+chunked bodies, several connections at once. Every request passes
+``serve_gate.Gate`` on its head alone (origin, Host, key, content type) before
+its body is read or any route sees it; headers are capped, each phase of a
+request has a deadline (its head, its body, the idle wait for the next),
+connections are capped (one past the cap is answered a readable 503 and closed
+with a lingering close, never a reset), and an ``accept()`` that fails for want
+of file descriptors is logged in one line and retried. Each served request is
+logged in one line (method, path, status, duration, model, why an error was
+answered), never with a header.
+
+A request that passes is handed to the server's ``Routes`` as an ``Exchange``:
+its method, path, headers and body, and the calls that answer it (a whole JSON
+answer, or an SSE stream's head, its events and its end), plus ``closed`` for
+a route that must notice the client going away (it bounds what the client may
+send meanwhile). What each path answers — the three APIs and their rounds — is
+``routes.py``'s; who is let in is ``serve_gate.py``'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import ipaddress
+import json
+import logging
+import time
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+import h11
+
+from . import contract
+from . import limits as host_limits
+from .api_round import error_object
+from .serve_gate import Gate, Preflight
+
+__all__ = [
+    "DEFAULT_LISTEN_HOST",
+    "DEFAULT_PORT",
+    "MAX_BODY_BYTES",
+    "AnswerFailed",
+    "ClientGone",
+    "Exchange",
+    "HttpServer",
+    "Routes",
+    "authority",
+    "error_message",
+    "loggable",
+    "loopback",
+]
+
+log = logging.getLogger("nodecode_host.http_server")
+
+DEFAULT_LISTEN_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+# A chat request with inline images can be large; anything past this is refused
+# rather than held in memory.
+MAX_BODY_BYTES = 64 * 1024 * 1024
+_READ_SIZE = 65536
+# accept() failures for want of resources (asyncio retries them on its own after a pause).
+_ACCEPT_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
+
+
+class ClientGone(Exception):
+    """The client closed its connection (a route raises it to end the exchange quietly)."""
+
+
+class AnswerFailed(ConnectionError):
+    """An answer the connection can no longer carry (h11 refused the event): it is closed."""
+
+
+class Routes(Protocol):
+    """What the server hands a request to once the gate let it through."""
+
+    async def answer(self, exchange: Exchange) -> None:
+        """Answer EXCHANGE's request (returns when the answer is sent)."""
+        ...
+
+    def refusal_body(self, path: str, status: int, message: str, code: str) -> dict[str, Any]:
+        """Return the error body refusing a request to PATH, in its API's own shape."""
+        ...
+
+
+class Exchange:
+    """One request on one connection as a route sees it: its head, its body, how to answer.
+
+    It also keeps what the request's log line says: the status answered, the
+    model asked for and, for an error, why.
+    """
+
+    def __init__(
+        self,
+        server: HttpServer,
+        conn: h11.Connection,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        head: h11.Request | None,
+    ) -> None:
+        self._server = server
+        self._conn = conn
+        self._reader = reader
+        self._writer = writer
+        # As sent, for the log line; upper-cased, for the routes. No head: h11 could not read it.
+        self.method_sent = head.method.decode("latin-1") if head is not None else ""
+        self.method = self.method_sent.upper()
+        self.target = head.target.decode("latin-1") if head is not None else ""
+        pairs = head.headers if head is not None else []
+        self.headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in pairs}
+        self.body = b""
+        self.status: int | None = None  # None: the client left before the answer
+        self.model: str | None = None
+        self.reason: str | None = None
+
+    @property
+    def path(self) -> str:
+        """Return the request's path, without its query."""
+        return self.target.split("?", 1)[0]
+
+    @property
+    def unanswered(self) -> bool:
+        """Return whether no answer has begun (an error can still be sent whole)."""
+        return self._conn.our_state is h11.SEND_RESPONSE
+
+    async def send_json(self, status: int, obj: Mapping[str, Any], *, close: bool = False) -> None:
+        """Send a whole JSON answer (headers alone to a HEAD request)."""
+        body = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        headers = [
+            ("content-type", "application/json"),
+            ("content-length", str(len(body))),
+        ]
+        if close:
+            headers.append(("connection", "close"))
+        if status >= 400:
+            self.reason = error_message(obj)
+        await self._send(h11.Response(status_code=status, headers=headers))
+        # An answer to HEAD has the headers alone (h11 refuses a body there, and the
+        # connection would be lost: Claude Code's first request is HEAD /).
+        if self.method != "HEAD":
+            await self._send(h11.Data(data=body))
+        await self._send(h11.EndOfMessage())
+
+    async def send_preflight(self, headers: list[tuple[str, str]]) -> None:
+        """Answer a CORS preflight: 204 with HEADERS, and the connection closed."""
+        await self._send(
+            h11.Response(
+                status_code=204,
+                headers=[*headers, ("content-length", "0"), ("connection", "close")],
+            )
+        )
+        await self.end()
+
+    async def start_stream(self) -> None:
+        """Send the head of an SSE stream (chunked: h11 adds the encoding)."""
+        await self._send(
+            h11.Response(
+                status_code=200,
+                headers=[
+                    ("content-type", "text/event-stream; charset=utf-8"),
+                    ("cache-control", "no-cache"),
+                    ("x-accel-buffering", "no"),
+                ],
+            )
+        )
+
+    async def send(self, data: bytes) -> None:
+        """Send DATA as part of the answer's body."""
+        await self._send(h11.Data(data=data))
+
+    async def end(self) -> None:
+        """End the answer's body."""
+        await self._send(h11.EndOfMessage())
+
+    async def closed(self) -> None:
+        """Return when the client closes its side, or sends more than a small pipelined
+        request's worth while its round runs (that closes the connection and cancels the
+        round: what it sends waits in h11, which would hold it all)."""
+        waiting = 0
+        while True:
+            data = await self._reader.read(_READ_SIZE)
+            if not data:
+                return
+            waiting += len(data)
+            if waiting > host_limits.SERVE_MAX_PENDING_BYTES:
+                log.info(
+                    "closing a connection that sent more than %d bytes while its round ran",
+                    host_limits.SERVE_MAX_PENDING_BYTES,
+                )
+                return
+            self._conn.receive_data(data)
+
+    async def _send(self, event: h11.Response | h11.Data | h11.EndOfMessage) -> None:
+        """Send one h11 event and wait until the socket takes it; AnswerFailed if h11 refuses."""
+        if isinstance(event, h11.Response):
+            self.status = event.status_code
+            cors = self._server.gate.cors_headers(self.headers.get("origin"))
+            if cors and event.status_code != 204:
+                event = h11.Response(status_code=event.status_code, headers=[*event.headers, *cors])
+        try:
+            data = self._conn.send(event)
+        except h11.LocalProtocolError as exc:
+            raise AnswerFailed(str(exc)) from exc
+        if data:
+            self._writer.write(data)
+            await self._writer.drain()
+
+
+class HttpServer:
+    """The listening server: the routes it hands requests to, the gate's settings, the caps."""
+
+    def __init__(
+        self,
+        routes: Routes,
+        *,
+        api_key: str | None = None,
+        allowed_origins: tuple[str, ...] = (),
+        max_connections: int = host_limits.SERVE_MAX_CONNECTIONS,
+        header_timeout: float = host_limits.SERVE_HEADER_TIMEOUT_SECONDS,
+        body_timeout: float = host_limits.SERVE_BODY_TIMEOUT_SECONDS,
+        idle_timeout: float = host_limits.SERVE_IDLE_TIMEOUT_SECONDS,
+    ) -> None:
+        self.routes = routes
+        self.api_key = api_key or None
+        self.allowed_origins = allowed_origins
+        self.max_connections = max_connections
+        self.header_timeout = header_timeout
+        self.body_timeout = body_timeout
+        self.idle_timeout = idle_timeout
+        self._accept_warned = 0.0
+        self.listen_host = DEFAULT_LISTEN_HOST
+        self.port = 0
+        self.connections = 0
+        self._server: asyncio.Server | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._previous_handler: Any = None
+
+    @property
+    def url(self) -> str:
+        """Return the base URL clients use (``…/v1``)."""
+        return f"http://{authority(self.listen_host, self.port)}/v1"
+
+    @property
+    def gate(self) -> Gate:
+        """Return the checks every request passes before any route (``serve_gate``)."""
+        return Gate(self.listen_host, self.port, self.api_key, self.allowed_origins)
+
+    # Connections ----------------------------------------------------------------------------
+
+    async def connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Serve one connection: requests one after another until either side closes."""
+        if self.connections >= self.max_connections:
+            await _turn_away(reader, writer)
+            return
+        conn = h11.Connection(
+            h11.SERVER, max_incomplete_event_size=host_limits.SERVE_MAX_HEADER_BYTES
+        )
+        self.connections += 1
+        waiting = self.header_timeout  # the first request's head is due at once
+        try:
+            while True:
+                try:
+                    head = await self._read_head(conn, reader, waiting)
+                except h11.RemoteProtocolError as exc:
+                    await self._send_bad_request(conn, reader, writer, exc)
+                    return
+                except TimeoutError:
+                    log.debug("closing a connection that sent no whole request head in time")
+                    return
+                if head is None:
+                    return
+                waiting = self.idle_timeout
+                started = time.monotonic()
+                exchange = Exchange(self, conn, reader, writer, head)
+                try:
+                    if not await self._admitted(exchange):
+                        return
+                    try:
+                        body = await self._read_body(conn, reader)
+                    except h11.RemoteProtocolError as exc:
+                        await self._send_bad_request(conn, reader, writer, exc, exchange)
+                        return
+                    except TimeoutError:
+                        error = error_object(408, "the request body did not arrive in time")
+                        with contextlib.suppress(ConnectionError, OSError):
+                            await exchange.send_json(408, error, close=True)
+                        return
+                    if body is None:
+                        return
+                    exchange.body = body
+                    await self.routes.answer(exchange)
+                finally:
+                    _log_request(exchange, time.monotonic() - started)
+                if h11.MUST_CLOSE in (conn.our_state, conn.their_state):
+                    return
+                if conn.our_state is not h11.DONE:
+                    return  # the answer was cut short (client gone): nothing more to say
+                conn.start_next_cycle()
+        except (ClientGone, ConnectionError, OSError, h11.ProtocolError):
+            return
+        finally:
+            self.connections -= 1
+            writer.close()
+            with contextlib.suppress(ConnectionError, OSError):
+                await writer.wait_closed()
+
+    async def _admitted(self, exchange: Exchange) -> bool:
+        """Return whether the request may go on to its body and route; else answer it.
+
+        The one place every route passes through, on the head alone: a refused
+        request is answered and its connection closed without reading its body.
+        """
+        verdict = self.gate.admit(exchange.method, exchange.headers)
+        if verdict is None:
+            declared = exchange.headers.get("content-length", "")
+            if not (declared.isdigit() and int(declared) > MAX_BODY_BYTES):
+                return True
+            status, message, code = 413, "request body too large", "request_too_large"
+        elif isinstance(verdict, Preflight):
+            await exchange.send_preflight(verdict.headers)
+            return False
+        else:
+            status, message, code = verdict.status, verdict.message, verdict.code
+        if code == "invalid_api_key":
+            # Who was refused, never what they sent: the header may hold a real key.
+            log.warning(
+                "refused %s %s: missing or wrong client API key",
+                exchange.method,
+                loggable(exchange.path),
+            )
+        # In the refused API's own error shape (an Anthropic client reads Anthropic's).
+        body = self.routes.refusal_body(exchange.path, status, message, code)
+        await exchange.send_json(status, body, close=True)
+        return False
+
+    async def _read_head(
+        self, conn: h11.Connection, reader: asyncio.StreamReader, waiting: float
+    ) -> h11.Request | None:
+        """Return the next request's head, or None when the client closed first.
+
+        TimeoutError when no byte comes within WAITING, or the head is not whole
+        within the header timeout of its first byte.
+        """
+        loop = asyncio.get_running_loop()
+        deadline: float | None = None
+        while True:
+            event = conn.next_event()
+            if event is h11.NEED_DATA:
+                left = waiting if deadline is None else deadline - loop.time()
+                async with asyncio.timeout(max(0.0, left)):
+                    data = await reader.read(_READ_SIZE)
+                if deadline is None:
+                    deadline = loop.time() + self.header_timeout
+                conn.receive_data(data)
+                continue
+            if isinstance(event, h11.Request):
+                return event
+            return None  # ConnectionClosed (or PAUSED, which a server in this state never sees)
+
+    async def _read_body(self, conn: h11.Connection, reader: asyncio.StreamReader) -> bytes | None:
+        """Return the request's body, or None when the client closed first.
+
+        TimeoutError when it is not whole within the body timeout.
+        """
+        body = bytearray()
+        async with asyncio.timeout(self.body_timeout):
+            while True:
+                event = conn.next_event()
+                if event is h11.NEED_DATA:
+                    conn.receive_data(await reader.read(_READ_SIZE))
+                    continue
+                if isinstance(event, h11.Data):
+                    body += event.data
+                    if len(body) > MAX_BODY_BYTES:
+                        raise h11.RemoteProtocolError("request body too large", 413)
+                elif isinstance(event, h11.EndOfMessage):
+                    return bytes(body)
+                else:
+                    return None
+
+    async def _send_bad_request(
+        self,
+        conn: h11.Connection,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        exc: h11.RemoteProtocolError,
+        exchange: Exchange | None = None,
+    ) -> None:
+        """Answer a request h11 could not parse with an error, when an answer is still due.
+
+        EXCHANGE is the request whose body broke (None: its head did, and the answer
+        is logged here rather than with a request line).
+        """
+        if conn.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
+            return
+        status = exc.error_status_hint if 400 <= exc.error_status_hint < 500 else 400
+        message = {
+            413: "request body too large",
+            431: f"request headers larger than {host_limits.SERVE_MAX_HEADER_BYTES} bytes",
+        }.get(status, "malformed HTTP request")
+        log.info("answered %d to a request that could not be read: %s", status, message)
+        if exchange is None:
+            exchange = Exchange(self, conn, reader, writer, None)
+        with contextlib.suppress(ConnectionError, OSError):
+            await exchange.send_json(status, error_object(status, message), close=True)
+
+    # Life cycle -----------------------------------------------------------------------------
+
+    async def start(self, listen_host: str, port: int) -> None:
+        """Start listening on LISTEN_HOST:PORT (port 0 picks a free one)."""
+        loop = asyncio.get_running_loop()
+        self._previous_handler = loop.get_exception_handler()
+        loop.set_exception_handler(self._loop_exception)
+        self._server = await asyncio.start_server(self._guarded, listen_host, port)
+        sockname = self._server.sockets[0].getsockname()
+        self.listen_host, self.port = str(sockname[0]), int(sockname[1])
+
+    async def _guarded(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Serve a connection; an unexpected failure is logged (no traceback to the client).
+
+        The work runs in a task of its own, which ``close`` cancels: Python 3.11's
+        streams log an error when the task they started is itself cancelled.
+        """
+        task = asyncio.create_task(self.connection(reader, writer))
+        self._tasks.add(task)
+        try:
+            await asyncio.wait({task})
+        finally:
+            self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            error = task.exception()
+            log.error(
+                "the API server failed a connection",
+                exc_info=(type(error), error, error.__traceback__) if error else None,
+            )
+
+    def _loop_exception(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """Log an accept() that failed for want of resources in one line; pass on the rest.
+
+        asyncio pauses accepting and retries on its own; its default handler would
+        print a traceback for every failed accept.
+        """
+        error = context.get("exception")
+        if isinstance(error, OSError) and error.errno in _ACCEPT_ERRNOS:
+            now = time.monotonic()
+            if now - self._accept_warned > 10:
+                self._accept_warned = now
+                log.warning(
+                    "cannot accept connections for now: %s; retrying", error.strerror or error
+                )
+            return
+        if self._previous_handler is not None:
+            self._previous_handler(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    async def close(self) -> None:
+        """Stop listening and close every connection."""
+        if self._server is not None:
+            self._server.close()
+            # Python 3.11's Server does not track its connections: cancel ours (each
+            # cancels its round and closes its socket on the way out).
+            await cancel(*self._tasks)
+            await self._server.wait_closed()
+            self._server = None
+            asyncio.get_running_loop().set_exception_handler(self._previous_handler)
+
+
+def _log_request(exchange: Exchange, seconds: float) -> None:
+    """Log one served request: method, path, status, duration and model (never a header)."""
+    status = exchange.status if exchange.status is not None else "-"
+    log.info(
+        "%s %s -> %s in %.3fs%s%s",
+        loggable(exchange.method_sent),
+        loggable(exchange.path),
+        status,
+        seconds,
+        f" (model {loggable(exchange.model)})" if exchange.model is not None else "",
+        # Why an error was answered; it may quote what the client sent: scrubbed, escaped.
+        f": {loggable(contract.scrub(exchange.reason))}" if exchange.reason else "",
+    )
+
+
+async def _turn_away(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Answer a connection past the cap with a readable 503 and close it without a reset."""
+    body = json.dumps(
+        error_object(503, "the server is at its connection limit; try again shortly")
+    ).encode()
+    head = (
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
+        f"content-length: {len(body)}\r\nretry-after: 1\r\nconnection: close\r\n\r\n"
+    ).encode()
+    log.info("answered 503 to a connection past the cap of connections")
+    try:
+        with contextlib.suppress(ConnectionError, OSError, TimeoutError):
+            writer.write(head + body)
+            async with asyncio.timeout(5):
+                await writer.drain()
+            # A lingering close: closing with the request unread would make the kernel
+            # answer with a reset, which can destroy the 503 before the client reads it.
+            # So the side we send on is shut, and what the client still sends is read
+            # and dropped (bounded in bytes and time) until it closes its own.
+            if writer.can_write_eof():
+                writer.write_eof()
+            left = host_limits.SERVE_LINGER_BYTES
+            async with asyncio.timeout(host_limits.SERVE_LINGER_SECONDS):
+                while left > 0 and (chunk := await reader.read(_READ_SIZE)):
+                    left -= len(chunk)
+    finally:
+        writer.close()  # cancelled too (the server closing): the socket goes
+    with contextlib.suppress(ConnectionError, OSError):
+        await writer.wait_closed()
+
+
+async def cancel(*tasks: asyncio.Task[Any]) -> None:
+    """Cancel TASKS and wait for them to end (their errors are theirs, already reported)."""
+    for task in tasks:
+        task.cancel()
+    for task in tasks:
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+
+
+def authority(listen_host: str, port: int) -> str:
+    """Return ``host:port`` as a URL writes it: an IPv6 address goes in brackets."""
+    if ":" in listen_host and not listen_host.startswith("["):
+        listen_host = f"[{listen_host}]"  # RFC 3986: http://[::1]:8765, never http://::1:8765
+    return f"{listen_host}:{port}"
+
+
+def loopback(listen_host: str) -> bool:
+    """Return whether LISTEN_HOST is a loopback address (or ``localhost``)."""
+    if listen_host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(listen_host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def error_message(obj: Mapping[str, Any]) -> str:
+    """Return the message of an error body (OpenAI's or Anthropic's shape), or ''."""
+    error = obj.get("error")
+    message = error.get("message") if isinstance(error, Mapping) else None
+    return message if isinstance(message, str) else ""
+
+
+def loggable(text: str) -> str:
+    """Return TEXT a client sent, escaped for a log line (the cell's rule, shared)."""
+    return contract.loggable(text)
