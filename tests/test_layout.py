@@ -39,6 +39,7 @@ PURE_CORE = (
     "continuity",
     "request",
     "fold",
+    "decisions",
     "answers",
     "native",
     "bridge",
