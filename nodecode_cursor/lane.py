@@ -3,20 +3,21 @@
 A round is one Cursor run (docs/protocol.md §4–§9). The lane resolves the model and
 effort (``routing``), the token (the context's, else the cell's credential
 ladder, refreshing a due sign-in), builds the run request from the history
-(``request``), opens the run (``run_route``), feeds every server message to the
-fold and the answerer and sends the answers back, then settles the end: the
-completeness rule, the end-of-stream error, a run that broke after a
-checkpoint resumed from it (at most ``limits.MAX_RESUMES`` times), one retry
-with the discovery id when the model was not found before any output, and a
-conversation rotation for a bare ``resource_exhausted`` (at most
-``limits.MAX_ROTATIONS`` times). What it keeps between rounds (conversations,
-the Kimi K3 writer table, rosters) lives in the cell's ``CellState``, which the
-cell passes to every round; what another process needs to go on with a
-conversation (``continuity.Kept``) is read before the round and written after
-it, in a worker thread.
+(``request``), opens the run (``run_route``) and pumps it (``pump.Pump``: every
+server message to the fold and the answerer, the answers back). When a run ends,
+``_Attempt`` gathers its facts (the completeness rule, the end-of-stream error)
+and does what ``decisions.decide`` says: finish; resume from the checkpoint (at
+most ``limits.MAX_RESUMES`` times); retry once on the catalog's variant, or with
+the discovery id when the model was not found before any output (those two are
+made by ``_round`` on a new attempt); rotate the conversation for a bare
+``resource_exhausted`` (at most ``limits.MAX_ROTATIONS`` times); or fail. What it
+keeps between rounds (conversations, the Kimi K3 writer table, rosters) lives in
+the cell's ``CellState``, which the cell passes to every round; what another
+process needs to go on with a conversation (``continuity.Kept``) is read before
+the round and written after it, in a worker thread.
 
-What a message means is ``fold.py``'s and ``answers.py``'s business; the bytes
-on the wire are ``transport.py``'s.
+What a message means is ``fold.py``'s and ``answers.py``'s business; what follows a
+run is ``decisions.py``'s; the bytes on the wire are ``transport.py``'s.
 """
 
 from __future__ import annotations
