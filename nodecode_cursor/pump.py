@@ -70,7 +70,6 @@ class Pump:
         # resume from it would replay work the service already had an answer for.
         self.answered_since_checkpoint = False
         self._checkpoint = fold.checkpoint
-        self._reply_bytes = 0
         # Native tools the host runs in place, each in a task of its own: the stream keeps
         # being read meanwhile, and the idle deadline waits while any is running (the
         # service is waiting for the answer, perhaps on a person's confirmation).
@@ -98,6 +97,7 @@ class Pump:
         limit = self.max_reply_bytes
         running = self._running
         beats = 0  # messages since the last one that said something
+        reply_bytes = 0
         try:
             # aclosing: a deadline leaving the loop early must close the generator here,
             # not leave its finalizer as a task pending on the loop.
@@ -113,14 +113,17 @@ class Pump:
                         for message in batch:
                             self.frames += 1
                             # The fast path: a text or thinking delta, progress, asks nothing.
-                            size = fold.feed_delta(message, limit - self._reply_bytes)
+                            size = fold.feed_delta(message, limit - reply_bytes)
                             if size >= 0:
-                                self._reply_bytes += size
-                                if self._reply_bytes > limit:
+                                reply_bytes += size
+                                if reply_bytes > limit:
                                     raise self._too_large()
                                 beats = 0
                                 progressed = True
                                 continue
+                            reply_bytes += _reply_size(message)
+                            if reply_bytes > limit:
+                                raise self._too_large()
                             if not self._take(message):
                                 beats += 1
                                 continue
@@ -161,9 +164,6 @@ class Pump:
         answerer (a native ask the host runs in place goes to ``_run_in_place``).
         """
         fold = self.fold
-        self._reply_bytes += _reply_size(message)
-        if self._reply_bytes > self.max_reply_bytes:
-            raise self._too_large()
         fold.feed(message)
         if fold.checkpoint is not self._checkpoint:
             self._checkpoint = fold.checkpoint
