@@ -7,7 +7,7 @@ due. One timer fires at the earliest time it could be due; when progress came
 meanwhile it re-arms at the recorded time, else it expires the ``asyncio.Timeout``
 it watches, which raises ``TimeoutError`` in the round just as before.
 
-What counts as progress, and what a timeout means, are the lane's (``lane.py``).
+What counts as progress, and what a timeout means, are the pump's (``pump.py``).
 """
 
 from __future__ import annotations

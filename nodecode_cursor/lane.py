@@ -4,57 +4,56 @@ A round is one Cursor run (docs/protocol.md §4–§9). The lane resolves the mo
 once (``model_resolution.resolve``: effort, wire slug, roster, max mode, catalog
 variant and the retries they allow), asking on the way for the token (the
 context's, else the cell's credential ladder, refreshing a due sign-in), builds
-the run request from the history (``request``), opens the run (``run_route``),
-feeds every server message to the fold and the answerer and sends the answers
-back, then settles the end: the
-completeness rule, the end-of-stream error, a run that broke after a
-checkpoint resumed from it (at most ``limits.MAX_RESUMES`` times), one retry
-with the discovery id when the model was not found before any output, and a
-conversation rotation for a bare ``resource_exhausted`` (at most
-``limits.MAX_ROTATIONS`` times). What it keeps between rounds (conversations,
-the Kimi K3 writer table, rosters) lives in the cell's ``CellState``, which the
-cell passes to every round; what another process needs to go on with a
-conversation (``continuity.Kept``) is read before the round and written after
-it, in a worker thread.
+the run request from the history (``request``), opens the run (``run_route``)
+and pumps it (``pump.Pump``: every server message to the fold and the answerer,
+the answers back). When a run ends, ``_Attempt`` gathers its facts (the
+completeness rule, the end-of-stream error) and does what ``decisions.decide``
+says: finish; resume from the checkpoint (at most ``limits.MAX_RESUMES`` times);
+retry once on the catalog's variant, or with the discovery id when the model was
+not found before any output (those two are made by ``_round`` on a new attempt);
+rotate the conversation for a bare ``resource_exhausted`` (at most
+``limits.MAX_ROTATIONS`` times); or fail. What it keeps between rounds
+(conversations, the Kimi K3 writer table, rosters) lives in the cell's
+``CellState``, which the cell passes to every round; what another process needs
+to go on with a conversation (``continuity.Kept``) is read before the round and
+written after it, in a worker thread.
 
-What a message means is ``fold.py``'s and ``answers.py``'s business; the bytes
-on the wire are ``transport.py``'s.
+What a message means is ``fold.py``'s and ``answers.py``'s business; what follows a
+run is ``decisions.py``'s; the bytes on the wire are ``transport.py``'s.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
+import enum
 import functools
 import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import credentials, limits, model_resolution
+from . import credentials, decisions, limits, model_resolution
 from .answers import Answerer
 from .bridge import function_tools, wire_names
 from .continuity import call_key, history_mark, session_key, trailing_call_ids
 from .cost import round_cost
 from .credentials import checked_token
+from .decisions import USAGE_PRICING_CODES, Next
 from .errors import (
     CursorError,
-    ModelNotFound,
     NotSignedIn,
     ProviderError,
-    ResourceExhausted,
     StoreError,
     StreamIncomplete,
     loggable,
-    scrub,
 )
 from .fold import Fold
 from .history import valid_unicode
-from .host import Finish, Host, NativeOutcome, RoundContext, RoundResult, StreamPart, StreamStart
-from .idle import IdleDeadline
+from .host import Finish, Host, RoundContext, RoundResult, StreamPart, StreamStart
+from .pump import Pump
 from .request import build_run_request, resume_request
 from .run_route import open_run
 from .signin import refresh_if_due
@@ -67,7 +66,6 @@ if TYPE_CHECKING:
     from .model_resolution import ResolvedModel
     from .request import RunRequestBuild
     from .routing import WireMode, WireModel
-    from .transport import RunTransport
     from .writers import WriterTable
 
 __all__ = ["TURN_END_GRACE_SECONDS", "USAGE_PRICING_CODES", "stream_round", "stream_round_sync"]
@@ -75,10 +73,6 @@ __all__ = ["TURN_END_GRACE_SECONDS", "USAGE_PRICING_CODES", "stream_round", "str
 log = logging.getLogger("nodecode_cursor.lane")
 
 TURN_END_GRACE_SECONDS = limits.TURN_END_GRACE_SECONDS
-
-# ErrorDetails codes (as connect.classify_connect_error names them) saying the account
-# must turn on usage-based pricing for the model: a new conversation id would not help.
-USAGE_PRICING_CODES = frozenset({"USAGE_PRICING_REQUIRED", "USAGE_PRICING_REQUIRED_CHANGEABLE"})
 
 
 def stream_round_sync(ctx: RoundContext, state: CellState | None = None) -> RoundResult:
@@ -183,14 +177,22 @@ async def _round(
     # catalog is asked again and the round retried once on the variant it names.
     variant_retry = resolved.variant_retry
     while True:
-        attempt = _Attempt(ctx, messages, token, system, tools, wire, conversation, table, resolved)
-        attempt.rotate_on_refusal = not variant_retry
-        attempt.state = state  # its HTTP/2 pool and what transport worked (run_route.open_run)
-        attempt.max_reply_bytes = state.max_reply_bytes
-        try:
-            result = await attempt.run()
-        except ProviderError as exc:
-            if variant_retry and attempt.refused_bare:
+        attempt = _Attempt(
+            ctx,
+            state,
+            messages=messages,
+            system=system,
+            tools=tools,
+            token=token,
+            wire=wire,
+            resolved=resolved,
+            conversation=conversation,
+            table=table,
+            retries=decisions.Retries(variant=variant_retry, discovery=mode == "normalized"),
+        )
+        result = await attempt.run()
+        if isinstance(result, decisions.Decision):
+            if result.next is Next.RETRY_VARIANT:
                 variant_retry = False
                 routed = await model_resolution.fresh_variant(ctx, state, token, wire)
                 if routed != wire:
@@ -199,16 +201,17 @@ async def _round(
                     )
                     wire = routed
                     continue
-                raise attempt.rotate(exc) from None
-            retry = _discovery_retry(exc, attempt, mode, wire, resolved.discovery)
-            if retry is None:
-                raise
-            log.info(
-                "Cursor did not know %s; retrying with the discovery id",
-                loggable(wire.requested_id),
-            )
-            mode, wire = "discovered", retry
-            continue
+            else:
+                retry = _discovery_retry(wire, resolved.discovery)
+                if retry is not None:
+                    log.info(
+                        "Cursor did not know %s; retrying with the discovery id",
+                        loggable(wire.requested_id),
+                    )
+                    mode, wire = "discovered", retry
+                    continue
+            # The retry would send what was refused: the run's end, decided without it.
+            raise attempt.ended(decisions.without_retry(result))
         if result.finish_reason == "tool_calls":
             calls = result.message.get("tool_calls") or []
             handed.extend(call_key(str(c["id"])) for c in calls if c.get("id"))
@@ -262,16 +265,11 @@ async def _keep_conversation(
     await asyncio.to_thread(store.save, kept, list(handed))
 
 
-def _discovery_retry(
-    exc: ProviderError,
-    attempt: _Attempt,
-    mode: str,
-    wire: WireModel,
-    discovered: WireModel,
-) -> WireModel | None:
-    """Return the discovered WireModel to retry with, or None when this error is final."""
-    if mode != "normalized" or not isinstance(exc, ModelNotFound) or attempt.saw_output:
-        return None
+def _discovery_retry(wire: WireModel, discovered: WireModel) -> WireModel | None:
+    """Return DISCOVERED, the wire model with the discovery id, or None when it is WIRE.
+
+    Whether the round may try it at all is ``decisions.decide``'s (``RETRY_DISCOVERED``).
+    """
     if discovered == wire:
         return None  # the same request again would be refused the same way
     return discovered
@@ -394,118 +392,72 @@ def _renewed_if_kept_sign_in(
     return checked_token(renewed.access_token, f"{store.path} (oauth_tokens.cursor)")
 
 
-def _exec_answer(reply: Any) -> bool:
-    """Return whether REPLY answers an exec ask with a result of work (not the request context).
+class Stage(enum.Enum):
+    """Where an ``_Attempt`` is; ``_Attempt.run`` moves it forward, never back to NEW."""
 
-    The request context is asked again by every run and changes nothing; any
-    other exec answer (a refusal, a handoff, a throw) is a result the service
-    acted on, which a resume from an older checkpoint would ask for again.
-    """
-    member = reply.WhichOneof("message")
-    if member == "exec_client_control_message":
-        return True
-    if member != "exec_client_message":
-        return False
-    return bool(reply.exec_client_message.WhichOneof("message") != "request_context_result")
-
-
-# Interaction updates that are progress when they carry something (text and thinking
-# deltas only when not empty), and the ones that are progress by arriving.
-_DELTA_UPDATES = frozenset({"text_delta", "thinking_delta"})
-_TOOL_UPDATES = frozenset(
-    {"partial_tool_call", "tool_call_delta", "tool_call_started", "tool_call_completed"}
-)
-_TURN_UPDATES = frozenset({"turn_ended", "step_started", "step_completed", "thinking_completed"})
-# Server messages that are progress whatever they hold: a checkpoint, and the exec
-# channel the service asks for a tool over.
-_PROGRESS_MESSAGES = frozenset({"conversation_checkpoint_update", "exec_server_message"})
-
-
-def _progress(message: Any) -> bool:
-    """Return whether MESSAGE is progress: text, thinking, a tool call, a checkpoint, a turn event.
-
-    A heartbeat, an empty frame, a message of fields we do not know and an empty
-    text or thinking delta are not: a service that sends only those is silent.
-    """
-    kind = message.WhichOneof("message")
-    if kind in _PROGRESS_MESSAGES:
-        return True
-    if kind != "interaction_update":
-        return False
-    update = message.interaction_update
-    which = update.WhichOneof("message")
-    if which in _DELTA_UPDATES:
-        return bool(getattr(update, which).text)
-    return which in _TOOL_UPDATES or which in _TURN_UPDATES
-
-
-def _reply_size(message: Any) -> int:
-    """Return the bytes MESSAGE adds to the reply: its text, thinking or tool-call update."""
-    if message.WhichOneof("message") != "interaction_update":
-        return 0
-    update = message.interaction_update
-    which = update.WhichOneof("message")
-    if which in _DELTA_UPDATES:
-        return len(getattr(update, which).text.encode("utf-8"))
-    if which in _TOOL_UPDATES:
-        return int(getattr(update, which).ByteSize())
-    return 0
+    NEW = "new"  # made; no run opened yet
+    RUNNING = "running"  # a run is open: the first, or one resuming a broken one
+    RESUMING = "resuming"  # a run broke after a checkpoint; the next resumes from it
+    FINISHED = "finished"  # the runs said the turn; the result is built and written
+    RETRY = "retry"  # ended for a retry the round makes on another wire model
+    FAILED = "failed"  # ended with the error the decision named
 
 
 class _Attempt:
-    """The round on one wire model: its run, and the runs that resume it from a checkpoint."""
+    """The round on one wire model: its run, and the runs that resume it from a checkpoint.
 
-    state: CellState | None = None
+    Everything it needs comes to the constructor; its progress is ``stage``. What
+    follows each run is ``decisions.decide``'s; the messages are pumped by ``pump.Pump``.
+    """
 
     def __init__(
         self,
         ctx: RoundContext,
+        state: CellState,
+        *,
         messages: Sequence[Mapping[str, Any]],
-        token: str,
         system: str | None,
         tools: list[dict[str, Any]],
+        token: str,
         wire: WireModel,
         conversation: Conversation,
         table: WriterTable,
         resolved: ResolvedModel,
+        retries: decisions.Retries,
     ) -> None:
+        """Ready the round on WIRE; STATE lends its HTTP/2 pool, clients and reply cap.
+
+        RETRIES are the retries on another wire model the round still allows: a run
+        that ends in one returns it from ``run`` instead of failing.
+        """
         self.ctx = ctx
+        self.state = state
         self.resolved = resolved
         self.messages = messages
-        self.token = token
         self.system = system
         self.tools = tools
+        self.token = token
         self.wire = wire
+        self.display = resolved.name
         self.conversation = conversation
         self.table = table
-        self.saw_output = False
-        self.frames = 0  # server messages received, heartbeats included
-        self.duration = 0.0
-        # Whether Cursor refused the run itself (a bare resource_exhausted, no output),
-        # and whether that rotates the conversation at once or is the round's call.
-        self.refused_bare = False
-        self.rotate_on_refusal = True
-        # The digests of the rounds this attempt recorded in the writer table.
-        self.written: list[str] = []
-        # Runs of this attempt after the first, each resuming a broken one.
-        self.resumes = 0
-        self.first_request_id: str | None = None
-        # The last break was a stream ending without turn_ended that the completeness
-        # rule alone would call whole (kept when it cannot be resumed).
-        self.ended_whole = False
-        # Whether an exec answer went out after the fold's newest checkpoint: then a
-        # resume from it would replay work the service already had an answer for.
-        self.answered_since_checkpoint = False
-        # A round's text, thinking and tool-call updates past this many bytes fail it.
-        self.max_reply_bytes = limits.MAX_REPLY_BYTES
+        self.retries = retries
+        self.stage = Stage.NEW
+        self.frames = 0  # server messages received over all runs, heartbeats included
+        self.resumes = 0  # runs after the first, each resuming a broken one
+        self.first_request_id: str | None = None  # the id the service knows the first run by
 
-    async def run(self) -> RoundResult:
-        """Return the round's result from its runs; raise the error that ended them.
+    async def run(self) -> RoundResult | decisions.Decision:
+        """Return the round's result, or the retry the round makes; raise the error that ended it.
 
-        The first run carries the built request; a run that breaks after the
-        service sent a replay-safe checkpoint is followed by one resuming from it
-        (``_resumable``), all folded into one message.
+        The first run carries the built request; after each run ``decisions.decide``
+        says what follows: a run resuming from the newest checkpoint (all folded into
+        one message), the result, a retry on another wire model (returned, for the
+        round to make), or the error (raised, the conversation rotated first when
+        Cursor refused it). An attempt runs once.
         """
+        if self.stage is not Stage.NEW:
+            raise RuntimeError(f"an attempt runs once (it is {self.stage.value})")
         ctx = self.ctx
         model = ctx.model
         build = build_run_request(
@@ -517,7 +469,7 @@ class _Attempt:
             self.conversation,
             writers=self.table,
             tool_names=wire_names(fn["name"] for fn in function_tools(self.tools)),
-            native=self.state.bridged.replay if self.state is not None else None,
+            native=self.state.bridged.replay,
         )
         fold = Fold(ctx.on_part)
         answerer = Answerer(
@@ -537,7 +489,7 @@ class _Attempt:
             request_timeout=ctx.request_timeout or limits.DEFAULT_REQUEST_TIMEOUT_SECONDS,
             append_base_timeout=ctx.append_timeout or limits.APPEND_BASE_TIMEOUT_SECONDS,
             transport=ctx.transport or limits.DEFAULT_RUN_TRANSPORT,
-            clients=self.state.http_clients if self.state is not None else None,
+            clients=self.state.http_clients,
         )
         # While the runs are open the service may ask for any blob this request names
         # or that it set itself: a build for another round of the conversation must
@@ -548,22 +500,23 @@ class _Attempt:
         data = build.data
         try:
             while True:
-                broke = await self._one_run(settings, data, fold, answerer)
+                self.stage = Stage.RUNNING
+                facts = await self._one_run(settings, data, fold, answerer)
                 if fold.checkpoint is not None:
                     # A run on this wire id was accepted and checkpointed: the service
-                    # knows it (before _failed, whose rotation makes a new id unseen).
+                    # knows it (before a rotation, which makes a new id unseen).
                     self.conversation.seen = True
-                if broke is None:
-                    break
+                decision = decisions.decide(facts)
+                if decision.note is not None:
+                    log.info("not resuming: %s", decision.note)
                 checkpoint = fold.checkpoint
-                if not self._resumable(broke, fold) or checkpoint is None:
-                    if self.ended_whole:
-                        break  # the completeness rule alone calls it whole: keep it
-                    raise self._failed(broke, fold)
+                if decision.next is not Next.RESUME or checkpoint is None:
+                    break
+                self.stage = Stage.RESUMING
                 self.resumes += 1
                 log.info(
                     "Cursor's stream broke after a checkpoint (%s); resuming (%d of %d)",
-                    loggable(broke.detail),
+                    loggable(facts.broke.detail if facts.broke is not None else ""),
                     self.resumes,
                     limits.MAX_RESUMES,
                 )
@@ -574,226 +527,101 @@ class _Attempt:
                     settings = dataclasses.replace(
                         settings, original_request_id=self.first_request_id
                     )
+            if decision.next is not Next.FINISH and decision.next not in decisions.RETRIES:
+                raise self.ended(decision)
         finally:
             blobs.unpin(pin)
-            self.saw_output = fold.saw_output
-            if answerer.bridged and self.state is not None:
+            if answerer.bridged:
                 # Kept for the next round, which replays each as its native step.
                 with self.state.lock:
                     self.state.bridged.add(answerer.bridged.values())
-        self.duration = time.monotonic() - started
-        result = self._finish(build, fold)
+        if decision.next is not Next.FINISH:
+            self.stage = Stage.RETRY
+            return decision
+        result, written = self._finish(build, fold, time.monotonic() - started)
         store = self.table.store
         if store is not None:
             # The disk table may wait on another process's lock: never on the event loop.
-            for digest in self.written:
+            for digest in written:
                 await asyncio.to_thread(store.put, digest, self.ctx.model)
+        self.stage = Stage.FINISHED
         return result
+
+    def ended(self, decision: decisions.Decision) -> ProviderError:
+        """Return the error DECISION (a FAIL or ROTATE) ends the round with, after its effect.
+
+        A ROTATE gives the conversation a new wire id (``Conversation.poison``, once
+        per failure streak) for the next round; this one fails either way.
+        """
+        error = decision.error
+        if error is None or decision.next not in (Next.FAIL, Next.ROTATE):
+            raise ValueError(f"a {decision.next.value} decision ends no round with an error")
+        if decision.next is Next.ROTATE and self.conversation.poison():
+            log.info("Cursor refused the conversation (resource_exhausted); rotating its id")
+        self.stage = Stage.FAILED
+        return error
 
     async def _one_run(
         self, settings: RunSettings, data: bytes, fold: Fold, answerer: Answerer
-    ) -> ProviderError | None:
-        """Return None when one run said the whole turn, else the error that broke it.
+    ) -> decisions.RunFacts:
+        """Return the facts of one run: what broke it (None: it said the whole turn), what it saw.
 
         DATA is the run request. The break is the run's error, its end-stream
         error (unless moot), or StreamIncomplete for a stream that ended before
         the turn did; a stream that ends without turn_ended after a checkpoint of
-        this round is a break even when the completeness rule would call it whole.
+        this round is a break even when the completeness rule would call it whole
+        (``ended_whole`` says so).
         """
         started = time.monotonic()
-        self.ended_whole = False
-        pool = self.state.run_connections if self.state is not None else None
-        run = open_run(settings, pool)
+        run = open_run(settings, self.state.run_connections)
+        pump = Pump(
+            run,
+            fold,
+            answerer,
+            runner=self.ctx.run_native,
+            max_reply_bytes=self.state.max_reply_bytes,
+        )
+        broke: ProviderError | None = None
         try:
             async with run:
                 self._log_start(data, run.request_id, settings.original_request_id)
                 run.send(data)
-                await self._pump(run, fold, answerer)
+                await pump.drain()
         except ProviderError as exc:
+            broke = exc
+        finally:
+            self.frames += pump.frames
+            if settings.original_request_id is None:
+                # The id the service knows the first run by (a move to RunPoll renews it).
+                self.first_request_id = run.request_id
+        ended_whole = False
+        if broke is not None:
             log.debug(
                 "run failed after %.3f s, frames=%d: %s",
                 time.monotonic() - started,
                 self.frames,
-                loggable(exc.detail),
+                loggable(broke.detail),
             )
-            return exc
-        finally:
-            if settings.original_request_id is None:
-                # The id the service knows the first run by (a move to RunPoll renews it).
-                self.first_request_id = run.request_id
-        end_error = run.end_error
-        if end_error is not None and not fold.end_error_ignored:
-            return end_error
-        if fold.turn_ended:
-            return None
-        if fold.checkpoint is None and fold.complete:
-            return None
-        self.ended_whole = fold.complete
-        why = run.cut or "the stream ended before the turn did"
-        return StreamIncomplete(f"Cursor's answer is incomplete: {why} (try again)")
-
-    def _resumable(self, broke: ProviderError, fold: Fold) -> bool:
-        """Return whether the round goes on with a run resuming from the newest checkpoint.
-
-        Only a break a retry may mend (retryable, not a quota's 429) before the
-        turn ended, with a checkpoint no exec answer came after, while tries remain.
-        """
-        if fold.checkpoint is None or fold.turn_ended or self.resumes >= limits.MAX_RESUMES:
-            return False
-        if not broke.retryable or broke.status == 429:
-            return False
-        if self.answered_since_checkpoint:
-            log.info("not resuming: an exec answer went out after Cursor's last checkpoint")
-            return False
-        return True
-
-    async def _pump(self, run: RunTransport, fold: Fold, answerer: Answerer) -> None:
-        """Feed every server message to the fold and send its answers, until the stream ends.
-
-        Only progress moves the deadline (``_progress``: text, thinking, a tool
-        call, a checkpoint, a turn event). Heartbeats, empty frames, fields we do not
-        know and empty deltas keep the socket busy but say nothing: a stream of only
-        those for the request timeout is as incomplete as a silent one, and they do
-        not stretch the short grace after the turn ended. Progress pushes the deadline
-        to the request timeout from now, or to the grace once the turn has ended. The
-        text, thinking and tool-call updates together may not pass ``max_reply_bytes``.
-        """
-        loop = asyncio.get_running_loop()
-        idle = run.settings.request_timeout
-        checkpoint = fold.checkpoint
-        wait = min(TURN_END_GRACE_SECONDS, idle)
-        deadline: asyncio.Timeout | None = None
-        lazy: IdleDeadline | None = None  # moves the deadline without a timer per message
-        beats = 0  # messages since the last one that said something
-        reply_bytes = 0
-        limit = self.max_reply_bytes
-        # Native tools the host runs in place, each in a task of its own: the stream keeps
-        # being read meanwhile, and the idle deadline waits while any is running (the
-        # service is waiting for the answer, perhaps on a person's confirmation).
-        running: set[asyncio.Task[None]] = set()
-
-        def tool_done(task: asyncio.Task[None]) -> None:
-            running.discard(task)
-            if not running and lazy is not None and deadline is not None and not deadline.expired():
-                lazy.push(loop.time() + idle)
-
-        try:
-            # aclosing: a deadline leaving the loop early must close the generator here,
-            # not leave its finalizer as a task pending on the loop.
-            async with (
-                asyncio.timeout_at(None) as deadline,
-                contextlib.aclosing(run.batches()) as batches,
-            ):
-                lazy = IdleDeadline(deadline, loop.time() + idle)
-                try:
-                    async for batch in batches:
-                        # No await in a batch: the time at its end is every message's.
-                        progressed = False
-                        for message in batch:
-                            self.frames += 1
-                            # The fast path: a text or thinking delta, progress, asks nothing.
-                            size = fold.feed_delta(message, limit - reply_bytes)
-                            if size >= 0:
-                                reply_bytes += size
-                                if reply_bytes > limit:
-                                    raise self._too_large()
-                                beats = 0
-                                progressed = True
-                                continue
-                            reply_bytes += _reply_size(message)
-                            if reply_bytes > limit:
-                                raise self._too_large()
-                            fold.feed(message)
-                            if fold.checkpoint is not checkpoint:
-                                checkpoint = fold.checkpoint
-                                self.answered_since_checkpoint = False
-                            if not self._run_in_place(run, answerer, message, running, tool_done):
-                                for reply in answerer.answer(message):
-                                    if checkpoint is not None and _exec_answer(reply):
-                                        self.answered_since_checkpoint = True
-                                    run.send(reply.SerializeToString())
-                            if not _progress(message):
-                                beats += 1
-                                continue
-                            beats = 0
-                            progressed = True
-                        if progressed:
-                            lazy.push(
-                                None
-                                if running
-                                else loop.time() + (wait if fold.turn_ended else idle)
-                            )
-                finally:
-                    lazy.close()
-        except TimeoutError:
-            if deadline is None or not deadline.expired():
-                raise
-            if not fold.turn_ended:
-                what = "only heartbeats or empty messages" if beats else "nothing"
-                raise StreamIncomplete(
-                    f"Cursor sent {what} for {idle:g} s; the stream is incomplete (try again)"
-                ) from None
-            log.debug("the stream stayed open after the turn ended; treating it as over")
-        finally:
-            # A cancelled round (or a stream that ended) cancels the tools still running;
-            # the deadline is over, so their ends must not move it.
-            deadline = None
-            left = list(running)
-            for task in left:
-                task.cancel()
-            if left:
-                await asyncio.gather(*left, return_exceptions=True)
-
-    def _too_large(self) -> ProviderError:
-        """Return the error that stops a round whose answer passed ``max_reply_bytes``."""
-        return ProviderError(
-            f"Cursor's answer passed {self.max_reply_bytes} bytes of text, "
-            "thinking and tool arguments (cursor.max_reply_bytes); the round "
-            "is stopped",
-            code="reply_too_large",
+        elif run.end_error is not None and not fold.end_error_ignored:
+            broke = run.end_error
+        elif not fold.turn_ended and (fold.checkpoint is not None or not fold.complete):
+            ended_whole = fold.complete
+            why = run.cut or "the stream ended before the turn did"
+            broke = StreamIncomplete(f"Cursor's answer is incomplete: {why} (try again)")
+        return decisions.RunFacts(
+            broke=broke,
+            model=self.ctx.model,
+            display=self.display,
+            ended_whole=ended_whole,
+            checkpoint=fold.checkpoint is not None,
+            turn_ended=fold.turn_ended,
+            saw_output=fold.saw_output,
+            saw_token_delta=fold.saw_token_delta,
+            answered_since_checkpoint=pump.answered_since_checkpoint,
+            resumes=self.resumes,
+            rotations=self.conversation.rotations,
+            retries=self.retries,
         )
-
-    def _run_in_place(
-        self,
-        run: RunTransport,
-        answerer: Answerer,
-        message: Any,
-        running: set[asyncio.Task[None]],
-        done: Callable[[asyncio.Task[None]], None],
-    ) -> bool:
-        """Start the host's runner when MESSAGE asks for a kind it runs in place; return whether.
-
-        The runner is awaited in a task; its outcome is answered in the ask's typed result
-        (a runner that raises is answered as failed, its error in one line).
-        """
-        runner = self.ctx.run_native
-        found = answerer.in_place(message) if runner is not None else None
-        if runner is None or found is None:
-            return False
-        ask, call = found
-        again = answerer.replay(ask, call)
-        if again is not None:
-            for reply in again:
-                run.send(reply.SerializeToString())
-            return True
-
-        async def serve() -> None:
-            try:
-                outcome = await runner(call)
-                if not isinstance(outcome, NativeOutcome):
-                    outcome = NativeOutcome.failed("the host's runner answered no NativeOutcome")
-            except Exception as exc:  # a host's bug fails the call, not the round
-                outcome = NativeOutcome.failed(scrub(f"{type(exc).__name__}: {exc}"))
-            for reply in answerer.native_answer(ask, call, outcome):
-                run.send(reply.SerializeToString())
-            # An exec answer the service has: a resume from an older checkpoint would
-            # replay it (the pump clears this when a newer checkpoint arrives).
-            self.answered_since_checkpoint = True
-
-        task = asyncio.create_task(serve(), name=f"cursor-native-{call.kind}")
-        running.add(task)
-        task.add_done_callback(done)
-        return True
 
     def _log_start(self, data: bytes, request_id: str, original: str | None) -> None:
         """Log the run's routing and request at DEBUG: never a token or a body."""
@@ -818,58 +646,14 @@ class _Attempt:
             len(data),
         )
 
-    def _failed(self, exc: ProviderError, fold: Fold) -> ProviderError:
-        """Return the error that ends the round for EXC, after its side effects.
+    def _finish(
+        self, build: RunRequestBuild, fold: Fold, duration: float
+    ) -> tuple[RoundResult, list[str]]:
+        """Return the result of a complete run and the writer digests to put on disk.
 
-        A bare resource_exhausted rotates the conversation (``Conversation.poison``)
-        and, once it has rotated ``limits.MAX_ROTATIONS`` times, becomes the error
-        saying Cursor keeps refusing it; a usage-pricing refusal becomes one line
-        naming the model, and never rotates.
+        The conversation keeps the run's checkpoint; the writer table records each
+        assistant message in memory (``persist=False``: the disk waits for the caller).
         """
-        if exc.code in USAGE_PRICING_CODES:
-            model = self.ctx.model
-            shown = self.resolved.name
-            name = model if shown == model else f"{shown} ({model})"
-            service = " ".join(exc.detail.split())
-            return ProviderError(
-                f"Cursor refused {name}: the account needs usage-based pricing for this model;"
-                f" turn it on for the account or choose another model ({service})",
-                status=exc.status,
-                retryable=False,
-                code=exc.code,
-            )
-        # ErrorDetails say why a quota ran out; only a bare Connect resource_exhausted
-        # (ResourceExhausted) means Cursor refused the conversation itself.
-        if not isinstance(exc, ResourceExhausted) or fold.saw_token_delta:
-            return exc
-        self.refused_bare = True
-        if not self.rotate_on_refusal:
-            return exc  # the round decides: a retry on the variant is not a rotation
-        return self.rotate(exc)
-        return exc
-
-    def rotate(self, exc: ProviderError) -> ProviderError:
-        """Return the error Cursor's refusal EXC ends the round with, after rotating.
-
-        The conversation gets a new wire id (``Conversation.poison``); once it has
-        rotated ``limits.MAX_ROTATIONS`` times the error says Cursor keeps refusing it.
-        """
-        conversation = self.conversation
-        if conversation.rotations_spent:
-            return ProviderError(
-                "Cursor keeps refusing this conversation (resource_exhausted after"
-                f" {limits.MAX_ROTATIONS} new conversation ids); start a new session",
-                status=exc.status,
-                retryable=False,
-                code="conversation_refused",
-                hint="start a new session",
-            )
-        if conversation.poison():
-            log.info("Cursor refused the conversation (resource_exhausted); rotating its id")
-        return exc
-
-    def _finish(self, build: RunRequestBuild, fold: Fold) -> RoundResult:
-        """Return the result of a complete run, keeping its checkpoint and its writer."""
         conversation = self.conversation
         conversation.turn_completed()
         conversation.seen = True
@@ -877,7 +661,7 @@ class _Attempt:
             conversation.keep_checkpoint(fold.checkpoint, build.history.system_ids)
         messages = fold.messages()
         message = messages[-1]
-        self.written = [
+        written = [
             self.table.record(said, self.ctx.model, persist=False)
             for said in messages
             if said.get("role") == "assistant"
@@ -892,11 +676,10 @@ class _Attempt:
             usage.cache_read,
             usage.cache_write,
             usage.reasoning,
-            self.duration,
+            duration,
             self.frames,
         )
-
-        return RoundResult(
+        result = RoundResult(
             message=message,
             usage=fold.usage,
             finish_reason=fold.finish_reason,
@@ -907,3 +690,4 @@ class _Attempt:
             cost_usd_estimate=round_cost(self.ctx.model, fold.usage),
             messages=messages,
         )
+        return result, written

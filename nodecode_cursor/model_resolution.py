@@ -35,7 +35,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from . import catalog, limits, listing, routing, variants
+from . import catalog, decisions, limits, listing, routing, variants
 from .errors import ConfigError, CursorError, NotSignedIn, loggable
 
 if TYPE_CHECKING:
@@ -124,7 +124,6 @@ def resolved(
     # base id and parameters (a bare sibling slug is refused; docs/protocol.md §10a).
     wire = variants.on_variant(normalized, found)
     row = catalog.find_model(model)
-    bare = not wire.parameters and wire.requested_id == wire.details_id
     return ResolvedModel(
         model=model,
         effort=route.effort,
@@ -134,7 +133,7 @@ def resolved(
         marker=marker,
         wire=wire,
         discovery=routing.resolve_wire_model(model, wire_id, "discovered", marker),
-        variant_retry=bare and route.bundled and bool(routing.model_row(model).routing),
+        variant_retry=decisions.may_retry_on_variant(model, wire),
         project_schemas=routing.needs_schema_projection(model),
     )
 

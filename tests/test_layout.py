@@ -40,6 +40,7 @@ PURE_CORE = (
     "continuity",
     "request",
     "fold",
+    "decisions",
     "answers",
     "native",
     "bridge",
