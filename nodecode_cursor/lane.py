@@ -28,6 +28,7 @@ import logging
 import os
 import threading
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -378,6 +379,18 @@ def _emit(ctx: RoundContext, part: StreamPart) -> None:
         ctx.on_part(part)
 
 
+def _show_all(show: Callable[[StreamPart], None] | None, parts: list[StreamPart]) -> None:
+    """Hand PARTS (the fold's or the answerer's, in order) to the host's SHOW, if it listens."""
+    if show is not None:
+        for part in parts:
+            show(part)
+
+
+def _new_id() -> str:
+    """Return a fresh id for a call the service named none for (the core's id factory)."""
+    return str(uuid.uuid4())
+
+
 def _leading_system(messages: Sequence[Mapping[str, Any]]) -> int:
     """Return how many system/developer messages open the history (before any other role)."""
     count = 0
@@ -591,16 +604,16 @@ class _Attempt:
             tool_names=wire_names(fn["name"] for fn in function_tools(self.tools)),
             native=self.state.bridged.replay if self.state is not None else None,
         )
-        fold = Fold(ctx.on_part)
         answerer = Answerer(
             tools=list(self.tools),
             system_prompt=self.system or "",
             cwd=ctx.cwd or os.getcwd(),
             blobs=self.conversation.blobs,
-            fold=fold,
             project_schemas=routing.needs_schema_projection(model),
+            new_id=_new_id,
             native_kinds=ctx.native_kinds if ctx.run_native is not None else frozenset(),
         )
+        fold = Fold(new_id=_new_id, host_names=answerer.host_names)
         settings = RunSettings(
             base_url=ctx.base_url or limits.DEFAULT_BASE_URL,
             token=self.token,
@@ -739,6 +752,7 @@ class _Attempt:
         beats = 0  # messages since the last one that said something
         reply_bytes = 0
         limit = self.max_reply_bytes
+        show = self.ctx.on_part  # the fold and the answerer return parts; the host sees them
         # Native tools the host runs in place, each in a task of its own: the stream keeps
         # being read meanwhile, and the idle deadline waits while any is running (the
         # service is waiting for the answer, perhaps on a person's confirmation).
@@ -764,23 +778,29 @@ class _Attempt:
                         for message in batch:
                             self.frames += 1
                             # The fast path: a text or thinking delta, progress, asks nothing.
-                            size = fold.feed_delta(message, limit - reply_bytes)
+                            size, part = fold.feed_delta(message, limit - reply_bytes)
                             if size >= 0:
                                 reply_bytes += size
                                 if reply_bytes > limit:
                                     raise self._too_large()
+                                if part is not None and show is not None:
+                                    show(part)
                                 beats = 0
                                 progressed = True
                                 continue
                             reply_bytes += _reply_size(message)
                             if reply_bytes > limit:
                                 raise self._too_large()
-                            fold.feed(message)
+                            _show_all(show, fold.feed(message))
                             if fold.checkpoint is not checkpoint:
                                 checkpoint = fold.checkpoint
                                 self.answered_since_checkpoint = False
-                            if not self._run_in_place(run, answerer, message, running, tool_done):
-                                for reply in answerer.answer(message):
+                            if not self._run_in_place(
+                                run, fold, answerer, message, running, tool_done
+                            ):
+                                answer = answerer.answer(message)
+                                _show_all(show, fold.apply(answer.calls))
+                                for reply in answer.replies:
                                     if checkpoint is not None and _exec_answer(reply):
                                         self.answered_since_checkpoint = True
                                     run.send(reply.SerializeToString())
@@ -828,6 +848,7 @@ class _Attempt:
     def _run_in_place(
         self,
         run: RunTransport,
+        fold: Fold,
         answerer: Answerer,
         message: Any,
         running: set[asyncio.Task[None]],
@@ -842,12 +863,13 @@ class _Attempt:
         found = answerer.in_place(message) if runner is not None else None
         if runner is None or found is None:
             return False
-        ask, call = found
+        ask, call, shown = found
         again = answerer.replay(ask, call)
         if again is not None:
             for reply in again:
                 run.send(reply.SerializeToString())
             return True
+        _show_all(self.ctx.on_part, shown)
 
         async def serve() -> None:
             try:
@@ -856,7 +878,9 @@ class _Attempt:
                     outcome = NativeOutcome.failed("the host's runner answered no NativeOutcome")
             except Exception as exc:  # a host's bug fails the call, not the round
                 outcome = NativeOutcome.failed(scrub(f"{type(exc).__name__}: {exc}"))
-            for reply in answerer.native_answer(ask, call, outcome):
+            answer = answerer.native_answer(ask, call, outcome)
+            _show_all(self.ctx.on_part, fold.apply(answer.calls))
+            for reply in answer.replies:
                 run.send(reply.SerializeToString())
             # An exec answer the service has: a resume from an older checkpoint would
             # replay it (the pump clears this when a newer checkpoint arrives).
