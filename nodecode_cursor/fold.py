@@ -134,20 +134,52 @@ class _Open:
     call: _Call | None
 
 
+# The text's parts are joined this many at a time as they come: a long answer then
+# holds a few long strings, and its final join needs the answer's size once more
+# instead of that size plus the parts list and an object per delta.
+_CHUNK_PARTS = 64
+
+
 @dataclass(slots=True)
 class _Spans:
-    """The text and thinking gathered so far, as lists joined once at the end."""
+    """The text and thinking gathered so far, as lists joined once at the end.
+
+    The text is ``chunks`` (earlier parts, joined ``_CHUNK_PARTS`` at a time)
+    followed by ``text`` (the parts since).
+    """
 
     text: list[str] = field(default_factory=list)
+    chunks: list[str] = field(default_factory=list)
     thinking: list[str] = field(default_factory=list)
     thinking_seen: bool = False
+
+    def chunk(self) -> None:
+        """Join the text's parts so far into one chunk."""
+        if self.text:
+            self.chunks.append("".join(self.text))
+            self.text.clear()
+
+    def whole_text(self) -> str:
+        """Return the text so far, kept afterwards as that one string."""
+        self.chunk()
+        chunks = self.chunks
+        if len(chunks) > 1:
+            joined = "".join(chunks)
+            chunks.clear()  # the pieces go: only the joined text stays
+            chunks.append(joined)
+        return chunks[0] if chunks else ""
+
+    def text_chars(self) -> int:
+        """Return how many characters of text there are so far."""
+        return sum(map(len, self.chunks)) + sum(map(len, self.text))
 
 
 @dataclass(slots=True)
 class _Mark:
     """Where the newest checkpoint left the text and thinking, to skip what a resume repeats.
 
-    ``text`` and ``thinking`` count the parts delivered before it; the
+    ``text`` counts the characters of text and ``thinking`` the thinking parts
+    delivered before it; the
     ``*_unrepeated`` strings are what a resumed stream had still to repeat when
     it came (a checkpoint taken while skipping is behind what was delivered).
     """
@@ -327,7 +359,7 @@ class Fold:
 
     def message(self) -> dict[str, Any]:
         """Return the round as a plain chat-completions assistant message (nothing else)."""
-        content = "".join(self._spans.text)
+        content = self._spans.whole_text()
         message: dict[str, Any] = {"role": "assistant", "content": content or None}
         if self._spans.thinking_seen:
             message["reasoning_content"] = "".join(self._spans.thinking)
@@ -353,7 +385,7 @@ class Fold:
         round's order is kept; the host's own calls stay on the last message.
         """
         spans = self._spans
-        closed: dict[str, Any] = {"role": "assistant", "content": "".join(spans.text) or None}
+        closed: dict[str, Any] = {"role": "assistant", "content": spans.whole_text() or None}
         if spans.thinking_seen:
             closed["reasoning_content"] = "".join(spans.thinking)
         closed["tool_calls"] = [entry]
@@ -382,7 +414,10 @@ class Fold:
                     chunk, self._repeat_text = _unrepeated(chunk, self._repeat_text)
                 if chunk:
                     self.saw_output = True
-                    self._text_parts.append(chunk)
+                    parts = self._text_parts
+                    parts.append(chunk)
+                    if len(parts) >= _CHUNK_PARTS:
+                        self._spans.chunk()
                     out.append(TextDelta(chunk))
                 return out
             if kind != "heartbeat":
@@ -425,7 +460,10 @@ class Fold:
                 if not chunk:
                     return size, None
             self.saw_output = True
-            self._text_parts.append(chunk)
+            parts = self._text_parts
+            parts.append(chunk)
+            if len(parts) >= _CHUNK_PARTS:
+                self._spans.chunk()
             return size, TextDelta(chunk)
         chunk = update.thinking_delta.text
         if not chunk:
@@ -460,7 +498,7 @@ class Fold:
         tracking until the new stream starts them again.
         """
         mark = self._mark
-        self._repeat_text = mark.text_unrepeated + "".join(self._spans.text[mark.text :])
+        self._repeat_text = mark.text_unrepeated + self._spans.whole_text()[mark.text :]
         self._repeat_thinking = mark.thinking_unrepeated + "".join(
             self._spans.thinking[mark.thinking :]
         )
@@ -646,7 +684,7 @@ class Fold:
         self.checkpoint = kept
         spans = self._spans
         self._mark = _Mark(
-            len(spans.text), len(spans.thinking), self._repeat_text, self._repeat_thinking
+            spans.text_chars(), len(spans.thinking), self._repeat_text, self._repeat_thinking
         )
         self._checkpoint_after_turn = self.turn_ended
         if state.HasField("token_details") and state.token_details.used_tokens:

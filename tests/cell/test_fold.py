@@ -684,3 +684,23 @@ def test_feed_delta_skips_what_a_resumed_stream_repeats() -> None:
             parts.append(part)
     assert fold.message()["content"] == "abc"
     assert [p.text for p in parts if isinstance(p, TextDelta)] == ["ab", "c"]
+
+
+def test_a_long_text_joined_in_chunks_is_the_same_text_and_resumes_at_its_checkpoint() -> None:
+    # More parts than one chunk holds (fold._CHUNK_PARTS): the text is joined as it
+    # comes, and a resume still skips exactly what came after the checkpoint.
+    words = [f"w{index} " for index in range(2500)]  # many chunks of parts
+    fold, parts, _ = fast_fold_all(*(text(word) for word in words[:1500]), checkpoint(1))
+    fast_parts = [p.text for p in parts if isinstance(p, TextDelta)]
+    assert fast_parts == words[:1500]
+    for word in words[1500:2200]:
+        fold.feed_delta(agent_pb2.AgentServerMessage.FromString(text(word)), 1 << 30)
+    fold.resume()
+    shown = []
+    for word in words[1500:]:
+        _, part = fold.feed_delta(agent_pb2.AgentServerMessage.FromString(text(word)), 1 << 30)
+        if part is not None:
+            shown.append(part)
+    assert fold.message()["content"] == "".join(words)
+    assert fold.message()["content"] == "".join(words)  # asked again: the same text
+    assert [p.text for p in shown if isinstance(p, TextDelta)] == words[2200:]
