@@ -134,44 +134,18 @@ class _Open:
     call: _Call | None
 
 
-# The text's parts are joined this many at a time as they come: a long answer then
-# holds a few long strings, and its final join needs the answer's size once more
-# instead of that size plus the parts list and an object per delta.
-_CHUNK_PARTS = 64
-
-
 @dataclass(slots=True)
 class _Spans:
-    """The text and thinking gathered so far, as lists joined once at the end.
+    """The text and thinking gathered so far.
 
-    The text is ``chunks`` (earlier parts, joined ``_CHUNK_PARTS`` at a time)
-    followed by ``text`` (the parts since).
+    The text is one string grown in place as it comes (``_grow``), not a list
+    joined at the end: a list and its join cost twice a long answer, plus an
+    object per delta. Thinking is rarely long: a list joined at the end.
     """
 
-    text: list[str] = field(default_factory=list)
-    chunks: list[str] = field(default_factory=list)
+    text: str = ""
     thinking: list[str] = field(default_factory=list)
     thinking_seen: bool = False
-
-    def chunk(self) -> None:
-        """Join the text's parts so far into one chunk."""
-        if self.text:
-            self.chunks.append("".join(self.text))
-            self.text.clear()
-
-    def whole_text(self) -> str:
-        """Return the text so far, kept afterwards as that one string."""
-        self.chunk()
-        chunks = self.chunks
-        if len(chunks) > 1:
-            joined = "".join(chunks)
-            chunks.clear()  # the pieces go: only the joined text stays
-            chunks.append(joined)
-        return chunks[0] if chunks else ""
-
-    def text_chars(self) -> int:
-        """Return how many characters of text there are so far."""
-        return sum(map(len, self.chunks)) + sum(map(len, self.text))
 
 
 @dataclass(slots=True)
@@ -310,8 +284,6 @@ class Fold:
         self.saw_output = False
         self.saw_token_delta = False
         self._spans = _Spans()
-        # The text's list, held directly: the hot path appends to it once per delta.
-        self._text_parts = self._spans.text
         self._calls: list[_Call] = []
         self._by_id: dict[str, _Call] = {}
         # Streamed calls waiting for their completion, by envelope call id, and the latest one.
@@ -359,7 +331,7 @@ class Fold:
 
     def message(self) -> dict[str, Any]:
         """Return the round as a plain chat-completions assistant message (nothing else)."""
-        content = self._spans.whole_text()
+        content = self._spans.text
         message: dict[str, Any] = {"role": "assistant", "content": content or None}
         if self._spans.thinking_seen:
             message["reasoning_content"] = "".join(self._spans.thinking)
@@ -385,13 +357,12 @@ class Fold:
         round's order is kept; the host's own calls stay on the last message.
         """
         spans = self._spans
-        closed: dict[str, Any] = {"role": "assistant", "content": spans.whole_text() or None}
+        closed: dict[str, Any] = {"role": "assistant", "content": spans.text or None}
         if spans.thinking_seen:
             closed["reasoning_content"] = "".join(spans.thinking)
         closed["tool_calls"] = [entry]
         self._closed.extend((closed, result))
         self._spans = _Spans()
-        self._text_parts = self._spans.text
 
     # --- feeding -------------------------------------------------------------------
 
@@ -414,10 +385,7 @@ class Fold:
                     chunk, self._repeat_text = _unrepeated(chunk, self._repeat_text)
                 if chunk:
                     self.saw_output = True
-                    parts = self._text_parts
-                    parts.append(chunk)
-                    if len(parts) >= _CHUNK_PARTS:
-                        self._spans.chunk()
+                    _grow(self._spans, chunk)
                     out.append(TextDelta(chunk))
                 return out
             if kind != "heartbeat":
@@ -460,10 +428,12 @@ class Fold:
                 if not chunk:
                     return size, None
             self.saw_output = True
-            parts = self._text_parts
-            parts.append(chunk)
-            if len(parts) >= _CHUNK_PARTS:
-                self._spans.chunk()
+            # _grow inlined: this runs once per frame of a long answer.
+            spans = self._spans
+            text = spans.text
+            spans.text = ""  # the local holds the only reference: += grows it in place
+            text += chunk
+            spans.text = text
             return size, TextDelta(chunk)
         chunk = update.thinking_delta.text
         if not chunk:
@@ -498,7 +468,7 @@ class Fold:
         tracking until the new stream starts them again.
         """
         mark = self._mark
-        self._repeat_text = mark.text_unrepeated + self._spans.whole_text()[mark.text :]
+        self._repeat_text = mark.text_unrepeated + self._spans.text[mark.text :]
         self._repeat_thinking = mark.thinking_unrepeated + "".join(
             self._spans.thinking[mark.thinking :]
         )
@@ -684,7 +654,7 @@ class Fold:
         self.checkpoint = kept
         spans = self._spans
         self._mark = _Mark(
-            spans.text_chars(), len(spans.thinking), self._repeat_text, self._repeat_thinking
+            len(spans.text), len(spans.thinking), self._repeat_text, self._repeat_thinking
         )
         self._checkpoint_after_turn = self.turn_ended
         if state.HasField("token_details") and state.token_details.used_tokens:
@@ -743,6 +713,18 @@ class Fold:
             self._open.pop(entry.envelope_id, None)
         if self._current is entry:
             self._current = None
+
+
+def _grow(spans: _Spans, chunk: str) -> None:
+    """Add CHUNK to the text of SPANS, growing its one string in place.
+
+    CPython grows a string in place (a realloc, no copy) when ``+=`` adds to a
+    local holding its only reference, so the text's reference is dropped first.
+    """
+    text = spans.text
+    spans.text = ""
+    text += chunk
+    spans.text = text
 
 
 # What feed_delta returns for a message that is no text or thinking delta.

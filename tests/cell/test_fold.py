@@ -686,9 +686,10 @@ def test_feed_delta_skips_what_a_resumed_stream_repeats() -> None:
     assert [p.text for p in parts if isinstance(p, TextDelta)] == ["ab", "c"]
 
 
-def test_a_long_text_joined_in_chunks_is_the_same_text_and_resumes_at_its_checkpoint() -> None:
-    # More parts than one chunk holds (fold._CHUNK_PARTS): the text is joined as it
-    # comes, and a resume still skips exactly what came after the checkpoint.
+def test_a_long_text_built_as_it_comes_is_the_same_text_and_resumes_at_its_checkpoint() -> None:
+    # The text is written into one buffer as it comes (no list joined at the end):
+    # asked for twice it is the same, and a resume still skips exactly what came
+    # after the checkpoint.
     words = [f"w{index} " for index in range(2500)]  # many chunks of parts
     fold, parts, _ = fast_fold_all(*(text(word) for word in words[:1500]), checkpoint(1))
     fast_parts = [p.text for p in parts if isinstance(p, TextDelta)]
