@@ -8,40 +8,44 @@ runs the host's tools between rounds. So:
 - the request context answers the system prompt as one always-applied rule and
   the host's tools as MCP tool definitions;
 - an MCP call (one of the host's tools) is answered with the handoff text, which
-  tells the model to end its turn, and is filed on the round's message through
-  ``Fold.file_mcp_call``; the next round carries its result in the history (a
-  host tool named like a native one rides under its wire name, ``bridge.py``);
+  tells the model to end its turn, and is returned as a ``fold.FiledCall`` for the
+  round's message; the next round carries its result in the history (a host
+  tool named like a native one rides under its wire name, ``bridge.py``);
 - a native ask the host runs in place goes to its runner (``in_place`` names the
   call, the lane awaits the host's runner, ``native_answer`` answers; ``native.py``
   builds the typed results); one an equivalent host tool can do is handed off as
   that tool's call (``bridge.py``), answered as refused with the handoff text, and
   kept in ``bridged`` for the next round's replay; any other is refused in its own
-  typed result; the run-in-place and refused ones are recorded as resolved calls;
+  typed result; the run-in-place and refused ones are returned as
+  ``fold.ResolvedCall`` for the round's message;
 - interaction queries and the key-value blob store are answered too.
 
-Pure: ``Answerer.answer`` maps one server message to the client messages that
-answer it, in order. Sending them (as BidiAppends) is the transport's job;
-folding the stream is ``fold.py``'s (feed it the same messages).
+Pure: ``Answerer.answer`` maps one server message to an ``Answer``: the client
+messages that answer it, in order, and the calls it files or resolves on the
+round's message; ids a call lacks come from the ``new_id`` factory the caller
+passes. Sending the replies (as BidiAppends) is the transport's job; laying the
+calls on the round (``Fold.apply``) and folding the stream are ``fold.py``'s
+(feed it the same messages); the lane does both.
 """
 
 from __future__ import annotations
 
 import functools
-import uuid
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from google.protobuf import unknown_fields
 
 from ._proto import agent_pb2
 from .bridge import NATIVE_TOOL_NAMES, Bridged, bridge, function_tools, host_name, wire_names
-from .fold import Fold, decode_mcp_args, mcp_call_name
+from .fold import FiledCall, ResolvedCall, decode_mcp_args, mcp_call_name
 
 # The MCP server our tools ride under: one name for the tools declared here and the
 # calls history replays (history.py owns it).
 from .history import PROVIDER_IDENTIFIER
-from .host import NativeCall, NativeOutcome, ResolvedCallResult, ResolvedCallStart
+from .host import NativeCall, NativeOutcome, ResolvedCallResult, ResolvedCallStart, StreamPart
 from .native import (
     ASK_KINDS,
     exec_reply,
@@ -59,6 +63,7 @@ __all__ = [
     "PROVIDER_IDENTIFIER",
     "SYSTEM_RULE_PATH",
     "TOOL_NOT_AVAILABLE",
+    "Answer",
     "Answerer",
     "BlobStore",
     "handoff_text",
@@ -74,6 +79,18 @@ RULE_SOURCE_USER = 2
 TOOL_NOT_AVAILABLE = "Tool not available"
 NOT_IMPLEMENTED = "Not implemented"
 NOT_IMPLEMENTED_BY_CLIENT = "Not implemented by this client"
+
+
+@dataclass(slots=True)
+class Answer:
+    """What one server message asks of the round: replies to send, calls for its message.
+
+    ``replies`` go to the service in order; ``calls`` (filed or resolved) go on the
+    round's message through ``Fold.apply``, which returns the parts to show.
+    """
+
+    replies: list[agent_pb2.AgentClientMessage]
+    calls: list[FiledCall | ResolvedCall] = field(default_factory=list)
 
 
 class BlobStore(Protocol):
@@ -106,7 +123,12 @@ def _grep_pattern_reason(glob: str) -> str:
 
 
 class Answerer:
-    """The answers of one round: exec asks, interaction queries and key-value reads and writes."""
+    """The answers of one round: exec asks, interaction queries and key-value reads and writes.
+
+    NEW_ID makes an id for a call the service named none for. ``host_names``
+    maps the wire names of tools offered renamed to the host's own names: the
+    round's ``Fold`` takes them.
+    """
 
     def __init__(
         self,
@@ -115,8 +137,8 @@ class Answerer:
         system_prompt: str,
         cwd: str,
         blobs: BlobStore,
-        fold: Fold,
         project_schemas: bool,
+        new_id: Callable[[], str],
         native_kinds: frozenset[str] = frozenset(),
     ) -> None:
         # The kinds of native ask the host runs in place (empty: every one is refused).
@@ -125,66 +147,68 @@ class Answerer:
         self._outcomes: dict[str, NativeOutcome] = {}
         self.cwd = cwd
         self.blobs = blobs
-        self.fold = fold
+        self._new_id = new_id
         self.handed_off = False
         self.tools = tools
         # Host tools named like native ones ride under these wire names (bridge.py).
         self.wire_names = wire_names(fn["name"] for fn in function_tools(tools))
-        fold.host_names = {wire: host for host, wire in self.wire_names.items()}
+        self.host_names = {wire: host for host, wire in self.wire_names.items()}
         # The native asks handed off to host tools this round, by call id.
         self.bridged: dict[str, Bridged] = {}
         self.tool_definitions = tool_definitions(tools, project_schemas=project_schemas)
         self.rules = request_rules(system_prompt)
+        # The calls the message being answered files or resolves (answer returns them).
+        self._calls: list[FiledCall | ResolvedCall] = []
 
-    def answer(
-        self, server_msg: agent_pb2.AgentServerMessage
-    ) -> list[agent_pb2.AgentClientMessage]:
-        """Return the client messages answering ``server_msg``, in order (empty: no answer)."""
+    def answer(self, server_msg: agent_pb2.AgentServerMessage) -> Answer:
+        """Return what answers ``server_msg``: replies in order (none: no answer) and calls."""
+        calls: list[FiledCall | ResolvedCall] = []
+        self._calls = calls
         member = server_msg.WhichOneof("message")
         if member == "exec_server_message":
-            return self._exec(server_msg.exec_server_message)
+            return Answer(self._exec(server_msg.exec_server_message), calls)
         if member == "kv_server_message":
-            return self._kv(server_msg.kv_server_message)
+            return Answer(self._kv(server_msg.kv_server_message), calls)
         if member == "interaction_query":
-            return self._interaction(server_msg.interaction_query)
+            return Answer(self._interaction(server_msg.interaction_query), calls)
         # Stream updates, checkpoints, an exec abort (nothing runs here to abort) and
         # the timing breakdown ask nothing.
-        return []
+        return Answer([], calls)
 
     # --- native tools run in place -----------------------------------------------------
 
     def in_place(
         self, server_msg: agent_pb2.AgentServerMessage
-    ) -> tuple[agent_pb2.ExecServerMessage, NativeCall] | None:
-        """Return (the ask, its call) when SERVER_MSG asks for a kind the host runs in place.
+    ) -> tuple[agent_pb2.ExecServerMessage, NativeCall, list[StreamPart]] | None:
+        """Return (the ask, its call, the parts to show) when SERVER_MSG is to be run in place.
 
-        The call is shown to the host as started; ``native_answer`` answers it once the
-        runner is done. None: ``answer`` answers the message as usual.
+        SERVER_MSG asks for a kind the host runs in place. The parts show the call
+        to the host as started (none for a call asked again, which is replayed);
+        ``native_answer`` answers it once the runner is done. None: ``answer``
+        answers the message as usual.
         """
         if not self.native_kinds or server_msg.WhichOneof("message") != "exec_server_message":
             return None
         ask = server_msg.exec_server_message
         if ASK_KINDS.get(ask.WhichOneof("message") or "") not in self.native_kinds:
             return None
-        call = native_call(ask, self.cwd)
+        call = native_call(ask, self.cwd, self._new_id)
         if call is None:
             return None
         if call.id and call.id in self._outcomes:
-            return ask, call  # asked again (a resumed run): replayed, not shown twice
-        if self.fold.on_part is not None:
-            arguments = resolved_messages(call.id, call.kind, call.arguments(), "", failed=False)
-            text = arguments[0]["function"]["arguments"]
-            self.fold.on_part(ResolvedCallStart(call.id, call.kind, text, "host"))
-        return ask, call
+            return ask, call, []  # asked again (a resumed run): replayed, not shown twice
+        arguments = resolved_messages(call.id, call.kind, call.arguments(), "", failed=False)
+        text = arguments[0]["function"]["arguments"]
+        return ask, call, [ResolvedCallStart(call.id, call.kind, text, "host")]
 
     def native_answer(
         self, ask: agent_pb2.ExecServerMessage, call: NativeCall, outcome: NativeOutcome
-    ) -> list[agent_pb2.AgentClientMessage]:
-        """Return the answer of a call run in place, and record it on the round as resolved."""
+    ) -> Answer:
+        """Return the answer of a call run in place, with the call resolved for the round."""
         if call.id:
             self._outcomes[call.id] = outcome
-        self._record(call, outcome.text, failed=outcome.status != "done", by=None)
-        return native_answer(ask, call, outcome)
+        resolved = self._resolved(call, outcome.text, failed=outcome.status != "done", by=None)
+        return Answer(native_answer(ask, call, outcome), [resolved])
 
     def replay(
         self, ask: agent_pb2.ExecServerMessage, call: NativeCall
@@ -197,15 +221,16 @@ class Answerer:
         outcome = self._outcomes.get(call.id) if call.id else None
         return None if outcome is None else native_answer(ask, call, outcome)
 
-    def _record(self, call: NativeCall, text: str, *, failed: bool, by: str | None) -> None:
-        """Record CALL and its result TEXT as a resolved call (its start shown first when BY)."""
+    def _resolved(
+        self, call: NativeCall, text: str, *, failed: bool, by: Literal["cell"] | None
+    ) -> ResolvedCall:
+        """Return CALL and its result TEXT as a resolved call (its start shown first when BY)."""
         entry, result = resolved_messages(call.id, call.kind, call.arguments(), text, failed=failed)
-        if self.fold.on_part is not None:
-            if by is not None:
-                arguments = entry["function"]["arguments"]
-                self.fold.on_part(ResolvedCallStart(call.id, call.kind, arguments, "cell"))
-            self.fold.on_part(ResolvedCallResult(call.id, call.kind, text, failed))
-        self.fold.resolve(entry, result)
+        shown = ResolvedCallResult(call.id, call.kind, text, failed)
+        if by is None:
+            return ResolvedCall(entry, result, (shown,))
+        start = ResolvedCallStart(call.id, call.kind, entry["function"]["arguments"], by)
+        return ResolvedCall(entry, result, (start, shown))
 
     # --- exec ----------------------------------------------------------------------
 
@@ -227,9 +252,11 @@ class Answerer:
         answers = handler(self, ask)
         if member in ASK_KINDS:
             # A native ask refused: the round records it, as it would a call run in place.
-            refused = native_call(ask, self.cwd)
+            refused = native_call(ask, self.cwd, self._new_id)
             if refused is not None:
-                self._record(refused, TOOL_NOT_AVAILABLE, failed=True, by="cell")
+                self._calls.append(
+                    self._resolved(refused, TOOL_NOT_AVAILABLE, failed=True, by="cell")
+                )
         return answers
 
     def _bridge(
@@ -241,7 +268,7 @@ class Answerer:
         answered as refused with the handoff text, so the service ends its turn as
         for an MCP handoff; the host's result replays next round in the ask's shape.
         """
-        call = native_call(ask, self.cwd)
+        call = native_call(ask, self.cwd, self._new_id)
         if call is None:
             return None
         if call.id in self.bridged:
@@ -251,7 +278,7 @@ class Answerer:
             if found is None:
                 return None
             handed = self.bridged[call.id] = found
-            self.fold.file_mcp_call(call.id, found.name, dict(found.arguments))
+            self._calls.append(FiledCall(call.id, found.name, dict(found.arguments)))
         self.handed_off = True
         return native_answer(ask, handed.call, NativeOutcome("refused", handoff_text()))
 
@@ -272,8 +299,8 @@ class Answerer:
             # An approval probe, not a call: nothing here can approve.
             result.rejected.reason = f'Tool "{name}" is not approved to run without asking.'
             return [exec_reply(ask, mcp_result=result)]
-        call_id = args.tool_call_id or str(uuid.uuid4())
-        self.fold.file_mcp_call(call_id, name, decode_mcp_args(args.args))
+        call_id = args.tool_call_id or self._new_id()
+        self._calls.append(FiledCall(call_id, name, decode_mcp_args(args.args)))
         self.handed_off = True
         result.success.content.add().text.text = handoff_text()
         return [exec_reply(ask, mcp_result=result)]

@@ -113,7 +113,8 @@ _GENERIC_MESSAGES = frozenset(
 )
 
 
-# A data frame's payload as ``FrameDecoder.read`` hands it over: a view into the read.
+# A data frame's payload as ``FrameDecoder.read`` hands it over: a view into the read
+# (bytes when the read is that one frame).
 Payload = bytes | memoryview
 
 
@@ -165,8 +166,10 @@ class FrameDecoder:
 
         The transports' hot path: one call per network read, no object per frame.
         A payload is a view into the read itself (decompressed bytes for a
-        compressed frame), not a copy; a read that finishes a frame begun in an
-        earlier one costs one copy of the two. Reading stops at the end frame:
+        compressed frame), not a copy, except that a read of exactly one data
+        frame hands its payload as bytes (the one copy the parser would make of
+        a view); a read that finishes a frame begun in an earlier one costs one
+        copy of the two. Reading stops at the end frame:
         whatever follows it stays buffered (``pending``).
         """
         buf = self._buffer
@@ -175,7 +178,11 @@ class FrameDecoder:
         if not buf and len(chunk) > 4:
             flags, length = unpack(chunk, 0)
             if not flags and len(chunk) == 5 + length and length <= limit:
-                return [memoryview(chunk)[5:]], None  # the common read: one whole data frame
+                # The common read: one whole data frame. Its payload is sliced, not
+                # viewed: upb copies a memoryview into bytes before it parses
+                # (PyUpb_Message_MergeFromString), so a slice is that one copy
+                # without the two view objects.
+                return [chunk[5:]], None
         if buf:
             buf += chunk
             if len(buf) < 5:

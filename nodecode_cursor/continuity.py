@@ -96,6 +96,24 @@ def _text(content: Any) -> str:
     )
 
 
+# Text is hashed this many characters at a time: a long reply is never copied whole.
+_HASH_SLICE = 1 << 20
+
+
+def _hash_stripped(hasher: Any, text: str) -> None:
+    """Feed HASHER the UTF-8 of TEXT stripped, a slice at a time (the digest of it whole).
+
+    A 50 MiB reply stripped and encoded at once would be held two more times.
+    """
+    start, end = 0, len(text)
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    for at in range(start, end, _HASH_SLICE):
+        hasher.update(text[at : min(at + _HASH_SLICE, end)].encode("utf-8", "surrogatepass"))
+
+
 def _message_digest(message: Mapping[str, Any]) -> bytes:
     """Return the digest of what a client resends of MESSAGE verbatim: role, text, call ids.
 
@@ -106,7 +124,7 @@ def _message_digest(message: Mapping[str, Any]) -> bytes:
     role = message.get("role")
     hasher.update(str(role if role in ("user", "assistant", "tool") else "user").encode())
     hasher.update(b"\0")
-    hasher.update(_text(message.get("content")).strip().encode("utf-8", "surrogatepass"))
+    _hash_stripped(hasher, _text(message.get("content")))
     hasher.update(b"\0")
     hasher.update(str(message.get("tool_call_id") or "").encode("utf-8", "surrogatepass"))
     calls = message.get("tool_calls")

@@ -1,15 +1,17 @@
 """Fold one run's server messages into the round's chat-completions assistant message.
 
 ``Fold.feed`` takes every ``AgentServerMessage`` of the stream in order and
-keeps: the text and the thinking (streamed to ``on_part`` as they arrive), the
+returns the stream parts it produced (the caller shows them to the host), and
+keeps: the text and the thinking, the
 host's tool calls (MCP calls, variant 15 of ``ToolCall``) with their arguments
 (carried whole by ``tool_call_started``, streamed as cumulative snapshots, laid
 over by the completion or the exec ask) merged as docs/protocol.md §8 says, the
 usage, whether the turn is complete, the latest checkpoint and the routed model.
-``file_mcp_call`` files a call the service asked for over the exec channel
-(``answers.py`` calls it). ``resolve`` closes the message so far on a resolved
-call (a native tool run in place or refused, ``native.py``); calls the service
-runs itself are resolved here on their completion; ``messages`` gives them all.
+``apply`` takes what ``answers.Answerer`` decided about the round's calls: a
+``FiledCall`` the service asked for over the exec channel (``file_mcp_call``) and
+a ``ResolvedCall`` (a native tool run in place or refused, ``native.py``), which
+closes the message so far (``resolve``); calls the service runs itself are
+resolved here on their completion; ``messages`` gives them all.
 
 One Fold folds every run of a round: when the lane resumes a broken run from
 the newest checkpoint, ``resume()`` readies the fold for the new stream, which
@@ -17,16 +19,17 @@ may say again what was already delivered after that checkpoint: text and
 thinking that repeat it are skipped, and a call already filed is not filed
 twice (one still open picks up its arguments where they stood).
 
-Pure: no sockets, no clock, no threads. Answering the service's asks is
-``answers.py``'s job; reading frames and deciding what to raise when the stream
-ends is the lane's (it reads ``complete`` and ``end_error_ignored`` here).
+Pure: no sockets, no clock, no threads, no randomness (a call the service
+named no id for gets one from the ``new_id`` factory the caller passes).
+Answering the service's asks is ``answers.py``'s job; reading frames, showing
+the parts to the host and deciding what to raise when the stream ends is the
+lane's (it reads ``complete`` and ``end_error_ignored`` here).
 """
 
 from __future__ import annotations
 
 import json
-import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -49,7 +52,9 @@ __all__ = [
     "EXEC_CALL_BLOCKS",
     "MCP_VARIANT",
     "SERVICE_RESOLVED_VARIANTS",
+    "FiledCall",
     "Fold",
+    "ResolvedCall",
     "decode_mcp_arg",
     "decode_mcp_args",
     "mcp_call_name",
@@ -131,9 +136,14 @@ class _Open:
 
 @dataclass(slots=True)
 class _Spans:
-    """The text and thinking gathered so far, as lists joined once at the end."""
+    """The text and thinking gathered so far.
 
-    text: list[str] = field(default_factory=list)
+    The text is one string grown in place as it comes (``_grow``), not a list
+    joined at the end: a list and its join cost twice a long answer, plus an
+    object per delta. Thinking is rarely long: a list joined at the end.
+    """
+
+    text: str = ""
     thinking: list[str] = field(default_factory=list)
     thinking_seen: bool = False
 
@@ -142,7 +152,8 @@ class _Spans:
 class _Mark:
     """Where the newest checkpoint left the text and thinking, to skip what a resume repeats.
 
-    ``text`` and ``thinking`` count the parts delivered before it; the
+    ``text`` counts the characters of text and ``thinking`` the thinking parts
+    delivered before it; the
     ``*_unrepeated`` strings are what a resumed stream had still to repeat when
     it came (a checkpoint taken while skipping is behind what was delivered).
     """
@@ -151,6 +162,31 @@ class _Mark:
     thinking: int = 0
     text_unrepeated: str = ""
     thinking_unrepeated: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FiledCall:
+    """An MCP call the service asked for over the exec channel, to file on the round's message.
+
+    ``arguments`` are the ones the service runs the call with (``Fold.file_mcp_call``).
+    """
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedCall:
+    """A call resolved during the round (run in place or refused), to close the message on.
+
+    ``entry`` is its assistant ``tool_calls`` entry and ``result`` its tool message
+    (``Fold.resolve``); ``parts`` are what the host is shown of it, in order.
+    """
+
+    entry: dict[str, Any]
+    result: dict[str, Any]
+    parts: tuple[StreamPart, ...]
 
 
 def decode_mcp_arg(raw: bytes) -> Any:
@@ -229,10 +265,18 @@ def _parse_object(text: str) -> dict[str, Any] | None:
 
 
 class Fold:
-    """The round's message as the stream builds it. Feed it every server message, in order."""
+    """The round's message as the stream builds it. Feed it every server message, in order.
 
-    def __init__(self, on_part: Callable[[StreamPart], None] | None = None) -> None:
-        self.on_part = on_part
+    NEW_ID makes an id for a call the service named none for; HOST_NAMES maps a
+    tool's wire name to the host tool's own name, for tools offered renamed
+    (``bridge.py``).
+    """
+
+    def __init__(
+        self, *, new_id: Callable[[], str], host_names: Mapping[str, str] | None = None
+    ) -> None:
+        self._new_id = new_id
+        self.host_names: dict[str, str] = dict(host_names or {})
         self.usage = Usage()
         self.turn_ended = False
         self.checkpoint: agent_pb2.ConversationStateStructure | None = None
@@ -240,8 +284,6 @@ class Fold:
         self.saw_output = False
         self.saw_token_delta = False
         self._spans = _Spans()
-        # The text's list, held directly: the hot path appends to it once per delta.
-        self._text_parts = self._spans.text
         self._calls: list[_Call] = []
         self._by_id: dict[str, _Call] = {}
         # Streamed calls waiting for their completion, by envelope call id, and the latest one.
@@ -256,8 +298,8 @@ class Fold:
         self._repeat_thinking = ""
         # Resolved calls so far: each an assistant message and its tool message, in order.
         self._closed: list[dict[str, Any]] = []
-        # Wire name -> the host tool's own name, for tools offered renamed (bridge.py).
-        self.host_names: dict[str, str] = {}
+        # The parts the message being fed produced so far (feed and apply return it).
+        self._out: list[StreamPart] = []
 
     # --- results -------------------------------------------------------------------
 
@@ -289,7 +331,7 @@ class Fold:
 
     def message(self) -> dict[str, Any]:
         """Return the round as a plain chat-completions assistant message (nothing else)."""
-        content = "".join(self._spans.text)
+        content = self._spans.text
         message: dict[str, Any] = {"role": "assistant", "content": content or None}
         if self._spans.thinking_seen:
             message["reasoning_content"] = "".join(self._spans.thinking)
@@ -315,25 +357,27 @@ class Fold:
         round's order is kept; the host's own calls stay on the last message.
         """
         spans = self._spans
-        closed: dict[str, Any] = {"role": "assistant", "content": "".join(spans.text) or None}
+        closed: dict[str, Any] = {"role": "assistant", "content": spans.text or None}
         if spans.thinking_seen:
             closed["reasoning_content"] = "".join(spans.thinking)
         closed["tool_calls"] = [entry]
         self._closed.extend((closed, result))
         self._spans = _Spans()
-        self._text_parts = self._spans.text
 
     # --- feeding -------------------------------------------------------------------
 
-    def feed(self, server_msg: agent_pb2.AgentServerMessage) -> None:
-        """Fold one server message into the round (asks are answered elsewhere)."""
+    def feed(self, server_msg: agent_pb2.AgentServerMessage) -> list[StreamPart]:
+        """Fold one server message into the round; return the stream parts it produced.
+
+        Asks are answered elsewhere (``answers.py``); the caller shows the parts.
+        """
+        out: list[StreamPart] = []
+        self._out = out
         member = server_msg.WhichOneof("message")
         if member == "interaction_update":
             update = server_msg.interaction_update
             kind = update.WhichOneof("message")
-            # The hot path: one text delta per frame on a long answer.
             if kind == "text_delta":
-                # Inlined (no helper call): this line runs once per frame of a long answer.
                 chunk = update.text_delta.text
                 self._step_latest = False
                 self._last_kind = "text"
@@ -341,29 +385,32 @@ class Fold:
                     chunk, self._repeat_text = _unrepeated(chunk, self._repeat_text)
                 if chunk:
                     self.saw_output = True
-                    self._text_parts.append(chunk)
-                    if self.on_part is not None:
-                        self.on_part(TextDelta(chunk))
-                return
+                    _grow(self._spans, chunk)
+                    out.append(TextDelta(chunk))
+                return out
             if kind != "heartbeat":
                 self._step_latest = kind == "step_completed"
             self._update(kind, update)
-            return
+            return out
         if member == "conversation_checkpoint_update":
             self._checkpoint(server_msg.conversation_checkpoint_update)
-            return
+            return out
         if member == "kv_server_message":
-            return
+            return out
         self._step_latest = False
         if member == "exec_server_message":
             self._exec(server_msg.exec_server_message)
+        return out
 
-    def feed_delta(self, server_msg: agent_pb2.AgentServerMessage, room: int) -> int:
-        """Return the UTF-8 size of a text or thinking delta after folding it; -1 for any other.
+    def feed_delta(
+        self, server_msg: agent_pb2.AgentServerMessage, room: int
+    ) -> tuple[int, StreamPart | None]:
+        """Return (the UTF-8 size of a text or thinking delta, the part it produced) after folding.
 
         The hot path of a long answer, beside ``feed``: one delta per frame. A
         delta larger than ROOM bytes is measured but not folded (the caller stops
-        the round); -1 means nothing was folded and ``feed`` takes the message.
+        the round), and a delta a resumed stream only repeats produces no part;
+        ``(-1, None)`` means nothing was folded and ``feed`` takes the message.
         An unset member reads as its empty default, so a non-empty text is a
         text delta without asking the oneofs which member is set; an empty one
         goes to ``feed``, which tells an empty delta from the other members.
@@ -373,27 +420,44 @@ class Fold:
         if chunk:
             size = len(chunk) if chunk.isascii() else len(chunk.encode("utf-8"))
             if size > room:
-                return size
+                return size, None
             self._step_latest = False
             self._last_kind = "text"
             if self._repeat_text:
                 chunk, self._repeat_text = _unrepeated(chunk, self._repeat_text)
                 if not chunk:
-                    return size
+                    return size, None
             self.saw_output = True
-            self._text_parts.append(chunk)
-            if self.on_part is not None:
-                self.on_part(TextDelta(chunk))
-            return size
+            # _grow inlined: this runs once per frame of a long answer.
+            spans = self._spans
+            text = spans.text
+            spans.text = ""  # the local holds the only reference: += grows it in place
+            text += chunk
+            spans.text = text
+            return size, TextDelta(chunk)
         chunk = update.thinking_delta.text
         if not chunk:
-            return -1
+            return _NOT_A_DELTA
         size = len(chunk) if chunk.isascii() else len(chunk.encode("utf-8"))
         if size > room:
-            return size
+            return size, None
         self._step_latest = False
-        self._thinking(chunk)
-        return size
+        return size, self._thinking(chunk)
+
+    def apply(self, calls: Iterable[FiledCall | ResolvedCall]) -> list[StreamPart]:
+        """Lay CALLS (an answer's, ``answers.Answer.calls``) on the round; return the parts to show.
+
+        A filed call goes on the message (``file_mcp_call``); a resolved one closes
+        the message so far (``resolve``), its own parts shown first.
+        """
+        out: list[StreamPart] = []
+        for call in calls:
+            if isinstance(call, FiledCall):
+                out += self.file_mcp_call(call.call_id, call.name, call.arguments)
+            else:
+                out += call.parts
+                self.resolve(call.entry, call.result)
+        return out
 
     def resume(self) -> None:
         """Ready the fold for a stream that resumes from the newest checkpoint.
@@ -404,7 +468,7 @@ class Fold:
         tracking until the new stream starts them again.
         """
         mark = self._mark
-        self._repeat_text = mark.text_unrepeated + "".join(self._spans.text[mark.text :])
+        self._repeat_text = mark.text_unrepeated + self._spans.text[mark.text :]
         self._repeat_thinking = mark.thinking_unrepeated + "".join(
             self._spans.thinking[mark.thinking :]
         )
@@ -412,38 +476,44 @@ class Fold:
         self._current = None
         self._step_latest = False
 
-    def file_mcp_call(self, call_id: str, name: str, args: dict[str, Any]) -> None:
-        """File an MCP call the exec channel asked for; one the stream filed takes its arguments.
+    def file_mcp_call(self, call_id: str, name: str, args: dict[str, Any]) -> list[StreamPart]:
+        """File an MCP call the exec channel asked for; return the stream parts it produced.
 
         The exec ask's arguments are the ones the service runs the call with, so they
         settle a streamed call's arguments too (over what streamed, even when that was
         cut short); a call is never filed twice.
         """
+        out: list[StreamPart] = []
+        self._out = out
         filed = self._by_id.get(call_id) if call_id else None
         if filed is not None:
             if args:
                 self._settle(filed, dict(args), authoritative=True)
-            return
-        call = self._open_call(call_id or str(uuid.uuid4()), name)
+            return out
+        call = self._open_call(call_id or self._new_id(), name)
         call.settled = dict(args)
         self._emit_args(call, _arguments(call))
+        return out
 
     # --- the interaction updates --------------------------------------------------------
 
-    def _thinking(self, text: str) -> None:
+    def _thinking(self, text: str) -> ReasoningDelta | None:
+        """Return the part a thinking delta produced after folding it (None: nothing new)."""
         self._last_kind = "thinking"
         self._spans.thinking_seen = True
         if text and self._repeat_thinking:
             text, self._repeat_thinking = _unrepeated(text, self._repeat_thinking)
-        if text:
-            self.saw_output = True
-            self._spans.thinking.append(text)
-            if self.on_part is not None:
-                self.on_part(ReasoningDelta(text))
+        if not text:
+            return None
+        self.saw_output = True
+        self._spans.thinking.append(text)
+        return ReasoningDelta(text)
 
     def _update(self, kind: str | None, update: agent_pb2.InteractionUpdate) -> None:
         if kind == "thinking_delta":
-            self._thinking(update.thinking_delta.text)
+            part = self._thinking(update.thinking_delta.text)
+            if part is not None:
+                self._out.append(part)
         elif kind == "tool_call_started":
             self._started(update.tool_call_started)
         elif kind == "partial_tool_call":
@@ -469,7 +539,7 @@ class Fold:
         self._last_kind = "tool"
         if variant == MCP_VARIANT:
             args = tool_call.mcp_tool_call.args
-            call_id = args.tool_call_id or str(uuid.uuid4())
+            call_id = args.tool_call_id or self._new_id()
             known = self._by_id.get(call_id)
             if known is not None:
                 if known.settled is None:
@@ -508,8 +578,8 @@ class Fold:
             call.streamed = current + chunk
             # After the started frame's whole arguments were shown, more text would
             # corrupt the host's copy; the message still gets what the deltas add.
-            if self.on_part is not None and not call.shown:
-                self.on_part(ToolCallArgsDelta(call.index, chunk))
+            if not call.shown:
+                self._out.append(ToolCallArgsDelta(call.index, chunk))
 
     def _completed(self, completed: agent_pb2.ToolCallCompletedUpdate) -> None:
         entry = self._resolve(completed.call_id)
@@ -532,11 +602,10 @@ class Fold:
         if found is None:
             return
         name, arguments, text = found
-        cid = call_id or tool_call.tool_call_id or str(uuid.uuid4())
+        cid = call_id or tool_call.tool_call_id or self._new_id()
         entry, result = resolved_messages(cid, name, arguments, text, failed=False)
-        if self.on_part is not None:
-            self.on_part(ResolvedCallStart(cid, name, entry["function"]["arguments"], "cursor"))
-            self.on_part(ResolvedCallResult(cid, name, text, False))
+        self._out.append(ResolvedCallStart(cid, name, entry["function"]["arguments"], "cursor"))
+        self._out.append(ResolvedCallResult(cid, name, text, False))
         self.resolve(entry, result)
 
     def _settle(
@@ -610,8 +679,7 @@ class Fold:
         self._by_id[call_id] = call
         self._last_kind = "tool"
         self.saw_output = True
-        if self.on_part is not None:
-            self.on_part(ToolCallStart(call.index, call.id, call.name))
+        self._out.append(ToolCallStart(call.index, call.id, call.name))
         return call
 
     def _emit_args(self, call: _Call, text: str) -> None:
@@ -620,8 +688,7 @@ class Fold:
         if call.streamed or call.shown:
             return
         call.shown = True
-        if self.on_part is not None:
-            self.on_part(ToolCallArgsDelta(call.index, text))
+        self._out.append(ToolCallArgsDelta(call.index, text))
 
     def _retain(self, envelope_id: str, call: _Call | None) -> None:
         entry = _Open(envelope_id, call)
@@ -646,6 +713,22 @@ class Fold:
             self._open.pop(entry.envelope_id, None)
         if self._current is entry:
             self._current = None
+
+
+def _grow(spans: _Spans, chunk: str) -> None:
+    """Add CHUNK to the text of SPANS, growing its one string in place.
+
+    CPython grows a string in place (a realloc, no copy) when ``+=`` adds to a
+    local holding its only reference, so the text's reference is dropped first.
+    """
+    text = spans.text
+    spans.text = ""
+    text += chunk
+    spans.text = text
+
+
+# What feed_delta returns for a message that is no text or thinking delta.
+_NOT_A_DELTA: tuple[int, StreamPart | None] = (-1, None)
 
 
 def _unrepeated(chunk: str, repeat: str) -> tuple[str, str]:

@@ -32,6 +32,7 @@ import logging
 import os
 import threading
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -305,6 +306,11 @@ def _emit(ctx: RoundContext, part: StreamPart) -> None:
         ctx.on_part(part)
 
 
+def _new_id() -> str:
+    """Return a fresh id for a call the service named none for (the core's id factory)."""
+    return str(uuid.uuid4())
+
+
 def _leading_system(messages: Sequence[Mapping[str, Any]]) -> int:
     """Return how many system/developer messages open the history (before any other role)."""
     count = 0
@@ -471,16 +477,16 @@ class _Attempt:
             tool_names=wire_names(fn["name"] for fn in function_tools(self.tools)),
             native=self.state.bridged.replay,
         )
-        fold = Fold(ctx.on_part)
         answerer = Answerer(
             tools=list(self.tools),
             system_prompt=self.system or "",
             cwd=ctx.cwd or os.getcwd(),
             blobs=self.conversation.blobs,
-            fold=fold,
             project_schemas=self.resolved.project_schemas,
+            new_id=_new_id,
             native_kinds=ctx.native_kinds if ctx.run_native is not None else frozenset(),
         )
+        fold = Fold(new_id=_new_id, host_names=answerer.host_names)
         settings = RunSettings(
             base_url=ctx.base_url or limits.DEFAULT_BASE_URL,
             token=self.token,
@@ -578,6 +584,7 @@ class _Attempt:
             run,
             fold,
             answerer,
+            show=self.ctx.on_part,
             runner=self.ctx.run_native,
             max_reply_bytes=self.state.max_reply_bytes,
         )

@@ -10,18 +10,20 @@ or was refused. Every such call, and every native ask refused, is recorded in
 the round's history as a *resolved call* (``resolved_messages``): an assistant
 ``tool_calls`` entry and its tool message, both flagged ``"resolved": true``.
 
-Pure: no I/O, no clock. Awaiting the runner is the lane's job; what is refused
-without one is ``answers.py``'s; cutting the round's message at each resolved
-call is ``fold.py``'s.
+Pure: no I/O, no clock, no randomness (a call whose ask names no id gets one
+from the ``new_id`` factory the caller passes). Awaiting the runner is the
+lane's job; what is refused without one is ``answers.py``'s; cutting the
+round's message at each resolved call is ``fold.py``'s.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from google.protobuf.message import Message
 
 from ._proto import agent_pb2
 from .host import NativeCall, NativeOutcome
@@ -70,29 +72,33 @@ def _opt(message: Any, name: str) -> Any:
     return getattr(message, name) if message.HasField(name) else None
 
 
-def _call_id(ask: agent_pb2.ExecServerMessage, args: Any) -> str:
-    """Return the call's id: the ask's tool call id, else one made from its exec id."""
+def _call_id(ask: agent_pb2.ExecServerMessage, args: Message, new_id: Callable[[], str]) -> str:
+    """Return the call's id: the ask's tool call id, else one made from its exec id or NEW_ID."""
     given = getattr(args, "tool_call_id", "")
     if given:
         return str(given)
     base = ask.exec_id or (str(ask.id) if ask.id else "")
     if not base:
-        return f"native_{uuid.uuid4().hex[:16]}"
+        # Sixteen characters of a fresh id (of a uuid4's text: its first 16 hex digits).
+        return "native_" + _CALL_ID_UNSAFE.sub("_", new_id().replace("-", ""))[:16]
     return "native_" + _CALL_ID_UNSAFE.sub("_", base)[:56]
 
 
-def native_call(ask: agent_pb2.ExecServerMessage, cwd: str) -> NativeCall | None:
+def native_call(
+    ask: agent_pb2.ExecServerMessage, cwd: str, new_id: Callable[[], str]
+) -> NativeCall | None:
     """Return the NativeCall a native exec ASK asks for, or None when it is no native tool.
 
     CWD is the round's working folder: a shell ask that names none runs there. A grep
-    with an empty pattern is no call (it is refused before it becomes one).
+    with an empty pattern is no call (it is refused before it becomes one). NEW_ID
+    makes the call's id when the ask names neither a call id nor an exec id.
     """
     member = ask.WhichOneof("message")
     kind = ASK_KINDS.get(member or "")
     if member is None or kind is None:
         return None
     args = getattr(ask, member)
-    cid = _call_id(ask, args)
+    cid = _call_id(ask, args, new_id)
     if member == "read_args":
         limit = _opt(args, "limit")
         return NativeCall("read", cid, path=args.path, offset=_opt(args, "offset"), limit=limit)
@@ -256,7 +262,9 @@ def native_answer(
     return build(ask, call, outcome)
 
 
-def _read(ask: Any, call: NativeCall, outcome: NativeOutcome) -> list[agent_pb2.AgentClientMessage]:
+def _read(
+    ask: agent_pb2.ExecServerMessage, call: NativeCall, outcome: NativeOutcome
+) -> list[agent_pb2.AgentClientMessage]:
     result = agent_pb2.ReadResult()
     path = call.path
     if outcome.status == "done":
@@ -282,7 +290,9 @@ def _read(ask: Any, call: NativeCall, outcome: NativeOutcome) -> list[agent_pb2.
     return [exec_reply(ask, read_result=result)]
 
 
-def _ls(ask: Any, call: NativeCall, outcome: NativeOutcome) -> list[agent_pb2.AgentClientMessage]:
+def _ls(
+    ask: agent_pb2.ExecServerMessage, call: NativeCall, outcome: NativeOutcome
+) -> list[agent_pb2.AgentClientMessage]:
     return [exec_reply(ask, ls_result=ls_result(call, outcome))]
 
 
@@ -314,7 +324,9 @@ def ls_result(call: NativeCall, outcome: NativeOutcome) -> agent_pb2.LsResult:
     return result
 
 
-def _grep(ask: Any, call: NativeCall, outcome: NativeOutcome) -> list[agent_pb2.AgentClientMessage]:
+def _grep(
+    ask: agent_pb2.ExecServerMessage, call: NativeCall, outcome: NativeOutcome
+) -> list[agent_pb2.AgentClientMessage]:
     return [exec_reply(ask, grep_result=grep_result(call, outcome))]
 
 
@@ -385,7 +397,7 @@ def shell_result(call: NativeCall, outcome: NativeOutcome) -> agent_pb2.ShellRes
 
 
 def _shell(
-    ask: Any, call: NativeCall, outcome: NativeOutcome
+    ask: agent_pb2.ExecServerMessage, call: NativeCall, outcome: NativeOutcome
 ) -> list[agent_pb2.AgentClientMessage]:
     member = (
         "mini_swe_agent_bash_result" if ask.HasField("mini_swe_agent_bash_args") else "shell_result"
@@ -394,7 +406,7 @@ def _shell(
 
 
 def _shell_stream(
-    ask: Any, call: NativeCall, outcome: NativeOutcome
+    ask: agent_pb2.ExecServerMessage, call: NativeCall, outcome: NativeOutcome
 ) -> list[agent_pb2.AgentClientMessage]:
     # The stream opens, says what ran, exits, then the plain result and the close: the
     # same five beats as the refusal (answers.py), with the output in between.
@@ -427,7 +439,7 @@ def _shell_stream(
 
 
 def _write(
-    ask: Any, call: NativeCall, outcome: NativeOutcome
+    ask: agent_pb2.ExecServerMessage, call: NativeCall, outcome: NativeOutcome
 ) -> list[agent_pb2.AgentClientMessage]:
     result = agent_pb2.WriteResult()
     if outcome.status == "done":
@@ -451,7 +463,7 @@ def _write(
 
 
 def _delete(
-    ask: Any, call: NativeCall, outcome: NativeOutcome
+    ask: agent_pb2.ExecServerMessage, call: NativeCall, outcome: NativeOutcome
 ) -> list[agent_pb2.AgentClientMessage]:
     result = agent_pb2.DeleteResult()
     if outcome.status == "done":
@@ -476,7 +488,7 @@ def _pi(result_member: str, result_type: type[Any], rejects: bool) -> _Builder:
     """
 
     def build(
-        ask: Any, call: NativeCall, outcome: NativeOutcome
+        ask: agent_pb2.ExecServerMessage, call: NativeCall, outcome: NativeOutcome
     ) -> list[agent_pb2.AgentClientMessage]:
         result = result_type()
         if outcome.status == "done":
@@ -492,7 +504,9 @@ def _pi(result_member: str, result_type: type[Any], rejects: bool) -> _Builder:
     return build
 
 
-_Builder = Callable[[Any, NativeCall, NativeOutcome], list[agent_pb2.AgentClientMessage]]
+_Builder = Callable[
+    [agent_pb2.ExecServerMessage, NativeCall, NativeOutcome], list[agent_pb2.AgentClientMessage]
+]
 _BUILDERS: dict[str, _Builder] = {
     "read_args": _read,
     "ls_args": _ls,

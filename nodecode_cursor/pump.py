@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import limits
@@ -28,7 +29,7 @@ from .idle import IdleDeadline
 if TYPE_CHECKING:
     from .answers import Answerer
     from .fold import Fold
-    from .host import NativeCall, NativeRunner
+    from .host import NativeCall, NativeRunner, StreamPart
     from .transport import RunTransport
 
 __all__ = ["Pump"]
@@ -56,11 +57,16 @@ class Pump:
         fold: Fold,
         answerer: Answerer,
         *,
+        show: Callable[[StreamPart], None] | None,
         runner: NativeRunner | None,
         max_reply_bytes: int,
     ) -> None:
-        """Pump RUN into FOLD and ANSWERER; RUNNER runs native asks in place (None: none)."""
+        """Pump RUN into FOLD and ANSWERER; SHOW gets the parts they return, in order.
+
+        RUNNER runs native asks in place (None: none).
+        """
         self.run = run
+        self.show = show
         self.fold = fold
         self.answerer = answerer
         self.runner = runner
@@ -96,6 +102,7 @@ class Pump:
         wait = min(limits.TURN_END_GRACE_SECONDS, idle)
         limit = self.max_reply_bytes
         running = self._running
+        show = self.show  # the fold returns parts; the host sees them as they come
         beats = 0  # messages since the last one that said something
         reply_bytes = 0
         try:
@@ -113,11 +120,13 @@ class Pump:
                         for message in batch:
                             self.frames += 1
                             # The fast path: a text or thinking delta, progress, asks nothing.
-                            size = fold.feed_delta(message, limit - reply_bytes)
+                            size, part = fold.feed_delta(message, limit - reply_bytes)
                             if size >= 0:
                                 reply_bytes += size
                                 if reply_bytes > limit:
                                     raise self._too_large()
+                                if part is not None and show is not None:
+                                    show(part)
                                 beats = 0
                                 progressed = True
                                 continue
@@ -164,16 +173,25 @@ class Pump:
         answerer (a native ask the host runs in place goes to ``_run_in_place``).
         """
         fold = self.fold
-        fold.feed(message)
+        self._show_all(fold.feed(message))
         if fold.checkpoint is not self._checkpoint:
             self._checkpoint = fold.checkpoint
             self.answered_since_checkpoint = False
         if not self._run_in_place(message):
-            for reply in self.answerer.answer(message):
+            answer = self.answerer.answer(message)
+            self._show_all(fold.apply(answer.calls))
+            for reply in answer.replies:
                 if self._checkpoint is not None and _exec_answer(reply):
                     self.answered_since_checkpoint = True
                 self.run.send(reply.SerializeToString())
         return _progress(message)
+
+    def _show_all(self, parts: list[StreamPart]) -> None:
+        """Hand PARTS (the fold's, in order) to the host, if it listens."""
+        show = self.show
+        if show is not None:
+            for part in parts:
+                show(part)
 
     def _too_large(self) -> ProviderError:
         """Return the error that stops a round whose answer passed ``max_reply_bytes``."""
@@ -195,12 +213,13 @@ class Pump:
         found = self.answerer.in_place(message) if runner is not None else None
         if runner is None or found is None:
             return False
-        ask, call = found
+        ask, call, shown = found
         again = self.answerer.replay(ask, call)
         if again is not None:
             for reply in again:
                 self.run.send(reply.SerializeToString())
             return True
+        self._show_all(shown)
         serve = self._serve(runner, ask, call)
         task = asyncio.create_task(serve, name=f"cursor-native-{call.kind}")
         self._running.add(task)
@@ -215,7 +234,9 @@ class Pump:
                 outcome = NativeOutcome.failed("the host's runner answered no NativeOutcome")
         except Exception as exc:  # a host's bug fails the call, not the round
             outcome = NativeOutcome.failed(scrub(f"{type(exc).__name__}: {exc}"))
-        for reply in self.answerer.native_answer(ask, call, outcome):
+        answer = self.answerer.native_answer(ask, call, outcome)
+        self._show_all(self.fold.apply(answer.calls))
+        for reply in answer.replies:
             self.run.send(reply.SerializeToString())
         # An exec answer the service has: a resume from an older checkpoint would
         # replay it (the pump clears this when a newer checkpoint arrives).

@@ -18,6 +18,7 @@ import struct
 from typing import Any
 
 import pytest
+from answering import Answering, new_id
 from google.protobuf.message import DecodeError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -28,7 +29,6 @@ from nodecode_cursor import schema
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.answers import Answerer, handoff_text
 from nodecode_cursor.errors import CursorError
-from nodecode_cursor.fold import Fold
 
 # --- hand encoding -----------------------------------------------------------------------
 
@@ -85,18 +85,20 @@ TOOLS: list[dict[str, Any]] = [
 ]
 
 
-def answerer(tools: list[dict[str, Any]] | None = None, system: str = "Be brief.") -> Answerer:
-    return Answerer(
-        tools=TOOLS if tools is None else tools,
-        system_prompt=system,
-        cwd=CWD,
-        blobs=Blobs(),
-        fold=Fold(),
-        project_schemas=False,
+def answerer(tools: list[dict[str, Any]] | None = None, system: str = "Be brief.") -> Answering:
+    return Answering(
+        Answerer(
+            tools=TOOLS if tools is None else tools,
+            system_prompt=system,
+            cwd=CWD,
+            blobs=Blobs(),
+            project_schemas=False,
+            new_id=new_id,
+        )
     )
 
 
-def answer_bytes(a: Answerer, msg: agent_pb2.AgentServerMessage) -> list[bytes]:
+def answer_bytes(a: Answering, msg: agent_pb2.AgentServerMessage) -> list[bytes]:
     return [m.SerializeToString() for m in a.answer(msg)]
 
 
@@ -207,9 +209,9 @@ def test_projected_schemas_go_through_schema_projection() -> None:
         }
     ]
     a = Answerer(
-        tools=tools, system_prompt="", cwd=CWD, blobs=Blobs(), fold=Fold(), project_schemas=True
+        tools=tools, system_prompt="", cwd=CWD, blobs=Blobs(), project_schemas=True, new_id=new_id
     )
-    (message,) = a.answer(ask(10))
+    (message,) = a.answer(ask(10)).replies
     (tool,) = message.exec_client_message.request_context_result.success.request_context.tools
     from nodecode_cursor.values import decode_value
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from answering import Answering, new_id
 from protobytes import ld, vi
 from protobytes import text as s
 from test_answers import CWD, Blobs, ask, reply
@@ -21,7 +22,6 @@ from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.answers import Answerer, handoff_text
 from nodecode_cursor.blobs import BlobStore
 from nodecode_cursor.bridge import BridgedCalls, replay_step
-from nodecode_cursor.fold import Fold
 from nodecode_cursor.history import build_history
 
 HANDOFF = handoff_text()
@@ -60,18 +60,25 @@ PI = [
 ]
 
 
-def answerer(tools: list[dict[str, Any]]) -> Answerer:
-    return Answerer(
-        tools=tools, system_prompt="", cwd=CWD, blobs=Blobs(), fold=Fold(), project_schemas=False
+def answerer(tools: list[dict[str, Any]]) -> Answering:
+    return Answering(
+        Answerer(
+            tools=tools,
+            system_prompt="",
+            cwd=CWD,
+            blobs=Blobs(),
+            project_schemas=False,
+            new_id=new_id,
+        )
     )
 
 
-def handed(tools: list[dict[str, Any]], member: int, args: bytes) -> tuple[Answerer, list[bytes]]:
+def handed(tools: list[dict[str, Any]], member: int, args: bytes) -> tuple[Answering, list[bytes]]:
     a = answerer(tools)
     return a, [m.SerializeToString() for m in a.answer(ask(member, args))]
 
 
-def the_call(a: Answerer) -> tuple[str, str, dict[str, Any]]:
+def the_call(a: Answering) -> tuple[str, str, dict[str, Any]]:
     """Return (id, name, arguments) of the one call filed on the round's message."""
     [call] = a.fold.message()["tool_calls"]
     return call["id"], call["function"]["name"], json.loads(call["function"]["arguments"])

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import struct
+import uuid
 from typing import Any
 
 import pytest
@@ -126,11 +127,15 @@ def exec_read(path: str) -> bytes:
     return ld(2, vi(1, 4), ld(7, st_(1, path)), st_(15, "e4"))
 
 
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
 def fold_all(*frames: bytes) -> tuple[Fold, list[StreamPart]]:
     parts: list[StreamPart] = []
-    fold = Fold(on_part=parts.append)
+    fold = Fold(new_id=new_id)
     for frame in frames:
-        fold.feed(agent_pb2.AgentServerMessage.FromString(frame))
+        parts += fold.feed(agent_pb2.AgentServerMessage.FromString(frame))
     return fold, parts
 
 
@@ -347,8 +352,8 @@ def test_service_resolved_variants_are_filed_nowhere_but_stay_open_until_complet
 
 def test_an_exec_mcp_ask_files_the_call_unless_the_stream_did() -> None:
     fold, parts = fold_all(started("e1", mcp_call("c1", "search")))
-    fold.file_mcp_call("c1", "search", {"q": "again"})
-    fold.file_mcp_call("c2", "other", {"n": 1})
+    parts += fold.file_mcp_call("c1", "search", {"q": "again"})
+    parts += fold.file_mcp_call("c2", "other", {"n": 1})
     calls = fold.message()["tool_calls"]
     assert [(c["id"], c["function"]["name"]) for c in calls] == [("c1", "search"), ("c2", "other")]
     assert calls[1]["function"]["arguments"] == '{"n":1}'
@@ -357,7 +362,7 @@ def test_an_exec_mcp_ask_files_the_call_unless_the_stream_did() -> None:
 
 
 def test_a_non_finite_number_in_arguments_still_gives_valid_json() -> None:
-    fold = Fold()
+    fold = Fold(new_id=new_id)
     fold.file_mcp_call("c1", "t", {"x": float("nan"), "y": [float("inf")]})
     assert json.loads(arguments(fold)) == {"x": None, "y": [None]}
 
@@ -467,7 +472,7 @@ def test_no_checkpoint_means_none() -> None:
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(st.lists(st.binary(max_size=200), max_size=12))
 def test_random_bytes_never_break_the_fold(frames: list[bytes]) -> None:
-    fold = Fold(on_part=lambda part: None)
+    fold = Fold(new_id=new_id)
     for raw in frames:
         try:
             msg = agent_pb2.AgentServerMessage.FromString(raw)
@@ -522,7 +527,7 @@ def test_arguments_carried_whole_by_the_started_frame_are_the_call_s_arguments()
 
 def test_started_arguments_survive_the_exec_ask_that_hands_the_call_off() -> None:
     fold, parts = fold_all(started("e1", mcp_call("c1", "t", q=v_str("x"))))
-    fold.file_mcp_call("c1", "t", {})  # an exec ask with no map of its own
+    parts += fold.file_mcp_call("c1", "t", {})  # an exec ask with no map of its own
     assert arguments(fold) == '{"q":"x"}'
     assert len(fold.message()["tool_calls"]) == 1
     assert parts[-1] == ToolCallArgsDelta(0, '{"q":"x"}')  # shown once, not twice
@@ -537,7 +542,7 @@ def test_deltas_after_started_arguments_extend_them() -> None:
     assert json.loads(arguments(fold)) == {"path": "src", "depth": 2}
     # The host had the whole map at once; text after it would corrupt its copy.
     assert parts == [ToolCallStart(0, "c1", "t"), ToolCallArgsDelta(0, '{"path":"src"}')]
-    fold.feed(
+    parts += fold.feed(
         agent_pb2.AgentServerMessage.FromString(
             completed("e1", mcp_call("c1", "t", depth=v_num(3)))
         )
@@ -575,16 +580,20 @@ def test_an_exec_ask_settles_a_streamed_call_with_its_own_map() -> None:
 # --- a resumed stream ------------------------------------------------------------------------
 
 
-def feed(fold: Fold, *frames: bytes) -> None:
+def feed(fold: Fold, *frames: bytes) -> list[StreamPart]:
+    parts: list[StreamPart] = []
     for frame in frames:
-        fold.feed(agent_pb2.AgentServerMessage.FromString(frame))
+        parts += fold.feed(agent_pb2.AgentServerMessage.FromString(frame))
+    return parts
 
 
 def test_a_resumed_stream_skips_what_it_repeats_after_the_checkpoint() -> None:
     fold, parts = fold_all(thinking("hm"), text("one "), checkpoint(), thinking("ok"), text("two"))
     fold.resume()
     # The resumed stream says again what came after the checkpoint, then goes on.
-    feed(fold, thinking("o"), thinking("k, so"), text("tw"), text("o three"), turn_ended(3, 2))
+    parts += feed(
+        fold, thinking("o"), thinking("k, so"), text("tw"), text("o three"), turn_ended(3, 2)
+    )
     assert fold.message() == {
         "role": "assistant",
         "content": "one two three",
@@ -616,8 +625,8 @@ def test_a_resumed_stream_picks_up_an_open_call_without_filing_it_twice() -> Non
     fold, parts = fold_all(started("e1", call), partial("e1", '{"pa'), checkpoint())
     fold.resume()
     done = mcp_call("call_1", "ls", path=v_str("src"))
-    feed(fold, started("e2", call), partial("e2", '{"pa'), partial("e2", '{"path":"src"}'))
-    feed(fold, completed("e2", done))
+    parts += feed(fold, started("e2", call), partial("e2", '{"pa'), partial("e2", '{"path":"src"}'))
+    parts += feed(fold, completed("e2", done))
     assert arguments(fold) == '{"path":"src"}'
     assert [p for p in parts if isinstance(p, ToolCallStart)] == [ToolCallStart(0, "call_1", "ls")]
     assert [p.delta for p in parts if isinstance(p, ToolCallArgsDelta)] == ['{"pa', 'th":"src"}']
@@ -629,14 +638,16 @@ def test_a_resumed_stream_picks_up_an_open_call_without_filing_it_twice() -> Non
 def fast_fold_all(*frames: bytes, room: int = 1 << 30) -> tuple[Fold, list[StreamPart], list[int]]:
     """Fold FRAMES as the lane does: feed_delta first, feed when it declines."""
     parts: list[StreamPart] = []
-    fold = Fold(on_part=parts.append)
+    fold = Fold(new_id=new_id)
     sizes = []
     for frame in frames:
         message = agent_pb2.AgentServerMessage.FromString(frame)
-        size = fold.feed_delta(message, room)
+        size, part = fold.feed_delta(message, room)
         sizes.append(size)
+        if part is not None:
+            parts.append(part)
         if size < 0:
-            fold.feed(message)
+            parts += fold.feed(message)
     return fold, parts, sizes
 
 
@@ -667,6 +678,30 @@ def test_feed_delta_skips_what_a_resumed_stream_repeats() -> None:
     fold, parts, _ = fast_fold_all(checkpoint(1), text("ab"))
     fold.resume()
     for frame in (text("a"), text("bc")):
-        assert fold.feed_delta(agent_pb2.AgentServerMessage.FromString(frame), 100) > 0
+        size, part = fold.feed_delta(agent_pb2.AgentServerMessage.FromString(frame), 100)
+        assert size > 0
+        if part is not None:
+            parts.append(part)
     assert fold.message()["content"] == "abc"
     assert [p.text for p in parts if isinstance(p, TextDelta)] == ["ab", "c"]
+
+
+def test_a_long_text_built_as_it_comes_is_the_same_text_and_resumes_at_its_checkpoint() -> None:
+    # The text is written into one buffer as it comes (no list joined at the end):
+    # asked for twice it is the same, and a resume still skips exactly what came
+    # after the checkpoint.
+    words = [f"w{index} " for index in range(2500)]  # many chunks of parts
+    fold, parts, _ = fast_fold_all(*(text(word) for word in words[:1500]), checkpoint(1))
+    fast_parts = [p.text for p in parts if isinstance(p, TextDelta)]
+    assert fast_parts == words[:1500]
+    for word in words[1500:2200]:
+        fold.feed_delta(agent_pb2.AgentServerMessage.FromString(text(word)), 1 << 30)
+    fold.resume()
+    shown = []
+    for word in words[1500:]:
+        _, part = fold.feed_delta(agent_pb2.AgentServerMessage.FromString(text(word)), 1 << 30)
+        if part is not None:
+            shown.append(part)
+    assert fold.message()["content"] == "".join(words)
+    assert fold.message()["content"] == "".join(words)  # asked again: the same text
+    assert [p.text for p in shown if isinstance(p, TextDelta)] == words[2200:]

@@ -21,6 +21,7 @@ import os
 import signal
 import struct
 import types
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -316,20 +317,25 @@ def assert_chat_message(message: dict[str, Any]) -> None:
 def fold_and_answer(messages: list[agent_pb2.AgentServerMessage]) -> None:
     """Feed MESSAGES to a fold and an answerer as the lane does; assert the message shape."""
     parts: list[Any] = []
-    fold = Fold(parts.append)
     answerer = Answerer(
         tools=TOOLS,
         system_prompt="be brief",
         cwd="/tmp",
         blobs=BlobStore(),
-        fold=fold,
         project_schemas=True,
+        new_id=lambda: str(uuid.uuid4()),
     )
+    fold = Fold(new_id=lambda: str(uuid.uuid4()), host_names=answerer.host_names)
     for message in messages:
-        only_our_errors(fold.feed, message)
-        replies = only_our_errors(answerer.answer, message)
-        if not isinstance(replies, CursorError):
-            for reply in replies:
+        fed = only_our_errors(fold.feed, message)
+        if not isinstance(fed, CursorError):
+            parts += fed
+        answer = only_our_errors(answerer.answer, message)
+        if not isinstance(answer, CursorError):
+            applied = only_our_errors(fold.apply, answer.calls)
+            if not isinstance(applied, CursorError):
+                parts += applied
+            for reply in answer.replies:
                 assert isinstance(reply, agent_pb2.AgentClientMessage)
                 reply.SerializeToString()
     with bounded():
