@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import os
 import ssl
 import urllib.parse
 import urllib.request
@@ -63,15 +65,38 @@ def split_url(url: str) -> tuple[str, str, int]:
     return scheme, parts.hostname, port
 
 
+# What the environment's proxy answer depends on (``urllib.request.getproxies_environment``
+# and ``proxy_bypass``, which skip HTTP_PROXY under CGI's REQUEST_METHOD).
+_PROXY_ENV = (
+    "http_proxy",
+    "HTTP_PROXY",
+    "https_proxy",
+    "HTTPS_PROXY",
+    "all_proxy",
+    "ALL_PROXY",
+    "no_proxy",
+    "NO_PROXY",
+    "REQUEST_METHOD",
+)
+
+
 def proxy_for(base_url: str, configured: str | None) -> str | None:
     """Return the proxy URL a request to BASE_URL goes through, or None to go direct.
 
     The ``cursor.proxy`` setting wins; else the environment, as httpx's
-    ``trust_env`` reads it (``NO_PROXY`` exempts a host).
+    ``trust_env`` reads it (``NO_PROXY`` exempts a host). The answer is kept per
+    URL and proxy variables: reading the whole environment cost every round a
+    scan of it (``benchmarks/serve_load.py``'s profile).
     """
     if configured:
         return configured
     scheme, host, _ = split_url(base_url)
+    return _environment_proxy(scheme, host, tuple(os.environ.get(k) for k in _PROXY_ENV))
+
+
+@functools.lru_cache(maxsize=64)
+def _environment_proxy(scheme: str, host: str, _env: tuple[str | None, ...]) -> str | None:
+    """Return the environment's proxy for SCHEME://HOST (_ENV: the variables it depends on)."""
     found = urllib.request.getproxies_environment()
     if host and urllib.request.proxy_bypass(host):
         return None

@@ -975,7 +975,10 @@ def decode_messages(payloads: list[Payload]) -> list[agent_pb2.AgentServerMessag
     try:
         # upb parses any buffer (the stubs say bytes): the views are not copied, and
         # map calls the C parser with no Python frame per message.
-        return list(map(agent_pb2.AgentServerMessage.FromString, payloads))  # type: ignore[arg-type]
+        parse = agent_pb2.AgentServerMessage.FromString
+        if len(payloads) == 1:  # the common read: one frame, no list() of a map
+            return [parse(payloads[0])]  # type: ignore[arg-type]
+        return list(map(parse, payloads))  # type: ignore[arg-type]
     except (DecodeError, RecursionError):
         raise ProtocolError(
             "Cursor sent a stream frame that is not an AgentServerMessage"
