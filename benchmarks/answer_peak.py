@@ -40,7 +40,7 @@ def status_kib(field: str) -> int:
 
 def client(url: str, transport: str) -> None:
     """Play a short round and the long one; print the baseline and the peak in KiB."""
-    from nodecode_cursor import lane
+    from nodecode_cursor.lanes import lane
     from nodecode_cursor.state import CellState
 
     state = CellState()

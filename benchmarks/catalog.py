@@ -29,7 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from nodecode_cursor import catalog, routing  # noqa: E402
+from nodecode_cursor.models import catalog, routing  # noqa: E402
 
 DATA = REPO / "nodecode_cursor" / "data"
 ROUNDS = 30
@@ -111,7 +111,8 @@ def main() -> None:
     print(f"ratio: {ratio:.2f}x the plain json.load ({typed / baseline:.2f}x for the rows alone)")
 
     probe = (
-        "import sys, nodecode_cursor, nodecode_cursor.routing as r, nodecode_cursor.catalog as c;"
+        "import sys, nodecode_cursor, nodecode_cursor.models.routing as r,"
+        " nodecode_cursor.models.catalog as c;"
         "assert 'httpx' not in sys.modules, 'httpx imported';"
         "assert r._rows.cache_info().currsize == 0, 'wire.json parsed at import';"
         "assert c._models.cache_info().currsize == 0, 'models.json parsed at import'"

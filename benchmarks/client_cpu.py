@@ -120,7 +120,7 @@ def process_cpu(pid: int) -> float:
 
 def measure(deltas: int, rounds: int) -> dict[str, tuple[float, float]]:
     """Return per transport (client CPU, simulator CPU), means per round in seconds."""
-    from nodecode_cursor import lane
+    from nodecode_cursor.lanes import lane
     from nodecode_cursor.state import CellState
 
     child, url = start_simulator(deltas, rounds)

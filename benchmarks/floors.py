@@ -46,11 +46,11 @@ sys.path[:0] = [str(REPO), str(HERE)]
 import request_build  # noqa: E402
 
 from nodecode_cursor._proto import agent_pb2  # noqa: E402
-from nodecode_cursor.blobs import Conversation  # noqa: E402
-from nodecode_cursor.connect import FrameDecoder  # noqa: E402
-from nodecode_cursor.fold import Fold  # noqa: E402
-from nodecode_cursor.request import build_run_request  # noqa: E402
-from nodecode_cursor.transport import decode_messages  # noqa: E402
+from nodecode_cursor.core.blobs import Conversation  # noqa: E402
+from nodecode_cursor.core.fold import Fold  # noqa: E402
+from nodecode_cursor.core.request import build_run_request  # noqa: E402
+from nodecode_cursor.transports.sse import decode_messages  # noqa: E402
+from nodecode_cursor.wire.connect import FrameDecoder  # noqa: E402
 
 NETWORK_CHUNK = 16 * 1024
 
@@ -253,7 +253,7 @@ def import_benchmark(runs: int = 15) -> None:
 
 
 def conversation_memory_benchmark(count: int = 128, size: int = 20) -> None:
-    from nodecode_cursor.blobs import Conversations
+    from nodecode_cursor.core.blobs import Conversations
 
     histories = [request_build.history(size) for _ in range(count)]
     for n, messages in enumerate(histories):

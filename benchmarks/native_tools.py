@@ -41,8 +41,8 @@ from cursor_simulator.steps import (  # noqa: E402
     ToolCall,
     TurnEnded,
 )
-from nodecode_cursor import lane  # noqa: E402
 from nodecode_cursor.host import RoundContext  # noqa: E402
+from nodecode_cursor.lanes import lane  # noqa: E402
 from nodecode_cursor.state import CellState  # noqa: E402
 from nodecode_host.host_tools import HostTools  # noqa: E402
 from nodecode_host.native_tools import NativeTools  # noqa: E402

@@ -25,9 +25,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from nodecode_cursor.blobs import Conversation  # noqa: E402
-from nodecode_cursor.request import build_run_request  # noqa: E402
-from nodecode_cursor.routing import WireModel  # noqa: E402
+from nodecode_cursor.core.blobs import Conversation  # noqa: E402
+from nodecode_cursor.core.request import build_run_request  # noqa: E402
+from nodecode_cursor.models.routing import WireModel  # noqa: E402
 
 WIRE = WireModel("gpt-5", "gpt-5-high", (("reasoning", "high"),), False)
 BIG = "r" * (100 * 1024)

@@ -33,8 +33,8 @@ from cursor_simulator.steps import (  # noqa: E402
     Text,
     TurnEnded,
 )
-from nodecode_cursor import lane  # noqa: E402
 from nodecode_cursor.host import RoundContext  # noqa: E402
+from nodecode_cursor.lanes import lane  # noqa: E402
 from nodecode_cursor.state import CellState  # noqa: E402
 
 

@@ -91,17 +91,17 @@ SETUP_FUNCTIONS = (
     "_BidiRun._read_sse",
 )
 SETUP_MODULES = (
-    "nodecode_cursor/clients.py",
-    "nodecode_cursor/request.py",
-    "nodecode_cursor/history.py",
-    "nodecode_cursor/blobs.py",
-    "nodecode_cursor/routing.py",
-    "nodecode_cursor/model_resolution.py",
-    "nodecode_cursor/catalog.py",
-    "nodecode_cursor/listing.py",
-    "nodecode_cursor/credentials.py",
-    "nodecode_cursor/http.py",
-    "nodecode_cursor/h2dial.py",
+    "nodecode_cursor/transports/clients.py",
+    "nodecode_cursor/core/request.py",
+    "nodecode_cursor/core/history.py",
+    "nodecode_cursor/core/blobs.py",
+    "nodecode_cursor/models/routing.py",
+    "nodecode_cursor/models/model_resolution.py",
+    "nodecode_cursor/models/catalog.py",
+    "nodecode_cursor/models/listing.py",
+    "nodecode_cursor/account/credentials.py",
+    "nodecode_cursor/transports/http.py",
+    "nodecode_cursor/transports/h2dial.py",
 )
 
 

@@ -24,8 +24,8 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 
-from nodecode_cursor import connect
 from nodecode_cursor._proto import agent_pb2, aiserver_pb2
+from nodecode_cursor.wire import connect
 
 from .catalog import CatalogState
 from .exchange import SimRequest, SimResponse

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from nodecode_cursor import connect
 from nodecode_cursor._proto import aiserver_pb2
+from nodecode_cursor.wire import connect
 
 from .family import RouteHost, connect_error
 from .server import SimRequest, SimResponse

@@ -12,8 +12,8 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from nodecode_cursor import connect
 from nodecode_cursor._proto import agent_pb2
+from nodecode_cursor.wire import connect
 
 from .family import RouteHost, connect_error
 from .server import SimRequest, SimResponse

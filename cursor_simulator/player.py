@@ -22,8 +22,8 @@ import urllib.parse
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
-from nodecode_cursor import connect, values
 from nodecode_cursor._proto import agent_pb2, aiserver_pb2
+from nodecode_cursor.wire import connect, values
 
 from .catalog import CatalogState
 from .exchange import Cut, SimRequest, Trailers

@@ -18,8 +18,8 @@ from typing import Any
 
 from google.protobuf import json_format
 
-from nodecode_cursor import values
 from nodecode_cursor._proto import agent_pb2
+from nodecode_cursor.wire import values
 
 from .records import RunRecord
 from .steps import (

@@ -21,10 +21,10 @@ from .errors import ConfigError, CursorError, NotSignedIn, check_cleartext, json
 
 if TYPE_CHECKING:
     # The contract's types, for annotations: loading the cell does not load the contract.
+    from .account.dashboard import AccountUsage
     from .commands import CursorCommand
-    from .dashboard import AccountUsage
     from .host import DoctorCheck, Host, RoundContext, RoundResult, Route, SignInState
-    from .listing import Roster
+    from .models.listing import Roster
     from .state import CellState
 
 __all__ = ["PROVIDER", "CursorCell", "Settings", "cell"]
@@ -203,7 +203,7 @@ class CursorCell:
     def catalog(self) -> dict[str, Any]:
         """Return the catalog row: the provider and every bundled model."""
         # Deferred: loading the cell stays cheap (the catalog parses its rows)
-        from .catalog import catalog_row
+        from .models.catalog import catalog_row
 
         return catalog_row(self.settings.base_url)
 
@@ -212,14 +212,14 @@ class CursorCell:
         if provider != PROVIDER or self.host is None:
             return None
         # Deferred: loading the cell stays cheap
-        from .credentials import resolve_credential
+        from .account.credentials import resolve_credential
 
         return resolve_credential(self.host, PROVIDER, base_url=self.settings.base_url)
 
     async def list_models(self, key: str | None = None) -> Roster:
         """Return the account's roster (or the bundled rows and why the live one is missing)."""
         # Deferred: loading the cell stays cheap (httpx, protobuf)
-        from .listing import list_models
+        from .models.listing import list_models
 
         token = key if key is not None else self.credential(PROVIDER)
         return await list_models(
@@ -233,7 +233,7 @@ class CursorCell:
     async def check_key(self, key: str) -> str | None:
         """Return None when Cursor accepts ``key``, else the line saying why not."""
         # Deferred: loading the cell stays cheap (httpx, protobuf)
-        from .listing import check_key
+        from .models.listing import check_key
 
         return await check_key(
             key,
@@ -257,7 +257,7 @@ class CursorCell:
         the roster lists is allowed then); UNCHECKED is why it could not ask.
         """
         # Deferred: loading the cell stays cheap (routing loads the catalog)
-        from .routing import route
+        from .models.routing import route
 
         agent = self._agent_route(model, effort)
         if agent is not None:
@@ -271,9 +271,9 @@ class CursorCell:
         if self.host is None or self._command is None or self.state is None:
             return SignInState(signed_in=False, source=None)
         # Deferred: loading the cell stays cheap
-        from .credentials import ENV_ACCESS_TOKEN, ENV_API_KEY
-        from .signin import session_ended
-        from .store import AuthStore
+        from .account.credentials import ENV_ACCESS_TOKEN, ENV_API_KEY
+        from .account.signin import session_ended
+        from .account.store import AuthStore
 
         store = AuthStore(self.host.home)
         entry = store.entry()
@@ -310,8 +310,8 @@ class CursorCell:
     def account_usage_now(self) -> AccountUsage:
         """Return ``account_usage``'s answer, blocking (a slash command runs outside a loop)."""
         # Deferred: loading the cell stays cheap (httpx, protobuf)
-        from .credentials import resolve_credential
-        from .dashboard import fetch_account_usage
+        from .account.credentials import resolve_credential
+        from .account.dashboard import fetch_account_usage
 
         if self.host is None or self.state is None:
             raise NotSignedIn()
@@ -338,7 +338,7 @@ class CursorCell:
         ROUNDS runs one tiny round per transport and per model family (they cost tokens).
         """
         # Deferred: loading the cell stays cheap
-        from .doctor import diagnose
+        from .diagnose.doctor import diagnose
 
         return await diagnose(self, rounds=rounds, report=report or (lambda check: None))
 
@@ -355,7 +355,7 @@ class CursorCell:
         # the contract by now)
         import dataclasses
 
-        from . import lane
+        from .lanes import lane
 
         if ctx.base_url:
             check_cleartext(ctx.base_url, "the round's base_url")
@@ -376,7 +376,7 @@ class CursorCell:
     def _takes_agent_lane(self, model: str) -> bool:
         """Return whether a round on MODEL goes to cursor-agent (its prefix, or the setting)."""
         # Deferred: loading the cell stays cheap
-        from .agent_cli import AGENT_PREFIX
+        from .lanes.agent_cli import AGENT_PREFIX
 
         return model.strip().startswith(AGENT_PREFIX) or self.settings.lane == AGENT_LANE
 
@@ -390,10 +390,10 @@ class CursorCell:
         if not self._takes_agent_lane(model):
             return None
         # Deferred: loading the cell stays cheap (routing loads the catalog)
-        from .agent_cli import agent_model
-        from .catalog import find_model
         from .host import Route
-        from .routing import checked_effort
+        from .lanes.agent_cli import agent_model
+        from .models.catalog import find_model
+        from .models.routing import checked_effort
 
         requested = checked_effort((effort or "").strip().lower() or None)
         name = agent_model(model)
@@ -404,7 +404,7 @@ class CursorCell:
     def _agent_status(self) -> str:
         """Return what /cursor status says of the CLI: which binary, its version, or none."""
         # Deferred: loading the cell stays cheap
-        from .agent_cli import agent_status_line
+        from .lanes.agent_cli import agent_status_line
 
         return agent_status_line(
             required=self.settings.lane == AGENT_LANE, configured=self.settings.agent_path
@@ -415,7 +415,7 @@ class CursorCell:
         # Deferred: loading the cell stays cheap
         import dataclasses  # loaded with the contract by now; not with the cell
 
-        from .agent_lane import stream_agent_round
+        from .lanes.agent_lane import stream_agent_round
 
         filled = dataclasses.replace(ctx, host=ctx.host or self.host)
         return await stream_agent_round(

@@ -15,12 +15,12 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from .browser import open_page
-from .credentials import ENV_ACCESS_TOKEN, ENV_API_KEY, env_credential
+from .account.browser import open_page
+from .account.credentials import ENV_ACCESS_TOKEN, ENV_API_KEY, env_credential
+from .account.signin import NOTICE_KEY, PollPacing, SignIn, session_ended
+from .account.store import CORRUPT, PROVIDER, AuthStore
 from .errors import NOT_SIGNED_IN, ConfigError, StoreError
 from .limits import DEFAULT_BASE_URL, DEFAULT_WEB_URL
-from .signin import NOTICE_KEY, PollPacing, SignIn, session_ended
-from .store import CORRUPT, PROVIDER, AuthStore
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection

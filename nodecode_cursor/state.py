@@ -28,20 +28,20 @@ from typing import TYPE_CHECKING
 from . import limits
 
 if TYPE_CHECKING:
-    from .account_models import AccountModels
-    from .blobs import Conversations
-    from .bridge import BridgedCalls
-    from .clients import HttpClients
-    from .continuity import ContinuityStore
-    from .runpool import RunConnections
-    from .writers import WriterStore, WriterTable
+    from .core.blobs import Conversations
+    from .core.bridge import BridgedCalls
+    from .core.continuity import ContinuityStore
+    from .core.writers import WriterStore, WriterTable
+    from .models.account_models import AccountModels
+    from .transports.clients import HttpClients
+    from .transports.runpool import RunConnections
 
 __all__ = ["CellState"]
 
 
 def _disk_writers(home: Path) -> WriterStore:
     """Return the writer table's store under HOME."""
-    from .writer_store import DiskWriters
+    from .storage.writer_store import DiskWriters
 
     return DiskWriters.in_home(home)
 
@@ -96,7 +96,7 @@ class CellState:
     def conversations(self) -> Conversations:
         """Return the conversations' blob stores and checkpoints (made on first read)."""
         if self._conversations is None:
-            from .blobs import Conversations
+            from .core.blobs import Conversations
 
             with self.made:
                 if self._conversations is None:
@@ -107,7 +107,7 @@ class CellState:
     def bridged(self) -> BridgedCalls:
         """Return the native asks rounds handed to host tools, for the next round's replay."""
         if self._bridged is None:
-            from .bridge import BridgedCalls
+            from .core.bridge import BridgedCalls
 
             with self.made:
                 if self._bridged is None:
@@ -123,7 +123,7 @@ class CellState:
         (conversation_store.py); None without a home, and once closed.
         """
         if not self._continuity_made:
-            from .conversation_store import DiskConversations
+            from .storage.conversation_store import DiskConversations
 
             with self.made:
                 if not self._continuity_made:
@@ -137,7 +137,7 @@ class CellState:
     def writers(self) -> WriterTable:
         """Return the Kimi K3 writer table, kept under the home when there is one (made once)."""
         if self._writers is None:
-            from .writers import WriterTable
+            from .core.writers import WriterTable
 
             with self.made:
                 if self._writers is None:
@@ -151,7 +151,7 @@ class CellState:
     def models(self) -> AccountModels:
         """Return each account's roster, markers and catalog, and their fetches in flight."""
         if self._models is None:
-            from .account_models import AccountModels
+            from .models.account_models import AccountModels
 
             with self.made:
                 if self._models is None:
@@ -167,7 +167,7 @@ class CellState:
         One per base URL, account and proxy, behind its own lock (runpool.py).
         """
         if self._run_connections is None:
-            from .runpool import RunConnections
+            from .transports.runpool import RunConnections
 
             with self.made:
                 if self._run_connections is None:
@@ -183,7 +183,7 @@ class CellState:
         One per event loop and proxy, closed with their loop (clients.py).
         """
         if self._http_clients is None:
-            from .clients import HttpClients
+            from .transports.clients import HttpClients
 
             with self.made:
                 if self._http_clients is None:

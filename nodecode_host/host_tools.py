@@ -60,7 +60,7 @@ __all__ = [
 ]
 
 # The names Cursor's agent drives itself; the cell offers a host tool by one of these
-# under a wire name (nodecode_cursor/bridge.py), so ours avoid them for readability.
+# under a wire name (nodecode_cursor/core/bridge.py), so ours avoid them for readability.
 NATIVE_TOOL_NAMES = frozenset({"bash", "read", "write", "delete", "ls", "grep", "todo"})
 
 # Folders search_files and list_directory's callers rarely mean: version control,

@@ -1,7 +1,7 @@
 """Every dotted name the docs and docstrings quote resolves in the code.
 
 ``docs/*.md`` and the packages' docstrings cite code by dotted name in
-backticks (```transport.SseRun```, ````lane.stream_round````): a module of one of the
+backticks (```sse.SseRun```, ````lane.stream_round````): a module of one of the
 three packages (by its last component, or in full), then attributes. When the
 code moves, a citation that no longer resolves is a false claim; this test names
 each one, in which file, so it is fixed with the move. A name whose first part
@@ -27,7 +27,7 @@ _SPAN = re.compile(
 # What ends a file's name, not a module's attribute.
 _FILE_ENDINGS = frozenset(
     {"py", "md", "json", "jsonl", "toml", "txt", "lock", "sh", "yml", "yaml", "js", "ts", "cfg"}
-    | {"proto"}
+    | {"proto", "lisp"}
 )
 # A protobuf package's version part (``agent.v1.AgentServerMessage``): Cursor's names.
 _PROTO_VERSION = re.compile(r"v[0-9]+")
@@ -42,8 +42,12 @@ def _modules() -> dict[str, list[str]]:
         found.setdefault(package, []).append(package)
         for path in sorted((ROOT / package).rglob("*.py")):
             parts = list(path.relative_to(ROOT).with_suffix("").parts)
-            if parts[-1] == "__init__" or "_proto" in parts:
+            if "_proto" in parts:
                 continue
+            if parts[-1] == "__init__":
+                parts.pop()  # a subpackage (``models.routing``) is cited like a module
+                if len(parts) < 2:
+                    continue
             full = ".".join(parts)
             found.setdefault(full, []).append(full)
             found.setdefault(parts[-1], []).append(full)
@@ -151,10 +155,10 @@ def test_every_quoted_dotted_name_resolves() -> None:
 
 def test_the_check_names_the_file_and_the_name_that_does_not_resolve() -> None:
     texts = [
-        ("docs/x.md", "`transport.SseRun` and `transport.SseRun._read_stream`, `os.path.join`"),
+        ("docs/x.md", "`sse.SseRun` and `sse.SseRun._read_stream`, `os.path.join`"),
         ("nodecode_cursor/y.py:3", "``lane.stream_round``, ``lane.no_such_thing``, ``auth.json``"),
     ]
     assert unresolved(texts) == [
-        "docs/x.md: `transport.SseRun._read_stream` does not resolve in the code",
+        "docs/x.md: `sse.SseRun._read_stream` does not resolve in the code",
         "nodecode_cursor/y.py:3: `lane.no_such_thing` does not resolve in the code",
     ]

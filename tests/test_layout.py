@@ -31,26 +31,16 @@ PACKAGES = ("nodecode_cursor", "nodecode_host", "cursor_simulator")
 
 # The cell's sans-I/O core and the cell modules it may lean on (themselves free of I/O).
 PURE_CORE = (
-    "connect",
-    "values",
-    "pbwire",
-    "schema",
-    "history",
-    "blobs",
-    "continuity",
-    "request",
-    "fold",
-    "decisions",
-    "answers",
-    "native",
-    "bridge",
-    "routing",
-    "catalog",
-    "writers",
-    "variants",
-    "agent_stream",
-    "agent_prompt",
-    "cost",
+    # Whole subpackages: the wire's encodings and the round's pure core.
+    "wire",
+    "core",
+    # And the pure modules of the others.
+    "models.routing",
+    "models.catalog",
+    "models.variants",
+    "transports.http1",
+    "lanes.agent_stream",
+    "lanes.agent_prompt",
 )
 CORE_SUPPORT = ("_proto", "errors", "limits", "host")
 IO_MODULES = ("httpx", "asyncio", "threading", "socket", "h11", "subprocess")
@@ -61,8 +51,9 @@ class Rule:
     """Modules under IMPORTERS may import nothing under TARGETS except the ALLOWED children.
 
     ``allowed`` is None when the targets are forbidden outright; otherwise it names
-    the first component below the target that may be imported ("" is the target
-    package itself, e.g. ``from nodecode_cursor import __version__``).
+    the modules or subpackages below the target that may be imported, by their dotted
+    name below it ("" is the target package itself, e.g. ``from nodecode_cursor import
+    __version__``; ``"core"`` allows every module of ``nodecode_cursor.core``).
     """
 
     name: str
@@ -88,7 +79,7 @@ SIMULATOR_BORROWS_ONLY_PROTOCOL = Rule(
     "the simulator borrows only the cell's protocol modules",
     ("cursor_simulator",),
     ("nodecode_cursor",),
-    frozenset({"connect", "values", "_proto"}),
+    frozenset({"wire", "_proto"}),
 )
 HOST_USES_ONLY_THE_HOST_FACE = Rule(
     "the host uses only the cell's host-facing modules",
@@ -157,8 +148,8 @@ def violations(root: Path, rules: tuple[Rule, ...]) -> list[str]:
                     if not _within(imported, (target,)):
                         continue
                     if rule.allowed is not None:
-                        child = imported[len(target) + 1 :].split(".")[0]
-                        if child in rule.allowed:
+                        below = imported[len(target) + 1 :]
+                        if below in rule.allowed or _within(below, tuple(rule.allowed - {""})):
                             continue
                     where = path.relative_to(root)
                     report = f"{where}:{line}: imports {imported} ({rule.name})"
@@ -233,7 +224,7 @@ def cycles(root: Path) -> list[list[str]]:
 
 def test_the_three_packages_are_all_seen() -> None:
     modules = module_files(ROOT)
-    for name in ("nodecode_cursor.fold", "nodecode_host.cli", "cursor_simulator.agent"):
+    for name in ("nodecode_cursor.core.fold", "nodecode_host.cli", "cursor_simulator.agent"):
         assert name in modules
     # Relative imports resolve: the simulator's package imports its own families.
     imported = {
@@ -307,21 +298,23 @@ def test_checker_finds_an_import_under_type_checking(tmp_path: Path) -> None:
 
 def test_checker_allows_protocol_modules_and_reports_others(tmp_path: Path) -> None:
     source = (
-        "from nodecode_cursor import connect, values\n"
-        "from nodecode_cursor.transport import run, RunSettings\n"
+        "from nodecode_cursor.wire import connect, values\n"
+        "from nodecode_cursor.transports.sse import run, RunSettings\n"
     )
     _write(
         tmp_path,
         {
             "cursor_simulator/agent.py": source,
-            "nodecode_cursor/connect.py": "",
-            "nodecode_cursor/values.py": "",
-            "nodecode_cursor/transport.py": "",
+            "nodecode_cursor/wire/__init__.py": "",
+            "nodecode_cursor/wire/connect.py": "",
+            "nodecode_cursor/wire/values.py": "",
+            "nodecode_cursor/transports/__init__.py": "",
+            "nodecode_cursor/transports/sse.py": "",
         },
     )
     found = violations(tmp_path, (SIMULATOR_BORROWS_ONLY_PROTOCOL,))
     assert [f.split(" (")[0] for f in found] == [
-        "cursor_simulator/agent.py:2: imports nodecode_cursor.transport"
+        "cursor_simulator/agent.py:2: imports nodecode_cursor.transports.sse"
     ]
 
 
@@ -329,43 +322,53 @@ def test_checker_lets_the_host_take_version_but_not_internals(tmp_path: Path) ->
     source = (
         "from nodecode_cursor import __version__\n"
         "from nodecode_cursor.errors import ConfigError\n"
-        "from nodecode_cursor.store import AuthStore\n"
+        "from nodecode_cursor.account.store import AuthStore\n"
     )
     _write(
         tmp_path,
         {
             "nodecode_host/cli.py": source,
             "nodecode_cursor/errors.py": "",
-            "nodecode_cursor/store.py": "",
+            "nodecode_cursor/account/__init__.py": "",
+            "nodecode_cursor/account/store.py": "",
         },
     )
     found = violations(tmp_path, (HOST_USES_ONLY_THE_HOST_FACE,))
     assert [f.split(" (")[0] for f in found] == [
-        "nodecode_host/cli.py:3: imports nodecode_cursor.store"
+        "nodecode_host/cli.py:3: imports nodecode_cursor.account.store"
     ]
 
 
 @pytest.mark.parametrize("module", IO_MODULES)
 def test_checker_finds_io_in_the_pure_core(tmp_path: Path, module: str) -> None:
-    _write(tmp_path, {"nodecode_cursor/fold.py": f"def f():\n    import {module}.sub\n"})
+    fold = "nodecode_cursor/core/fold.py"
+    _write(tmp_path, {fold: f"def f():\n    import {module}.sub\n"})
     found = violations(tmp_path, (CORE_DOES_NO_IO,))
-    assert [f.split(" (")[0] for f in found] == [f"nodecode_cursor/fold.py:2: imports {module}.sub"]
+    assert [f.split(" (")[0] for f in found] == [f"{fold}:2: imports {module}.sub"]
 
 
 def test_checker_finds_the_core_leaning_on_the_transport(tmp_path: Path) -> None:
     _write(
         tmp_path,
         {
-            "nodecode_cursor/request.py": "from .transport import run\nfrom . import history\n",
-            "nodecode_cursor/transport.py": "",
-            "nodecode_cursor/history.py": "",
+            "nodecode_cursor/core/__init__.py": "",
+            "nodecode_cursor/core/request.py": (
+                "from ..transports.sse import run\nfrom . import history\n"
+                "from ..models import routing\n"
+            ),
+            "nodecode_cursor/core/history.py": "",
+            "nodecode_cursor/models/__init__.py": "",
+            "nodecode_cursor/models/routing.py": "",
+            "nodecode_cursor/transports/__init__.py": "",
+            "nodecode_cursor/transports/sse.py": "",
             # Outside the core, the same import is allowed.
-            "nodecode_cursor/lane.py": "from .transport import run\n",
+            "nodecode_cursor/lanes/__init__.py": "",
+            "nodecode_cursor/lanes/lane.py": "from ..transports.sse import run\n",
         },
     )
     found = violations(tmp_path, (CORE_STAYS_IN_THE_CORE,))
     assert [f.split(" (")[0] for f in found] == [
-        "nodecode_cursor/request.py:1: imports nodecode_cursor.transport"
+        "nodecode_cursor/core/request.py:1: imports nodecode_cursor.transports.sse"
     ]
 
 

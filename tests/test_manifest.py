@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Modules a host must not pay for when it merely loads the cell.
 HEAVY = ("httpx", "httpcore", "h11", "h2", "google.protobuf", "jwt", "filelock")
-HEAVY_OURS = ("nodecode_cursor.catalog", "nodecode_cursor._proto", "cursor_simulator")
+HEAVY_OURS = ("nodecode_cursor.models.catalog", "nodecode_cursor._proto", "cursor_simulator")
 
 
 def _toml(name: str) -> dict[str, Any]:

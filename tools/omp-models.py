@@ -21,7 +21,7 @@ model, sorted by id:
                   four prices) when the row has a long-context tier
 
 Prices are copied as they stand, zeros included: deciding that a zero price
-is a plan's rather than a price is the catalog's job (nodecode_cursor/catalog.py).
+is a plan's rather than a price is the catalog's job (nodecode_cursor/models/catalog.py).
 What the wire reads of the same rows (routing, max mode) is tools/wire-rows.py's.
 The output is pretty-printed JSON with a trailing newline, so a rerun on the
 same checkout writes the same bytes.

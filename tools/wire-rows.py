@@ -22,7 +22,7 @@ per model, sorted by id, every key present in every row:
   family      identity.family ("k3", "fable", ...; null when the row has none)
 
 How these combine into a request (effort rounding, the OpenAI sibling collapse,
-max mode) is nodecode_cursor/routing.py's job; what the host's catalog reads of
+max mode) is nodecode_cursor/models/routing.py's job; what the host's catalog reads of
 the same rows is tools/omp-models.py's. The output is pretty-printed JSON with
 a trailing newline, so a rerun on the same checkout writes the same bytes.
 """

@@ -10,9 +10,9 @@ from __future__ import annotations
 import uuid
 
 from nodecode_cursor._proto import agent_pb2
-from nodecode_cursor.answers import Answerer, BlobStore
-from nodecode_cursor.bridge import Bridged
-from nodecode_cursor.fold import Fold
+from nodecode_cursor.core.answers import Answerer, BlobStore
+from nodecode_cursor.core.bridge import Bridged
+from nodecode_cursor.core.fold import Fold
 from nodecode_cursor.host import StreamPart
 
 

@@ -1,6 +1,6 @@
 """The guard between the host and Cursor's CLI: the CLI's end passes through; the host's ends all.
 
-Each test runs the real guard script (``nodecode_cursor/agent_guard.py``) as the
+Each test runs the real guard script (``nodecode_cursor/lanes/agent_guard.py``) as the
 cursor-agent lane does, leading a new process group and holding a pipe's read
 end, over a small shell command standing in for the CLI.
 """
@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from standin import ended, pidfd, running_in_group
 
-import nodecode_cursor.agent_guard
+import nodecode_cursor.lanes.agent_guard
 
-GUARD = Path(nodecode_cursor.agent_guard.__file__)
+GUARD = Path(nodecode_cursor.lanes.agent_guard.__file__)
 
 
 class Guarded:
@@ -134,7 +134,7 @@ def test_a_cli_that_cannot_start_says_so(guarded: list[Guarded], tmp_path: Path)
     one = Guarded(str(tmp_path / "no-such-cli"))
     guarded.append(one)
     _, err = one.process.communicate(timeout=30)
-    assert one.process.returncode == nodecode_cursor.agent_guard.CANNOT_START
+    assert one.process.returncode == nodecode_cursor.lanes.agent_guard.CANNOT_START
     assert err.decode() == "could not start no-such-cli: No such file or directory\n"
 
 

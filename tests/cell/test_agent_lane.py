@@ -32,14 +32,8 @@ from standin import (
     running_in_group,
 )
 
-from nodecode_cursor.agent_sessions import AgentSessions
 from nodecode_cursor.cell import CursorCell
-from nodecode_cursor.errors import (
-    ConfigError,
-    CredentialError,
-    ProviderError,
-    StreamIncomplete,
-)
+from nodecode_cursor.errors import ConfigError, CredentialError, ProviderError, StreamIncomplete
 from nodecode_cursor.host import (
     Finish,
     MemoryHost,
@@ -51,6 +45,7 @@ from nodecode_cursor.host import (
     StreamStart,
     TextDelta,
 )
+from nodecode_cursor.lanes.agent_sessions import AgentSessions
 
 STANDIN_BINARY = FOLDER / "cursor-agent"
 SESSION = "chat-1"

@@ -11,10 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from nodecode_cursor import catalog
-from nodecode_cursor.agent_prompt import build_prompt
-from nodecode_cursor.agent_stream import AgentStream, valid_session_id
-from nodecode_cursor.cost import round_cost
+from nodecode_cursor.core.cost import round_cost
 from nodecode_cursor.host import (
     ReasoningDelta,
     ResolvedCallResult,
@@ -23,6 +20,9 @@ from nodecode_cursor.host import (
     TextDelta,
     Usage,
 )
+from nodecode_cursor.lanes.agent_prompt import build_prompt
+from nodecode_cursor.lanes.agent_stream import AgentStream, valid_session_id
+from nodecode_cursor.models import catalog
 
 TRANSCRIPTS = Path(__file__).resolve().parents[1] / "agent_standin" / "transcripts"
 

@@ -25,9 +25,9 @@ from hypothesis import strategies as st
 from protobytes import ld, vi
 from protobytes import text as s
 
-from nodecode_cursor import schema
 from nodecode_cursor._proto import agent_pb2
-from nodecode_cursor.answers import Answerer, handoff_text
+from nodecode_cursor.core import schema
+from nodecode_cursor.core.answers import Answerer, handoff_text
 from nodecode_cursor.errors import CursorError
 
 # --- hand encoding -----------------------------------------------------------------------
@@ -213,7 +213,7 @@ def test_projected_schemas_go_through_schema_projection() -> None:
     )
     (message,) = a.answer(ask(10)).replies
     (tool,) = message.exec_client_message.request_context_result.success.request_context.tools
-    from nodecode_cursor.values import decode_value
+    from nodecode_cursor.wire.values import decode_value
 
     projected = decode_value(tool.input_schema)
     assert projected == schema.project_schema(tools[0]["function"]["parameters"])
@@ -532,7 +532,7 @@ def test_the_mcp_server_name_is_defined_once() -> None:
     import ast
     import inspect
 
-    from nodecode_cursor import answers, history
+    from nodecode_cursor.core import answers, history
 
     assert answers.PROVIDER_IDENTIFIER == history.PROVIDER_IDENTIFIER == "pi-agent"
     assigned = [

@@ -19,10 +19,10 @@ from protobytes import text as s
 from test_answers import CWD, Blobs, ask, reply
 
 from nodecode_cursor._proto import agent_pb2
-from nodecode_cursor.answers import Answerer, handoff_text
-from nodecode_cursor.blobs import BlobStore
-from nodecode_cursor.bridge import BridgedCalls, replay_step
-from nodecode_cursor.history import build_history
+from nodecode_cursor.core.answers import Answerer, handoff_text
+from nodecode_cursor.core.blobs import BlobStore
+from nodecode_cursor.core.bridge import BridgedCalls, replay_step
+from nodecode_cursor.core.history import build_history
 
 HANDOFF = handoff_text()
 

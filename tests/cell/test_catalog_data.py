@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from nodecode_cursor import catalog, routing
+from nodecode_cursor.models import catalog, routing
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "nodecode_cursor" / "data"

@@ -12,11 +12,11 @@ import pytest
 
 from cursor_simulator import Simulator
 from cursor_simulator.auth import make_token
+from nodecode_cursor.account.signin import PollPacing
+from nodecode_cursor.account.store import AuthStore, TokenEntry
 from nodecode_cursor.commands import USAGE, CursorCommand
 from nodecode_cursor.errors import NOT_SIGNED_IN
 from nodecode_cursor.host import MemoryHost
-from nodecode_cursor.signin import PollPacing
-from nodecode_cursor.store import AuthStore, TokenEntry
 
 FAST = PollPacing(first_delay=0.01, max_delay=0.03, request_timeout=2.0)
 
@@ -219,7 +219,7 @@ def test_status_names_an_unusable_environment_token_without_it(
 def test_status_after_cursor_ended_the_session_says_so_until_a_login(
     sim: Simulator, home: Path
 ) -> None:
-    from nodecode_cursor.credentials import resolve_credential
+    from nodecode_cursor.account.credentials import resolve_credential
     from nodecode_cursor.errors import CredentialError
 
     refresh = f"refresh-ended-{time.monotonic_ns()}"

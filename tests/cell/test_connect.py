@@ -16,7 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nodecode_cursor.connect import (
+from nodecode_cursor.errors import ProtocolError, ProviderError, ResourceExhausted
+from nodecode_cursor.limits import MAX_FRAME_BYTES
+from nodecode_cursor.wire.connect import (
     CONNECT_CODE_STATUS,
     FLAG_COMPRESSED,
     FLAG_END_STREAM,
@@ -27,8 +29,6 @@ from nodecode_cursor.connect import (
     parse_end_stream,
     read_unary_body,
 )
-from nodecode_cursor.errors import ProtocolError, ProviderError, ResourceExhausted
-from nodecode_cursor.limits import MAX_FRAME_BYTES
 
 # -- hand-built protobuf pieces ---------------------------------------------------
 

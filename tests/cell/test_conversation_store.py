@@ -7,9 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from nodecode_cursor.blobs import Conversations
-from nodecode_cursor.continuity import Kept, call_key, continues, history_mark, session_key
-from nodecode_cursor.conversation_store import FILE_NAME, DiskConversations
+from nodecode_cursor.core.blobs import Conversations
+from nodecode_cursor.core.continuity import Kept, call_key, continues, history_mark, session_key
+from nodecode_cursor.storage.conversation_store import FILE_NAME, DiskConversations
 
 ONE = [{"role": "user", "content": "read notes.txt"}]
 REPLY = {"role": "assistant", "content": "done reading"}
@@ -58,8 +58,8 @@ def test_a_corrupt_file_is_set_aside_and_a_fresh_one_started(tmp_path: Path) -> 
 WRITER = """
 import sys
 from pathlib import Path
-from nodecode_cursor.continuity import Kept, call_key
-from nodecode_cursor.conversation_store import DiskConversations
+from nodecode_cursor.core.continuity import Kept, call_key
+from nodecode_cursor.storage.conversation_store import DiskConversations
 store = DiskConversations(Path(sys.argv[1]))
 for n in range(int(sys.argv[3])):
     store.save(Kept(f"e:{sys.argv[2]}-{n}", f"w-{n}", True, 0), [call_key(f"{sys.argv[2]}-{n}")])

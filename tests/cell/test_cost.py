@@ -9,9 +9,9 @@ import pytest
 
 from cursor_simulator import Simulator
 from cursor_simulator.steps import End, Text, TurnEnded
-from nodecode_cursor import lane
-from nodecode_cursor.cost import round_cost
+from nodecode_cursor.core.cost import round_cost
 from nodecode_cursor.host import RoundContext, Usage
+from nodecode_cursor.lanes import lane
 from nodecode_cursor.state import CellState
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)

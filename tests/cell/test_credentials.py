@@ -12,14 +12,14 @@ import pytest
 
 from cursor_simulator import Simulator
 from cursor_simulator.auth import make_token
-from nodecode_cursor.credentials import (
+from nodecode_cursor.account.credentials import (
     NOT_SIGNED_IN,
     resolve_credential,
     resolve_credential_async,
 )
+from nodecode_cursor.account.store import AuthStore, TokenEntry
 from nodecode_cursor.errors import ConfigError, CredentialError, NotSignedIn, StoreError
 from nodecode_cursor.host import MemoryHost
-from nodecode_cursor.store import AuthStore, TokenEntry
 
 ENV = ("CURSOR_ACCESS_TOKEN", "CURSOR_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 

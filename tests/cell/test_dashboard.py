@@ -11,7 +11,7 @@ import pytest
 
 from cursor_simulator import Simulator
 from cursor_simulator.dashboard import HARD_LIMIT_PATH, PLAN_INFO_PATH, USAGE_PATH
-from nodecode_cursor.dashboard import (
+from nodecode_cursor.account.dashboard import (
     AccountUsage,
     OnDemand,
     UsageWindow,

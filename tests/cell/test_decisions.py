@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nodecode_cursor import limits
-from nodecode_cursor.decisions import (
+from nodecode_cursor.core.decisions import (
     RETRIES,
     Decision,
     Next,
@@ -31,7 +31,7 @@ from nodecode_cursor.errors import (
     ResourceExhausted,
     StreamIncomplete,
 )
-from nodecode_cursor.routing import WireModel
+from nodecode_cursor.models.routing import WireModel
 
 CUT = StreamIncomplete("Cursor's answer is incomplete: the connection was cut (try again)")
 REFUSED = ResourceExhausted("Connect error resource_exhausted: no")

@@ -44,7 +44,6 @@ from cursor_simulator.steps import (
     ToolCall,
     TurnEnded,
 )
-from nodecode_cursor import lane
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.errors import CursorError, ProtocolError, ProviderError, StreamIncomplete
 from nodecode_cursor.host import (
@@ -54,6 +53,7 @@ from nodecode_cursor.host import (
     TextDelta,
     ToolCallArgsDelta,
 )
+from nodecode_cursor.lanes import lane
 
 pytestmark = pytest.mark.sim_answer_timeout(2.0)
 
@@ -393,7 +393,7 @@ PEAK_GROWTH_BOUND = int(3.5 * STREAM_BYTES)
 
 CLIENT_SCRIPT = r"""
 import json, sys
-from nodecode_cursor import lane
+from nodecode_cursor.lanes import lane
 from nodecode_cursor.host import RoundContext
 
 def hwm():

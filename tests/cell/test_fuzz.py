@@ -33,13 +33,15 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from protobytes import varint
 
-from nodecode_cursor import connect, schema, store
 from nodecode_cursor._proto import agent_pb2
-from nodecode_cursor.answers import Answerer, tool_definitions
-from nodecode_cursor.blobs import BlobStore
+from nodecode_cursor.account import store
+from nodecode_cursor.core import schema
+from nodecode_cursor.core.answers import Answerer, tool_definitions
+from nodecode_cursor.core.blobs import BlobStore
+from nodecode_cursor.core.fold import Fold
 from nodecode_cursor.errors import CursorError, StoreError
-from nodecode_cursor.fold import Fold
-from nodecode_cursor.transport import http_error
+from nodecode_cursor.transports.sse import http_error
+from nodecode_cursor.wire import connect
 
 # --- bounds -----------------------------------------------------------------------------
 
@@ -160,7 +162,7 @@ _MAX_DEPTH = 6
 
 def _value_bytes() -> st.SearchStrategy[bytes]:
     """Return bytes for a field that should hold a google.protobuf.Value: valid or junk."""
-    from nodecode_cursor import values
+    from nodecode_cursor.wire import values
 
     return json_values.map(values.encode_value) | st.binary(max_size=30)
 
@@ -754,7 +756,8 @@ def test_refresh_and_roster_answers_of_any_body_fail_only_in_our_errors(
 ) -> None:
     import asyncio
 
-    from nodecode_cursor import listing, signin
+    from nodecode_cursor.account import signin
+    from nodecode_cursor.models import listing
 
     sim, served = account_sim
     served["status"], served["body"] = status, body

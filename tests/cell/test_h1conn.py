@@ -17,9 +17,9 @@ from test_h2run import ConnectProxy, serve_tls, tls  # noqa: F401  (tls is a fix
 
 from cursor_simulator import Simulator
 from cursor_simulator.steps import GrpcEnd, Raw
-from nodecode_cursor import lane
 from nodecode_cursor.errors import ProviderError
 from nodecode_cursor.host import RoundContext
+from nodecode_cursor.lanes import lane
 from nodecode_cursor.state import CellState
 
 

@@ -18,9 +18,9 @@ import pytest
 
 from cursor_simulator import Simulator
 from cursor_simulator.steps import AskRequestContext, Checkpoint, KvRead, Sleep, Text, TurnEnded
-from nodecode_cursor import lane
 from nodecode_cursor.errors import StreamIncomplete
 from nodecode_cursor.host import RoundContext, StreamPart, TextDelta
+from nodecode_cursor.lanes import lane
 from nodecode_cursor.state import CellState
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)

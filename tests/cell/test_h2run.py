@@ -38,14 +38,14 @@ from cursor_simulator.steps import (
     ToolCall,
     TurnEnded,
 )
-from nodecode_cursor import lane
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.errors import ConfigError, ProviderError, StreamIncomplete
-from nodecode_cursor.h2run import ChosenRun, H2Run
 from nodecode_cursor.host import RoundContext
-from nodecode_cursor.run_route import open_run
+from nodecode_cursor.lanes import lane
 from nodecode_cursor.state import CellState
-from nodecode_cursor.transport import RunSettings, SseRun
+from nodecode_cursor.transports.h2run import ChosenRun, H2Run
+from nodecode_cursor.transports.run_route import open_run
+from nodecode_cursor.transports.sse import RunSettings, SseRun
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)
 

@@ -6,8 +6,8 @@ import hashlib
 import uuid
 
 from nodecode_cursor._proto import agent_pb2
-from nodecode_cursor.blobs import BlobStore
-from nodecode_cursor.history import build_history, json_bytes, normalize_call_id
+from nodecode_cursor.core.blobs import BlobStore
+from nodecode_cursor.core.history import build_history, json_bytes, normalize_call_id
 
 SYSTEM = b'{"role":"system","content":"sys"}'
 
@@ -227,7 +227,7 @@ def test_json_is_compact_unescaped_and_survives_lone_surrogates() -> None:
 
 
 def test_valid_unicode_replaces_lone_surrogates_and_copies_only_what_changed() -> None:
-    from nodecode_cursor.history import valid_unicode
+    from nodecode_cursor.core.history import valid_unicode
 
     clean = [{"role": "user", "content": "caf\u00e9"}]
     assert valid_unicode(clean) == (clean, 0)

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from nodecode_cursor._proto import agent_pb2
-from nodecode_cursor.blobs import BlobStore
-from nodecode_cursor.history import build_history, json_bytes
-from nodecode_cursor.values import finite
+from nodecode_cursor.core.blobs import BlobStore
+from nodecode_cursor.core.history import build_history, json_bytes
+from nodecode_cursor.wire.values import finite
 
 SYSTEM = b'{"role":"system","content":"sys"}'
 

@@ -12,7 +12,7 @@ import gzip
 
 import pytest
 
-from nodecode_cursor.http1 import MAX_HEAD, BadResponse, ResponseReader, request_bytes
+from nodecode_cursor.transports.http1 import MAX_HEAD, BadResponse, ResponseReader, request_bytes
 
 CHUNKED_HEAD = (
     b"HTTP/1.1 200 OK\r\n"

@@ -34,9 +34,8 @@ from cursor_simulator.steps import (
     ToolCall,
     TurnEnded,
 )
-from nodecode_cursor import lane, routing
 from nodecode_cursor._proto import agent_pb2
-from nodecode_cursor.answers import handoff_text
+from nodecode_cursor.core.answers import handoff_text
 from nodecode_cursor.errors import ConfigError, ProviderError, StreamIncomplete
 from nodecode_cursor.host import (
     Finish,
@@ -49,8 +48,10 @@ from nodecode_cursor.host import (
     TextDelta,
     ToolCallStart,
 )
+from nodecode_cursor.lanes import lane
+from nodecode_cursor.models import routing
 from nodecode_cursor.state import CellState
-from nodecode_cursor.values import decode_value
+from nodecode_cursor.wire.values import decode_value
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)
 
@@ -627,7 +628,7 @@ def test_the_rosters_max_mode_marker_routes_a_model_whose_row_is_silent(
     sim: Simulator, state: CellState
 ) -> None:
     from cursor_simulator.models import RosterEntry
-    from nodecode_cursor import listing
+    from nodecode_cursor.models import listing
 
     model = "gpt-5.2-codex"  # its bundled row says nothing about max mode
     asyncio.run(lane.stream_round(context(sim, model=model), state))
@@ -651,8 +652,8 @@ def test_a_kept_sign_in_passed_as_the_credential_is_renewed_when_due(
 ) -> None:
     """A host passing ``cell.credential("cursor")`` still gets the due sign-in renewed (B8)."""
     from cursor_simulator.auth import make_token
+    from nodecode_cursor.account.store import AuthStore, TokenEntry
     from nodecode_cursor.cell import CursorCell
-    from nodecode_cursor.store import AuthStore, TokenEntry
 
     kept = make_token(lifetime=3600)
     AuthStore(tmp_path).save_entry(TokenEntry(kept, "refresh-kept", time.time() + 30, "me@x"))
@@ -679,7 +680,7 @@ def test_a_credential_that_is_not_the_kept_sign_in_is_sent_as_it_is(
     state: CellState,
 ) -> None:
     from cursor_simulator.auth import make_token
-    from nodecode_cursor.store import AuthStore, TokenEntry
+    from nodecode_cursor.account.store import AuthStore, TokenEntry
 
     AuthStore(tmp_path).save_entry(
         TokenEntry(make_token(), "refresh-kept", time.time() + 30, "me@x")
@@ -823,7 +824,7 @@ def test_a_lone_surrogate_in_the_history_is_sent_as_the_replacement_character(
         {"role": "assistant", "content": "ok \ud83d\ude00"},  # a pair spelled as two halves
         {"role": "user", "content": "bad \ud800 text"},
     ]
-    with caplog.at_level("DEBUG", logger="nodecode_cursor.lane"):
+    with caplog.at_level("DEBUG", logger="nodecode_cursor.lanes.lane"):
         result = lane.stream_round_sync(
             context(sim, messages=history, system="sys \udfff", tools=[]), state
         )
@@ -849,7 +850,9 @@ def test_a_round_logs_its_start_and_end_at_debug_without_secrets(
             context(sim, "secret-prompt-words", model="gpt-5.4", effort="high"), state
         )
     run = sim.agent.run()
-    lines = [r.getMessage() for r in caplog.records if r.name.startswith("nodecode_cursor.lane")]
+    lines = [
+        r.getMessage() for r in caplog.records if r.name.startswith("nodecode_cursor.lanes.lane")
+    ]
     [start] = [line for line in lines if line.startswith("round start")]
     for part in (
         "model=gpt-5.4",
@@ -881,7 +884,7 @@ def test_a_refused_append_is_logged_at_debug(
     refused = [
         r.getMessage()
         for r in caplog.records
-        if r.name == "nodecode_cursor.transport" and "refused" in r.getMessage()
+        if r.name == "nodecode_cursor.transports.sse" and "refused" in r.getMessage()
     ]
     assert refused and "append #" in refused[0] and "run was superseded" in refused[0]
     assert all(TOKEN not in r.getMessage() for r in caplog.records)
@@ -893,7 +896,7 @@ def test_the_kept_sign_in_as_the_credential_is_sent_even_beside_a_saved_key(
     state: CellState,
 ) -> None:
     """The host chose the kept sign-in: a saved API key never takes its place."""
-    from nodecode_cursor.store import AuthStore, TokenEntry
+    from nodecode_cursor.account.store import AuthStore, TokenEntry
 
     AuthStore(tmp_path).save_entry(TokenEntry("oauth-T", "refresh-kept", time.time() + 86400))
     saved = json.loads((tmp_path / "auth.json").read_text())
@@ -911,7 +914,7 @@ def test_a_due_kept_sign_in_beside_a_saved_key_is_renewed_and_sent(
     state: CellState,
 ) -> None:
     from cursor_simulator.auth import make_token
-    from nodecode_cursor.store import AuthStore, TokenEntry
+    from nodecode_cursor.account.store import AuthStore, TokenEntry
 
     kept = make_token(lifetime=3600)
     AuthStore(tmp_path).save_entry(TokenEntry(kept, "refresh-kept", time.time() + 30))
@@ -975,7 +978,7 @@ def test_a_due_sign_in_is_renewed_through_the_rounds_proxy(
 ) -> None:
     """The refresh goes the round's way (cursor.proxy), not only the proxy environment's."""
     from cursor_simulator.auth import make_token
-    from nodecode_cursor.store import AuthStore, TokenEntry
+    from nodecode_cursor.account.store import AuthStore, TokenEntry
 
     kept = make_token(lifetime=3600)
     AuthStore(tmp_path).save_entry(TokenEntry(kept, "refresh-kept", time.time() + 30))
@@ -999,7 +1002,7 @@ def test_a_round_resolving_its_own_credential_renews_through_its_proxy(
     state: CellState,
 ) -> None:
     from cursor_simulator.auth import make_token
-    from nodecode_cursor.store import AuthStore, TokenEntry
+    from nodecode_cursor.account.store import AuthStore, TokenEntry
 
     for name in ("CURSOR_ACCESS_TOKEN", "CURSOR_API_KEY"):
         monkeypatch.delenv(name, raising=False)
@@ -1017,7 +1020,7 @@ def test_another_accounts_max_mode_marker_does_not_route_this_accounts_round(
     state: CellState,
 ) -> None:
     from cursor_simulator.models import RosterEntry
-    from nodecode_cursor import listing
+    from nodecode_cursor.models import listing
 
     model = "gpt-5.2-codex"  # its bundled row says nothing about max mode
     sim.models.roster = [RosterEntry(model, "Codex", max_mode=True)]

@@ -17,9 +17,9 @@ import pytest
 
 from cursor_simulator import Simulator
 from cursor_simulator.steps import End, EndError, KvRead, Text, TurnEnded
-from nodecode_cursor import lane
 from nodecode_cursor.errors import ProviderError
 from nodecode_cursor.host import RoundContext
+from nodecode_cursor.lanes import lane
 from nodecode_cursor.state import CellState
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)

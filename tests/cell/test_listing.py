@@ -10,8 +10,8 @@ import httpx
 import pytest
 
 from cursor_simulator import Simulator
-from nodecode_cursor import listing
 from nodecode_cursor.errors import NOT_SIGNED_IN, ConfigError, ProviderError
+from nodecode_cursor.models import listing
 from nodecode_cursor.state import CellState
 
 

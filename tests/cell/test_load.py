@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from cursor_simulator import Simulator
-from nodecode_cursor import lane
 from nodecode_cursor.host import RoundContext, TextDelta
+from nodecode_cursor.lanes import lane
 from nodecode_cursor.state import CellState
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)

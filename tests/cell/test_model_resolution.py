@@ -11,11 +11,11 @@ import dataclasses
 
 import pytest
 
-from nodecode_cursor.account_models import RosterModel
 from nodecode_cursor.errors import BadEffort, UnknownModel
-from nodecode_cursor.model_resolution import Asked, asked, listed, resolved
-from nodecode_cursor.routing import WireModel
-from nodecode_cursor.variants import ModelCatalog, VariantRoute
+from nodecode_cursor.models.account_models import RosterModel
+from nodecode_cursor.models.model_resolution import Asked, asked, listed, resolved
+from nodecode_cursor.models.routing import WireModel
+from nodecode_cursor.models.variants import ModelCatalog, VariantRoute
 
 # The catalog the account might answer: claude-sonnet-5-medium is a variant of its base id.
 SONNET_CATALOG = ModelCatalog(

@@ -31,7 +31,6 @@ from cursor_simulator.steps import (
     Text,
     TurnEnded,
 )
-from nodecode_cursor import lane
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.host import (
     NativeCall,
@@ -41,6 +40,7 @@ from nodecode_cursor.host import (
     RoundContext,
     StreamPart,
 )
+from nodecode_cursor.lanes import lane
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)
 

@@ -9,8 +9,8 @@ import uuid
 import pytest
 
 from cursor_simulator import Simulator
-from nodecode_cursor import lane
 from nodecode_cursor.host import RoundContext
+from nodecode_cursor.lanes import lane
 from nodecode_cursor.state import CellState
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)

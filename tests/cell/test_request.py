@@ -12,11 +12,11 @@ import hashlib
 import pytest
 
 from nodecode_cursor._proto import agent_pb2
-from nodecode_cursor.blobs import Conversation, Conversations
+from nodecode_cursor.core.blobs import Conversation, Conversations
+from nodecode_cursor.core.request import build_run_request, resume_request
+from nodecode_cursor.core.writers import WriterTable
 from nodecode_cursor.errors import ConfigError
-from nodecode_cursor.request import build_run_request, resume_request
-from nodecode_cursor.routing import WireModel
-from nodecode_cursor.writers import WriterTable
+from nodecode_cursor.models.routing import WireModel
 from tests.protobytes import ld, text
 
 CONVERSATION_ID = "00000000-0000-4000-8000-000000000001"

@@ -30,9 +30,10 @@ from cursor_simulator.steps import (
     ToolCall,
     TurnEnded,
 )
-from nodecode_cursor import lane, limits
+from nodecode_cursor import limits
 from nodecode_cursor.errors import ProviderError, ResourceExhausted, StreamIncomplete
 from nodecode_cursor.host import Finish, RoundContext, StreamPart, StreamStart, TextDelta
+from nodecode_cursor.lanes import lane
 from nodecode_cursor.state import CellState
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nodecode_cursor import routing
-from nodecode_cursor.catalog import find_model
 from nodecode_cursor.errors import ConfigError
+from nodecode_cursor.models import routing
+from nodecode_cursor.models.catalog import find_model
 
 R = "reasoning"
 
@@ -355,7 +355,8 @@ def test_model_row_and_known_models() -> None:
 
 def test_import_loads_nothing() -> None:
     code = (
-        "import sys, nodecode_cursor, nodecode_cursor.routing as r, nodecode_cursor.catalog as c;"
+        "import sys, nodecode_cursor, nodecode_cursor.models.routing as r,"
+        " nodecode_cursor.models.catalog as c;"
         "assert r._rows.cache_info().currsize == 0;"
         "assert c._models.cache_info().currsize == 0;"
         "assert 'httpx' not in sys.modules;"

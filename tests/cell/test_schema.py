@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nodecode_cursor.schema import project_schema, tool_input_schema
+from nodecode_cursor.core.schema import project_schema, tool_input_schema
 
 
 def test_local_refs_are_inlined_and_definitions_dropped() -> None:

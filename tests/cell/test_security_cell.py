@@ -23,14 +23,10 @@ from cursor_simulator.steps import (
     Text,
     TurnEnded,
 )
-from nodecode_cursor import lane
 from nodecode_cursor.cell import CursorCell
-from nodecode_cursor.errors import (
-    ConfigError,
-    ProviderError,
-    StreamIncomplete,
-)
+from nodecode_cursor.errors import ConfigError, ProviderError, StreamIncomplete
 from nodecode_cursor.host import MemoryHost, RoundContext
+from nodecode_cursor.lanes import lane
 from nodecode_cursor.state import CellState
 
 TOKEN = "sim-token-security-cell"

@@ -14,9 +14,7 @@ import pytest
 from cursor_simulator import Simulator
 from cursor_simulator.steps import EndError, StepStarted
 from nodecode_cursor.cell import CursorCell
-from nodecode_cursor.errors import (
-    CursorError,
-)
+from nodecode_cursor.errors import CursorError
 from nodecode_cursor.host import MemoryHost, RoundContext
 
 TOKEN = "sim-token-security-cell"

@@ -13,9 +13,7 @@ from typing import Any
 import pytest
 
 from cursor_simulator import Simulator
-from nodecode_cursor.errors import (
-    StoreError,
-)
+from nodecode_cursor.errors import StoreError
 from nodecode_cursor.host import RoundContext
 
 TOKEN = "sim-token-security-cell"
@@ -44,7 +42,7 @@ def context(sim: Simulator, **overrides: Any) -> RoundContext:
 
 
 def test_an_auth_json_that_is_a_fifo_is_a_clear_error_not_a_hang(home: Path) -> None:
-    from nodecode_cursor.store import AuthStore
+    from nodecode_cursor.account.store import AuthStore
 
     os.mkfifo(home / "auth.json")
     started = time.monotonic()
@@ -54,7 +52,7 @@ def test_an_auth_json_that_is_a_fifo_is_a_clear_error_not_a_hang(home: Path) -> 
 
 
 def test_a_huge_auth_json_is_a_clear_error(home: Path) -> None:
-    from nodecode_cursor.store import MAX_AUTH_FILE_BYTES, AuthStore
+    from nodecode_cursor.account.store import MAX_AUTH_FILE_BYTES, AuthStore
 
     with open(home / "auth.json", "wb") as handle:
         handle.truncate(MAX_AUTH_FILE_BYTES + 1)
@@ -63,7 +61,7 @@ def test_a_huge_auth_json_is_a_clear_error(home: Path) -> None:
 
 
 def test_leftover_temp_files_are_removed_by_the_next_write_and_by_logout(home: Path) -> None:
-    from nodecode_cursor.store import AuthStore, TokenEntry
+    from nodecode_cursor.account.store import AuthStore, TokenEntry
 
     leftover = home / ".auth.json.abc123.tmp"
     leftover.write_text('{"oauth_tokens": {"cursor": {"access_token": "old-secret"}}}')
@@ -77,7 +75,7 @@ def test_leftover_temp_files_are_removed_by_the_next_write_and_by_logout(home: P
 
 
 def test_a_symlinked_lock_file_is_a_clear_store_error(home: Path, tmp_path: Path) -> None:
-    from nodecode_cursor.store import AuthStore, TokenEntry
+    from nodecode_cursor.account.store import AuthStore, TokenEntry
 
     (home / "auth.json.lock").symlink_to(tmp_path / "elsewhere.lock")
     with pytest.raises(StoreError, match=r"lock"):
@@ -85,7 +83,7 @@ def test_a_symlinked_lock_file_is_a_clear_store_error(home: Path, tmp_path: Path
 
 
 def test_a_home_writable_by_others_is_refused_with_the_fix(home: Path) -> None:
-    from nodecode_cursor.store import AuthStore, TokenEntry
+    from nodecode_cursor.account.store import AuthStore, TokenEntry
 
     store = AuthStore(home)
     store.save_entry(TokenEntry("access", "refresh", time.time() + 3600))

@@ -21,14 +21,14 @@ import pytest
 import trustme
 
 from cursor_simulator import Simulator
-from nodecode_cursor import lane
-from nodecode_cursor.errors import ProviderError
-from nodecode_cursor.host import RoundContext
-from nodecode_cursor.server_config import (
+from nodecode_cursor.account.server_config import (
     GET_SERVER_CONFIG_PATH,
     Http2Policy,
     parse_server_config,
 )
+from nodecode_cursor.errors import ProviderError
+from nodecode_cursor.host import RoundContext
+from nodecode_cursor.lanes import lane
 from nodecode_cursor.state import CellState
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)

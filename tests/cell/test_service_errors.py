@@ -11,13 +11,8 @@ import json
 
 import pytest
 
-from nodecode_cursor.connect import classify_connect_error, parse_end_stream, parse_refusal
-from nodecode_cursor.errors import (
-    ConfigError,
-    OutdatedClient,
-    ProviderError,
-    ResourceExhausted,
-)
+from nodecode_cursor.errors import ConfigError, OutdatedClient, ProviderError, ResourceExhausted
+from nodecode_cursor.wire.connect import classify_connect_error, parse_end_stream, parse_refusal
 
 TITLE = "Update Required"
 DETAIL = "Your version of Cursor is no longer supported. Please update to the latest version."

@@ -22,11 +22,11 @@ import pytest
 
 from cursor_simulator import Simulator
 from cursor_simulator.auth import make_token
-from nodecode_cursor import signin as signin_module
+from nodecode_cursor.account import signin as signin_module
+from nodecode_cursor.account.signin import PollPacing, SignIn, refresh_if_due
+from nodecode_cursor.account.store import AuthStore, TokenEntry
 from nodecode_cursor.errors import CredentialError, ProviderError
 from nodecode_cursor.host import MemoryHost
-from nodecode_cursor.signin import PollPacing, SignIn, refresh_if_due
-from nodecode_cursor.store import AuthStore, TokenEntry
 
 FAST = PollPacing(first_delay=0.01, backoff=1.2, max_delay=0.03, request_timeout=2.0)
 CLIENT_ID = "KbZUR41cY7W6zRSdpSUJ7I7mLYBKOCmB"
@@ -366,7 +366,7 @@ def test_refused_refresh_says_so(sim: Simulator, home: Path, mode: str, words: s
 def test_concurrent_rounds_refresh_once(sim: Simulator, home: Path) -> None:
     import asyncio
 
-    from nodecode_cursor.credentials import resolve_credential_async
+    from nodecode_cursor.account.credentials import resolve_credential_async
 
     keep_due_entry(home)
     sim.auth.refresh_delay = 0.2
@@ -391,8 +391,8 @@ def test_concurrent_rounds_refresh_once(sim: Simulator, home: Path) -> None:
 REFRESH_SCRIPT = textwrap.dedent(
     """
     import hashlib, sys
-    from nodecode_cursor.signin import refresh_if_due
-    from nodecode_cursor.store import AuthStore
+    from nodecode_cursor.account.signin import refresh_if_due
+    from nodecode_cursor.account.store import AuthStore
     import httpx  # loaded before the start signal, so both processes race fairly
     home, url = sys.argv[1], sys.argv[2]
     print("ready", flush=True)
@@ -443,7 +443,7 @@ def test_two_processes_refresh_once(sim: Simulator, home: Path) -> None:
 def test_httpx_request_log_never_shows_the_verifier(caplog: pytest.LogCaptureFixture) -> None:
     import logging
 
-    import nodecode_cursor.signin  # noqa: F401 - installs the mask
+    import nodecode_cursor.account.signin  # noqa: F401 - installs the mask
 
     caplog.set_level(logging.INFO, logger="httpx")
     logging.getLogger("httpx").info(

@@ -12,8 +12,8 @@ from pathlib import Path
 import jwt
 import pytest
 
+from nodecode_cursor.account.store import AuthStore, TokenEntry, token_expiry, token_user_id
 from nodecode_cursor.errors import StoreError
-from nodecode_cursor.store import AuthStore, TokenEntry, token_expiry, token_user_id
 
 SECRET = "s3cr3t-refresh-value-never-shown"
 
@@ -226,8 +226,8 @@ def test_concurrent_writers_lose_nothing(home: Path) -> None:
 
 
 def test_a_number_past_the_digit_limit_is_a_store_error_and_the_file_stays(tmp_path: Path) -> None:
+    from nodecode_cursor.account.store import AuthStore
     from nodecode_cursor.errors import StoreError
-    from nodecode_cursor.store import AuthStore
 
     path = tmp_path / "auth.json"
     body = '{"other": ' + "7" * 5000 + "}"

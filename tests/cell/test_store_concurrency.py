@@ -33,7 +33,7 @@ OTHERS: dict[str, Any] = {
 
 WORKER = r"""
 import json, random, sys, time
-from nodecode_cursor import signin, store
+from nodecode_cursor.account import signin, store
 from cursor_simulator.auth import make_token
 
 home, base_url, mode, ops, seed, go_file = sys.argv[1:7]

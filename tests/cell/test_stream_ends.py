@@ -19,9 +19,9 @@ from protobytes import ld, text
 
 from cursor_simulator import Simulator
 from cursor_simulator.steps import GrpcEnd, Raw
-from nodecode_cursor import lane
 from nodecode_cursor.errors import OutdatedClient, ProtocolError, ProviderError, ResourceExhausted
 from nodecode_cursor.host import RoundContext, RoundResult
+from nodecode_cursor.lanes import lane
 from nodecode_cursor.state import CellState
 
 TOKEN = "sim-token-stream-ends"

@@ -29,17 +29,14 @@ from cursor_simulator.steps import (
     Text,
     TurnEnded,
 )
-from nodecode_cursor import lane, limits
+from nodecode_cursor import limits
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.cell import CursorCell, Settings
 from nodecode_cursor.errors import ConfigError, ProtocolError, ProviderError
 from nodecode_cursor.host import MemoryHost, RoundContext
-from nodecode_cursor.run_route import open_run
-from nodecode_cursor.transport import (
-    PollRun,
-    RunSettings,
-    SseRun,
-)
+from nodecode_cursor.lanes import lane
+from nodecode_cursor.transports.run_route import open_run
+from nodecode_cursor.transports.sse import PollRun, RunSettings, SseRun
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)
 
@@ -275,7 +272,7 @@ def test_forced_sse_fails_with_run_sses_refusal(sim: Simulator) -> None:
 def test_the_fallback_is_logged_at_debug(sim: Simulator, caplog: pytest.LogCaptureFixture) -> None:
     sim.agent.sse_refusal = (404, "unimplemented", "no")
     sim.agent.script(round_script())
-    with caplog.at_level("DEBUG", logger="nodecode_cursor.transport"):
+    with caplog.at_level("DEBUG", logger="nodecode_cursor.transports.sse"):
         lane.stream_round_sync(context(sim))
     lines = [r.getMessage() for r in caplog.records if "RunPoll" in r.getMessage()]
     assert any("RunSSE refused as unimplemented (HTTP 404" in line for line in lines)

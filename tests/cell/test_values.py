@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nodecode_cursor.errors import ProtocolError
-from nodecode_cursor.values import decode_value, encode_value, from_value, to_value
+from nodecode_cursor.wire.values import decode_value, encode_value, from_value, to_value
 
 ONE_POINT_FIVE = bytes([0x11, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xF8, 0x3F])
 # number 1.0: 0x11 then 0x3ff0000000000000 little-endian

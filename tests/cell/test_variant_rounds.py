@@ -21,10 +21,11 @@ from cursor_simulator import Simulator
 from cursor_simulator.models import RosterEntry
 from cursor_simulator.records import RunRecord
 from cursor_simulator.steps import Step, Text, TurnEnded
-from nodecode_cursor import lane, listing
 from nodecode_cursor.cell import CursorCell
 from nodecode_cursor.errors import ResourceExhausted
 from nodecode_cursor.host import MemoryHost, RoundContext
+from nodecode_cursor.lanes import lane
+from nodecode_cursor.models import listing
 from nodecode_cursor.state import CellState
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)

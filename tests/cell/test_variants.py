@@ -6,8 +6,8 @@ import pytest
 from protobytes import ld, text, vi
 
 from nodecode_cursor.errors import ProtocolError
-from nodecode_cursor.routing import WireModel
-from nodecode_cursor.variants import catalog_request, on_variant, parse_catalog
+from nodecode_cursor.models.routing import WireModel
+from nodecode_cursor.models.variants import catalog_request, on_variant, parse_catalog
 
 
 def variant(slug: str, *params: tuple[str, str], max_mode: bool = False) -> bytes:

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from nodecode_cursor.writer_store import FILE_NAME, DiskWriters
-from nodecode_cursor.writers import WriterTable, round_digest
+from nodecode_cursor.core.writers import WriterTable, round_digest
+from nodecode_cursor.storage.writer_store import FILE_NAME, DiskWriters
 
 ROUND = {"role": "assistant", "content": "four", "reasoning_content": "2+2"}
 
@@ -64,7 +64,7 @@ def test_another_programs_database_is_set_aside(tmp_path: Path) -> None:
 WRITER = """
 import sys
 from pathlib import Path
-from nodecode_cursor.writer_store import DiskWriters
+from nodecode_cursor.storage.writer_store import DiskWriters
 store = DiskWriters(Path(sys.argv[1]))
 for n in range(int(sys.argv[3])):
     store.put(f"{sys.argv[2]}-{n}", sys.argv[2])

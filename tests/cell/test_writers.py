@@ -6,11 +6,11 @@ import pytest
 
 from nodecode_cursor import limits
 from nodecode_cursor._proto import agent_pb2
-from nodecode_cursor.blobs import Conversation
+from nodecode_cursor.core.blobs import Conversation
+from nodecode_cursor.core.request import build_run_request
+from nodecode_cursor.core.writers import WriterTable, check_history, replay_policy, round_digest
 from nodecode_cursor.errors import ConfigError
-from nodecode_cursor.request import build_run_request
-from nodecode_cursor.routing import WireModel
-from nodecode_cursor.writers import WriterTable, check_history, replay_policy, round_digest
+from nodecode_cursor.models.routing import WireModel
 
 K3 = "kimi-k3-high"
 WIRE = WireModel(K3, K3, (), False)

@@ -20,7 +20,7 @@ import pytest
 from cli_run import RUN_TIMEOUT, cli_env, json_object, run_cli, running_serve
 
 from cursor_simulator import Simulator
-from nodecode_cursor.conversation_store import FILE_NAME
+from nodecode_cursor.storage.conversation_store import FILE_NAME
 
 SECRET = "the secret word is heliotrope"
 PROMPT = 'Use read_file with {"path": "notes.txt"}'

@@ -19,8 +19,8 @@ from cli_run import ask_json, cli_env, close_chat, run_main, spawn_chat
 
 from cursor_simulator import Simulator
 from cursor_simulator.agent import RUN_PATH
-from nodecode_cursor import lane
 from nodecode_cursor.host import NativeCall, RoundContext
+from nodecode_cursor.lanes import lane
 from nodecode_host.host_tools import HostTools
 from nodecode_host.native_tools import NativeTools
 

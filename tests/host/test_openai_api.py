@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from nodecode_cursor.credentials import NOT_SIGNED_IN
+from nodecode_cursor.account.credentials import NOT_SIGNED_IN
 from nodecode_cursor.errors import (
     ConfigError,
     CredentialError,
@@ -25,8 +25,8 @@ from nodecode_cursor.host import (
     ToolCallStart,
     Usage,
 )
-from nodecode_cursor.listing import NOT_SIGNED_IN as LISTING_NOT_SIGNED_IN
-from nodecode_cursor.routing import model_row, round_effort
+from nodecode_cursor.models.listing import NOT_SIGNED_IN as LISTING_NOT_SIGNED_IN
+from nodecode_cursor.models.routing import model_row, round_effort
 from nodecode_host.openai_api import (
     DONE_EVENT,
     ApiError,

@@ -70,12 +70,15 @@ STATUS_CELL = {
     "nodecode_cursor.limits",
     "nodecode_cursor.errors",
     "nodecode_cursor.commands",
-    "nodecode_cursor.browser",
-    "nodecode_cursor.credentials",
-    "nodecode_cursor.signin",
-    "nodecode_cursor.store",
+    # The subpackages themselves (each __init__ is its docstring alone).
+    "nodecode_cursor.account",
+    "nodecode_cursor.lanes",
+    "nodecode_cursor.account.browser",
+    "nodecode_cursor.account.credentials",
+    "nodecode_cursor.account.signin",
+    "nodecode_cursor.account.store",
     "nodecode_cursor.state",
-    "nodecode_cursor.agent_cli",
+    "nodecode_cursor.lanes.agent_cli",
 }
 
 

@@ -12,8 +12,8 @@ import pytest
 
 from cursor_simulator import Simulator
 from cursor_simulator.steps import End, Heartbeat, KvRead, Text, TurnEnded
-from nodecode_cursor import lane
 from nodecode_cursor.host import RoundContext
+from nodecode_cursor.lanes import lane
 
 RUN = "/agent.v1.AgentService/RunSSE"
 APPEND = "/aiserver.v1.BidiService/BidiAppend"

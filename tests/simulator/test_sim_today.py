@@ -14,8 +14,8 @@ import pytest
 
 from cursor_simulator import Simulator
 from cursor_simulator.steps import EndError, Text, TurnEnded
-from nodecode_cursor import connect
 from nodecode_cursor._proto import agent_pb2, aiserver_pb2
+from nodecode_cursor.wire import connect
 
 RUN = "/agent.v1.AgentService/RunSSE"
 POLL = "/agent.v1.AgentService/RunPoll"

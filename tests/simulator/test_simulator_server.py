@@ -25,7 +25,7 @@ import httpx
 import pytest
 
 from cursor_simulator import Cut, SimRequest, SimResponse, Simulator, connect_error
-from nodecode_cursor.connect import classify_connect_error
+from nodecode_cursor.wire.connect import classify_connect_error
 
 ROOT = Path(__file__).resolve().parents[2]
 

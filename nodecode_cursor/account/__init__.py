@@ -1,0 +1,1 @@
+"""The person's Cursor account: sign-in, the kept token, the server's config, the dashboard."""

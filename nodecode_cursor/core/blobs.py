@@ -1,0 +1,469 @@
+"""Blob stores and the conversations that own them: what a run request points into.
+
+Cursor's run request names the history by blob id (the raw 32-byte SHA-256 of a
+blob's bytes); the service asks for each blob it lacks over the KV channel and
+may hand us blobs to keep. This module holds those blobs per conversation, the
+last checkpoint the service sent (with the system-prompt blob ids it was taken
+under), the conversation's wire id, whether the service has run that id, its
+rotation after a poisoned run (at most ``limits.MAX_ROTATIONS`` times), and an
+LRU of conversations keyed by the host's session (a digest of its id). Which
+conversation a round goes on in (its session's, the one its trailing tool results
+answer, or a fresh one for a side request) is ``Conversations.for_round``; what of
+a conversation another process may go on from is its ``continuity.Kept`` record.
+
+Pure state: no sockets, no clock, no threads. Building the blobs from a chat
+history is ``history.py``'s job; answering the KV channel is ``answers.py``'s;
+deciding when a run was poisoned is the lane's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .. import limits
+from .continuity import HistoryMark, Kept, continues, ephemeral_key, session_key
+
+if TYPE_CHECKING:
+    from .._proto import agent_pb2
+
+__all__ = ["BlobStore", "Conversation", "Conversations", "blob_id", "conversation_id_for"]
+
+# Our own namespace for the conversation ids derived from session ids (uuid5).
+# Any fixed UUID works; this one is ours so our ids never collide with another
+# client's derivation.
+CONVERSATION_NAMESPACE = uuid.UUID("5b0d6c1e-3f8a-5e47-9c2d-7a1e4b6f0c39")
+
+
+def blob_id(data: bytes) -> bytes:
+    """Return the blob id of DATA: its raw 32-byte SHA-256."""
+    return hashlib.sha256(data).digest()
+
+
+def conversation_id_for(session_id: str) -> str:
+    """Return the deterministic conversation id (a UUID string) of a host session."""
+    return str(uuid.uuid5(CONVERSATION_NAMESPACE, f"nodecode-cursor:{session_id}"))
+
+
+class BlobStore:
+    """Blobs by raw id, plus a memo from a content key to the id built from it.
+
+    The memo is what keeps request building linear across rounds: a builder asks
+    ``cached(key, build)`` with a key made of the host's own strings (whose hash
+    Python caches on the string object), so a message already seen costs one
+    dict lookup instead of a JSON encode and a SHA-256 over its bytes.
+
+    Two kinds of blob live here, bounded differently:
+
+    * the history's own blobs (``put``/``cached``): a request build opens with
+      ``begin()`` and ends with ``retain(ids)``, which keeps only the blobs that
+      request names (plus those pinned by a run still in flight (``pin``)) and only
+      the memo entries the build used, so a long session holds what its current
+      history needs, not everything it ever sent;
+    * the blobs the service hands over with a KV set (``set``): a checkpoint the
+      service holds may name them, so they survive ``retain``; they are dropped
+      least recently used first past ``service_budget`` bytes, never while a run
+      that could still ask for them is in flight (pinned).
+    """
+
+    __slots__ = (
+        "_blobs",
+        "_memo",
+        "_older",
+        "_pins",
+        "_service",
+        "_service_bytes",
+        "hashed_bytes",
+        "service_budget",
+    )
+
+    def __init__(self, service_budget: int = limits.MAX_SERVICE_BLOB_BYTES) -> None:
+        self._blobs: dict[bytes, bytes] = {}
+        # The memo of the current build, and the one before it (read through and
+        # moved forward on use, dropped by ``retain``).
+        self._memo: dict[Hashable, bytes] = {}
+        self._older: dict[Hashable, bytes] = {}
+        self._service: OrderedDict[bytes, bytes] = OrderedDict()
+        self._service_bytes = 0
+        self.service_budget = service_budget
+        # Runs in flight: each pins the history ids it named and the service blobs
+        # set while it ran, so neither pruning nor the budget drops them under it.
+        self._pins: dict[int, set[bytes]] = {}
+        # How many bytes this store has hashed: what a benchmark or test reads
+        # to see that a later round did not hash earlier blobs again.
+        self.hashed_bytes = 0
+
+    def put(self, data: bytes) -> bytes:
+        """Keep DATA and return its blob id (raw 32 bytes)."""
+        self.hashed_bytes += len(data)
+        digest = hashlib.sha256(data).digest()
+        self._blobs.setdefault(digest, data)
+        return digest
+
+    def set(self, blob_id_bytes: bytes, data: bytes) -> None:
+        """Keep DATA under the id the service chose for it (a KV set)."""
+        key = bytes(blob_id_bytes)
+        old = self._service.pop(key, None)
+        if old is not None:
+            self._service_bytes -= len(old)
+        self._service[key] = data
+        self._service_bytes += len(data)
+        for pinned in self._pins.values():
+            pinned.add(key)
+        self._evict_service()
+
+    def get(self, blob_id_bytes: bytes) -> bytes | None:
+        """Return the blob under BLOB_ID_BYTES, or None when this store does not hold it."""
+        key = bytes(blob_id_bytes)
+        found = self._blobs.get(key)
+        if found is not None:
+            return found
+        found = self._service.get(key)
+        if found is not None:
+            self._service.move_to_end(key)
+        return found
+
+    def cached(self, key: Hashable, build: Callable[[], bytes]) -> bytes:
+        """Return the blob id built from KEY, running BUILD (and storing its bytes) only once."""
+        known = self._memo.get(key)
+        if known is not None:
+            return known
+        known = self._older.pop(key, None)
+        if known is None:
+            known = self.put(build())
+        self._memo[key] = known
+        return known
+
+    def cached_or_none(self, key: Hashable, build: Callable[[], bytes | None]) -> bytes | None:
+        """Return the blob id built from KEY, or None when BUILD made no blob (memoised too)."""
+        known = self._memo.get(key)
+        if known is None:
+            known = self._older.pop(key, None)
+            if known is None:
+                data = build()
+                known = b"" if data is None else self.put(data)
+            self._memo[key] = known
+        return known or None
+
+    # --- bounds -------------------------------------------------------------------------
+
+    def begin(self) -> None:
+        """Open a request build: what the last build memoised becomes the older memo."""
+        if self._older:
+            self._older.update(self._memo)
+        else:
+            self._older = self._memo
+        self._memo = {}
+
+    def retain(self, ids: Iterable[bytes]) -> None:
+        """Close a request build: keep only the history blobs IDS name, and pinned ones.
+
+        Memo entries the build did not use go too, so the memo stays as large as
+        one history; the service's blobs are untouched (only their budget drops them).
+        """
+        self._older = {}
+        keep = set(ids)
+        for pinned in self._pins.values():
+            keep |= pinned
+        if len(self._blobs) > len(keep) or any(k not in keep for k in self._blobs):
+            self._blobs = {k: v for k, v in self._blobs.items() if k in keep}
+            # The memo must never name a dropped blob (a later build would trust it).
+            self._memo = {k: v for k, v in self._memo.items() if not v or v in self._blobs}
+        self._evict_service()
+
+    def pin(self, ids: Iterable[bytes]) -> int:
+        """Keep IDS and every service blob set from now on, until ``unpin(token)``; return token."""
+        token = max(self._pins, default=0) + 1
+        self._pins[token] = set(ids)
+        return token
+
+    def unpin(self, token: int) -> None:
+        """Release what ``pin`` kept for a run that is over (it may be pruned from now on)."""
+        self._pins.pop(token, None)
+        self._evict_service()
+
+    def _evict_service(self) -> None:
+        """Drop the least recently used service blobs that are not pinned, past the budget."""
+        if self._service_bytes <= self.service_budget:
+            return
+        pinned: set[bytes] = set().union(*self._pins.values()) if self._pins else set()
+        for key in list(self._service):
+            if self._service_bytes <= self.service_budget:
+                break
+            if key in pinned:
+                continue
+            self._service_bytes -= len(self._service.pop(key))
+
+    @property
+    def service_bytes(self) -> int:
+        """Return how many bytes of service-set blobs the store holds."""
+        return self._service_bytes
+
+    def memo_size(self) -> int:
+        """Return how many content keys the hashing memo holds (both generations)."""
+        return len(self._memo) + len(self._older)
+
+    def __len__(self) -> int:
+        """Return how many blobs the store holds."""
+        return len(self._blobs) + sum(1 for k in self._service if k not in self._blobs)
+
+    def __contains__(self, blob_id_bytes: object) -> bool:
+        """Return whether the store holds the blob with this raw id."""
+        if not isinstance(blob_id_bytes, bytes):
+            return False
+        return blob_id_bytes in self._blobs or blob_id_bytes in self._service
+
+
+class Conversation:
+    """One conversation: its wire id, blob store, last checkpoint and rotation state.
+
+    ``poison()`` models a bare resource_exhausted (no output): the conversation
+    gets a new wire id and forgets its checkpoint, so the next request rebuilds
+    it from the history; it rotates once per failure streak, and
+    ``turn_completed()`` ends the streak so a later failure may rotate again,
+    at most ``limits.MAX_ROTATIONS`` times in all (``rotations_spent``).
+    ``seen`` says whether the service has run this wire id (a run on it was
+    accepted and completed or sent a checkpoint, in this process or, through the
+    kept record, in another): only then may a request resume it; a new id (a
+    fresh conversation, a rotation) is unseen. ``key`` is what its record is kept
+    under (``continuity``), ``mark`` the session's last round, and ``lasting``
+    whether its record is worth keeping (a session's, or one that handed off calls).
+    """
+
+    __slots__ = (
+        "_in_streak",
+        "_new_id",
+        "base_id",
+        "blobs",
+        "checkpoint",
+        "checkpoint_system_ids",
+        "conversation_id",
+        "key",
+        "lasting",
+        "mark",
+        "rotations",
+        "seen",
+    )
+
+    def __init__(
+        self,
+        conversation_id: str,
+        *,
+        new_id: Callable[[], str] | None = None,
+        key: str | None = None,
+    ) -> None:
+        self.key = key or ephemeral_key(conversation_id)
+        self.lasting = key is not None
+        self.mark: HistoryMark | None = None
+        self.base_id = conversation_id
+        self.conversation_id = conversation_id
+        self.blobs = BlobStore()
+        self.checkpoint: agent_pb2.ConversationStateStructure | None = None
+        # The system-prompt blob ids of the request the checkpoint answered.
+        self.checkpoint_system_ids: tuple[bytes, ...] = ()
+        self.rotations = 0
+        self.seen = False
+        self._in_streak = False
+        self._new_id = new_id or (lambda: str(uuid.uuid4()))
+
+    def keep_checkpoint(
+        self, checkpoint: agent_pb2.ConversationStateStructure, system_ids: tuple[bytes, ...] = ()
+    ) -> None:
+        """Keep the checkpoint the service sent, with the system-prompt ids it was taken under.
+
+        When SYSTEM_IDS is empty the checkpoint's own root blob ids are the
+        reference: the reuse rule compares their head with the next prompt's.
+        """
+        self.checkpoint = checkpoint
+        self.checkpoint_system_ids = tuple(system_ids) or tuple(
+            checkpoint.root_prompt_messages_json
+        )
+
+    def checkpoint_for(
+        self, system_ids: tuple[bytes, ...]
+    ) -> agent_pb2.ConversationStateStructure | None:
+        """Return the kept checkpoint when SYSTEM_IDS head its root ids, else None."""
+        if self.checkpoint is None:
+            return None
+        head = self.checkpoint_system_ids[: len(system_ids)]
+        if len(head) != len(system_ids) or any(
+            bytes(a) != bytes(b) for a, b in zip(head, system_ids, strict=True)
+        ):
+            return None
+        return self.checkpoint
+
+    @property
+    def rotations_spent(self) -> bool:
+        """Return whether the conversation has rotated as often as it may."""
+        return self.rotations >= limits.MAX_ROTATIONS
+
+    def poison(self) -> bool:
+        """Rotate the wire id and drop the checkpoint, once per streak; return whether it did."""
+        if self._in_streak or self.rotations_spent:
+            return False
+        self._in_streak = True
+        self.rotations += 1
+        self.conversation_id = self._new_id()
+        self.seen = False
+        self.checkpoint = None
+        self.checkpoint_system_ids = ()
+        return True
+
+    def turn_completed(self) -> None:
+        """End the failure streak: a later poisoned run may rotate the id again."""
+        self._in_streak = False
+
+    def kept(self) -> Kept:
+        """Return what another process needs to go on with this conversation (no content)."""
+        return Kept(
+            self.key,
+            self.conversation_id,
+            self.seen,
+            self.rotations,
+            self._in_streak,
+            self.mark,
+        )
+
+    def adopt(self, kept: Kept) -> None:
+        """Take KEPT (read from the store, perhaps written by another process) as current.
+
+        A wire id other than this one's is newer (another process rotated it, or this
+        object is fresh): it replaces the id, whether it was run, and the checkpoint,
+        which belonged to the old id. Rotations never go down.
+        """
+        if kept.wire_id != self.conversation_id:
+            self.conversation_id = kept.wire_id
+            self.seen = kept.ran
+            self.checkpoint = None
+            self.checkpoint_system_ids = ()
+        else:
+            self.seen = self.seen or kept.ran
+        self.rotations = max(self.rotations, kept.rotations)
+        self._in_streak = kept.in_streak
+        if kept.mark is not None:
+            self.mark = kept.mark
+        self.lasting = True
+
+
+class Conversations:
+    """The conversations this process keeps, by session id, at most ``limit`` (LRU).
+
+    An evicted conversation rebuilds from the history (and its kept record, when
+    there is one), like the first request after a restart. A round without a
+    session gets a fresh conversation that is not kept (ephemeral rounds forget
+    theirs), except that one which handed off tool calls is remembered by their
+    keys (``handed_off``), so the round that brings their results (``follow_up``)
+    goes on in it rather than start anew.
+    """
+
+    __slots__ = ("_by_call", "_items", "_new_id", "limit")
+
+    def __init__(
+        self, limit: int = limits.MAX_CONVERSATIONS, *, new_id: Callable[[], str] | None = None
+    ) -> None:
+        self.limit = limit
+        self._items: OrderedDict[str, Conversation] = OrderedDict()
+        self._new_id = new_id
+        # Conversations by the keys of the calls they handed off (at most ``limit``
+        # calls, least recently noted dropped first).
+        self._by_call: OrderedDict[str, Conversation] = OrderedDict()
+
+    def get(self, session_id: str | None) -> Conversation:
+        """Return the conversation of SESSION_ID (made on first use, now most recent).
+
+        With no session id, a fresh ephemeral conversation (random id) that this
+        table does not keep.
+        """
+        if not session_id:
+            fresh = (self._new_id or (lambda: str(uuid.uuid4())))()
+            return Conversation(fresh, new_id=self._new_id)
+        key = session_key(session_id)
+        found = self._items.get(key)
+        if found is not None:
+            self._items.move_to_end(key)
+            return found
+        made = Conversation(conversation_id_for(session_id), new_id=self._new_id, key=key)
+        self._keep(key, made)
+        return made
+
+    def _keep(self, key: str, conversation: Conversation) -> None:
+        """Keep CONVERSATION as KEY's, most recent, dropping the least recent past the limit."""
+        self._items[key] = conversation
+        self._items.move_to_end(key)
+        while len(self._items) > self.limit:
+            self._items.popitem(last=False)
+
+    def _known(self, kept: Kept) -> Conversation:
+        """Return the conversation KEPT describes: this table's, else one made for it."""
+        found = self._items.get(kept.key)
+        if found is None:
+            found = next((c for c in self._by_call.values() if c.key == kept.key), None)
+        if found is None:
+            found = Conversation(kept.wire_id, new_id=self._new_id, key=kept.key)
+            if kept.key.startswith("s:"):
+                self._keep(kept.key, found)
+        found.adopt(kept)
+        return found
+
+    def for_round(
+        self,
+        session_id: str | None,
+        messages: Sequence[Mapping[str, Any]],
+        calls: Sequence[str],
+        by_call: Kept | None = None,
+        own: Kept | None = None,
+    ) -> Conversation:
+        """Return the conversation a round goes on in.
+
+        CALLS are the keys of the calls the history's trailing tool results answer;
+        BY_CALL and OWN are the kept records (read from the store) of the
+        conversation one of them was handed off from and of the session's own.
+        A round whose trailing results answer a handed-off call goes on in that
+        call's conversation, whatever its session (a tool loop never starts over).
+        Otherwise a session's round goes on in its session's conversation when its
+        messages continue that session's last round (``continuity.continues``); one
+        that does not (a side request, a rewind) runs in a fresh ephemeral
+        conversation and leaves the session as it was. Without a session, a fresh one.
+        """
+        if by_call is not None:
+            return self._known(by_call)
+        found = self.follow_up(calls)
+        if found is not None:
+            return found
+        if not session_id:
+            return self.get(None)
+        own_conversation = self.get(session_id)
+        if own is not None:
+            own_conversation.adopt(own)
+        if not continues(messages, own_conversation.mark):
+            return self.get(None)
+        return own_conversation
+
+    def handed_off(self, conversation: Conversation, call_keys: Iterable[str]) -> None:
+        """Remember CONVERSATION by the keys of the calls its round handed off (returns nothing)."""
+        for call in call_keys:
+            if call:
+                conversation.lasting = True
+                self._by_call[call] = conversation
+                self._by_call.move_to_end(call)
+        while len(self._by_call) > self.limit:
+            self._by_call.popitem(last=False)
+
+    def follow_up(self, call_keys: Iterable[str]) -> Conversation | None:
+        """Return the conversation that handed off one of CALL_KEYS, or None."""
+        for call in call_keys:
+            found = self._by_call.get(call)
+            if found is not None:
+                return found
+        return None
+
+    def __contains__(self, session_id: object) -> bool:
+        """Return whether SESSION_ID's conversation is kept."""
+        return isinstance(session_id, str) and session_key(session_id) in self._items
+
+    def __len__(self) -> int:
+        """Return how many conversations are kept."""
+        return len(self._items)

@@ -1,0 +1,215 @@
+"""What a round does after one of its runs ended, decided from the run's facts alone.
+
+A run of the ``cursor`` lane ends whole, or broken by an error (docs/protocol.md §4,
+§8, §11). What comes next is one pure function, ``decide``: a frozen ``RunFacts``
+in (the break, what the fold saw, the tries spent, the retries the round still
+allows), one ``Decision`` out, naming the ``Next`` step and the error it carries:
+
+- ``FINISH``: the runs said the turn (or the completeness rule alone calls the
+  stream whole and it cannot be resumed): keep the result.
+- ``RESUME``: the break came after a checkpoint no exec answer followed, a retry
+  may mend it, and fewer than ``limits.MAX_RESUMES`` resumes were spent: run again
+  from the checkpoint.
+- ``RETRY_VARIANT``: Cursor refused a bare slug bare (a ``ResourceExhausted`` with
+  no token delta) and the round still has its one retry on the catalog's variant.
+- ``RETRY_DISCOVERED``: Cursor did not know the model before any output and the
+  round has not yet tried the discovery id.
+- ``ROTATE``: Cursor refused the conversation itself: it gets a new wire id for the
+  next round, and this one fails with the error.
+- ``FAIL``: the round fails with the error (reworded for a usage-pricing refusal,
+  or for a conversation that has rotated ``limits.MAX_ROTATIONS`` times).
+
+A retry the round then finds pointless (the catalog names no other shape, the
+discovery id is the one sent) is decided again without it (``without_retry``).
+This module only decides: the lane (``lane.py``) opens the runs, rotates the
+conversation, fetches the catalog and logs; no I/O happens here.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+
+from .. import limits
+from ..errors import ModelNotFound, ProviderError, ResourceExhausted
+from ..models import catalog, routing
+from ..models.routing import WireModel
+
+__all__ = [
+    "RETRIES",
+    "USAGE_PRICING_CODES",
+    "Decision",
+    "Next",
+    "Retries",
+    "RunFacts",
+    "conversation_refused",
+    "decide",
+    "may_retry_on_variant",
+    "usage_pricing_refusal",
+    "without_retry",
+]
+
+# ErrorDetails codes (as connect.classify_connect_error names them) saying the account
+# must turn on usage-based pricing for the model: a new conversation id would not help.
+USAGE_PRICING_CODES = frozenset({"USAGE_PRICING_REQUIRED", "USAGE_PRICING_REQUIRED_CHANGEABLE"})
+
+
+class Next(enum.Enum):
+    """The step a round takes after a run ended."""
+
+    FINISH = "finish"
+    RESUME = "resume"
+    RETRY_VARIANT = "retry_variant"
+    RETRY_DISCOVERED = "retry_discovered"
+    ROTATE = "rotate"
+    FAIL = "fail"
+
+
+RETRIES = frozenset({Next.RETRY_VARIANT, Next.RETRY_DISCOVERED})
+
+
+@dataclass(frozen=True)
+class Retries:
+    """The retries on another wire model the round still allows.
+
+    ``variant``: a bare refusal may be a variant shape the catalog did not name in
+    time (``may_retry_on_variant``), and the one retry on it is not spent;
+    ``discovery``: the model went by its normalized id, so the discovery id is left.
+    """
+
+    variant: bool = False
+    discovery: bool = False
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """What is known when a run has ended: everything ``decide`` looks at.
+
+    ``broke`` is the error that broke the run (None: it said the whole turn);
+    ``ended_whole`` that the stream ended without ``turn_ended`` in a shape the
+    completeness rule alone calls whole. The fold's view: ``checkpoint`` (one of
+    this round is held), ``turn_ended``, ``saw_output`` (any text, thinking or call
+    reached the host), ``saw_token_delta``. ``answered_since_checkpoint``: an exec
+    answer went out after the newest checkpoint. ``resumes`` is how many runs of
+    this attempt resumed a broken one; ``rotations`` how often the conversation got
+    a new wire id. ``model`` and ``display`` name the model in a refusal's words.
+    """
+
+    broke: ProviderError | None
+    model: str = ""
+    display: str = ""
+    ended_whole: bool = False
+    checkpoint: bool = False
+    turn_ended: bool = False
+    saw_output: bool = False
+    saw_token_delta: bool = False
+    answered_since_checkpoint: bool = False
+    resumes: int = 0
+    rotations: int = 0
+    retries: Retries = field(default_factory=Retries)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What ``decide`` chose for FACTS: the ``next`` step and the error it carries.
+
+    ``error`` is the error the round fails with (``FAIL``, ``ROTATE``), or the break a
+    ``RESUME`` or retry goes on from; None for ``FINISH``. ``note`` says why a
+    checkpoint that came was not resumed from, when that is worth a log line.
+    """
+
+    next: Next
+    facts: RunFacts
+    error: ProviderError | None = None
+    note: str | None = None
+
+
+def decide(facts: RunFacts) -> Decision:
+    """Return what the round does after the run FACTS describe."""
+    broke = facts.broke
+    if broke is None:
+        return Decision(Next.FINISH, facts)
+    resumable, note = _resumable(facts, broke)
+    if resumable:
+        return Decision(Next.RESUME, facts, broke)
+    if facts.ended_whole:
+        return Decision(Next.FINISH, facts, note=note)  # the completeness rule: keep it
+    if broke.code in USAGE_PRICING_CODES:
+        error = usage_pricing_refusal(broke, facts.model, facts.display)
+        return Decision(Next.FAIL, facts, error, note)
+    # ErrorDetails say why a quota ran out; only a bare Connect resource_exhausted
+    # (ResourceExhausted) before any token means Cursor refused the conversation itself.
+    if isinstance(broke, ResourceExhausted) and not facts.saw_token_delta:
+        if facts.retries.variant:
+            return Decision(Next.RETRY_VARIANT, facts, broke, note)  # not a rotation
+        if facts.rotations >= limits.MAX_ROTATIONS:
+            return Decision(Next.FAIL, facts, conversation_refused(broke), note)
+        return Decision(Next.ROTATE, facts, broke, note)
+    if isinstance(broke, ModelNotFound) and facts.retries.discovery and not facts.saw_output:
+        return Decision(Next.RETRY_DISCOVERED, facts, broke, note)
+    return Decision(Next.FAIL, facts, broke, note)
+
+
+def without_retry(decision: Decision) -> Decision:
+    """Return the decision for DECISION's run once its retry is known to send nothing new."""
+    retries = decision.facts.retries
+    if decision.next is Next.RETRY_VARIANT:
+        retries = replace(retries, variant=False)
+    elif decision.next is Next.RETRY_DISCOVERED:
+        retries = replace(retries, discovery=False)
+    else:
+        raise ValueError(f"{decision.next} is not a retry")
+    return decide(replace(decision.facts, retries=retries))
+
+
+def _resumable(facts: RunFacts, broke: ProviderError) -> tuple[bool, str | None]:
+    """Return whether the round resumes from the newest checkpoint, and why not when worth saying.
+
+    Only a break a retry may mend (retryable, not a quota's 429) before the turn
+    ended, with a checkpoint no exec answer came after, while resumes remain.
+    """
+    if not facts.checkpoint or facts.turn_ended or facts.resumes >= limits.MAX_RESUMES:
+        return False, None
+    if not broke.retryable or broke.status == 429:
+        return False, None
+    if facts.answered_since_checkpoint:
+        return False, "an exec answer went out after Cursor's last checkpoint"
+    return True, None
+
+
+def may_retry_on_variant(model: str, wire: WireModel) -> bool:
+    """Return whether a bare refusal of WIRE may be a missing variant shape worth one retry.
+
+    Only a slug sent bare (no parameters, the base id itself) of a bundled model
+    that has effort siblings can be a variant the catalog did not name in time.
+    """
+    if wire.parameters or wire.requested_id != wire.details_id or not routing.is_bundled(model):
+        return False
+    return bool(routing.model_row(model).routing)
+
+
+def usage_pricing_refusal(exc: ProviderError, model: str, display: str) -> ProviderError:
+    """Return the one-line error for a usage-pricing refusal EXC of MODEL (shown as DISPLAY)."""
+    row = catalog.find_model(model)
+    shown = row.name if row is not None else display
+    name = model if shown == model else f"{shown} ({model})"
+    service = " ".join(exc.detail.split())
+    return ProviderError(
+        f"Cursor refused {name}: the account needs usage-based pricing for this model;"
+        f" turn it on for the account or choose another model ({service})",
+        status=exc.status,
+        retryable=False,
+        code=exc.code,
+    )
+
+
+def conversation_refused(exc: ProviderError) -> ProviderError:
+    """Return the error for Cursor refusing EXC's conversation after every rotation was spent."""
+    return ProviderError(
+        "Cursor keeps refusing this conversation (resource_exhausted after"
+        f" {limits.MAX_ROTATIONS} new conversation ids); start a new session",
+        status=exc.status,
+        retryable=False,
+        code="conversation_refused",
+        hint="start a new session",
+    )

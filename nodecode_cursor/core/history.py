@@ -1,0 +1,933 @@
+"""The host's chat history as Cursor's conversation state: root prompt blobs and turns.
+
+Cursor's run request carries the whole conversation each time, twice over:
+
+* ``root_prompt_messages_json``: the system prompt and every history message
+  before the active user message, each a compact JSON blob in the shape of the
+  Vercel AI SDK's core messages (this is what the model reads);
+* ``turns``: for each earlier user message, a ConversationTurnStructure blob of
+  its UserMessage blob and its step blobs (assistant text, thinking when it may
+  replay, one MCP tool-call step per call with its result).
+
+The trailing user message (text and inline images) is the run's action, not
+history; a history that ends otherwise resumes. Every blob goes into the
+conversation's :class:`~nodecode_cursor.core.blobs.BlobStore` and is referenced by
+its SHA-256. Blobs are memoised on keys made of the host's own strings, so a
+message seen in an earlier round costs a dict lookup, not a JSON encode and a
+hash: request building grows linearly with what is new.
+
+Pure: no I/O, no clock. The run request around these ids is ``request.py``'s;
+which rounds may replay thinking is ``writers.py``'s policy, passed in.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import math
+import re
+import uuid
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
+from typing import Any
+
+from ..wire.pbwire import field, map_order, text_field, varint
+from ..wire.values import encode_value, finite
+from .blobs import BlobStore
+
+__all__ = [
+    "DEFAULT_SYSTEM_PROMPT",
+    "PROVIDER_IDENTIFIER",
+    "ActiveUser",
+    "HistoryBlobs",
+    "NativeReplay",
+    "ThinkingReplay",
+    "build_history",
+    "failed_result",
+    "json_bytes",
+    "normalize_call_id",
+    "parse_data_url",
+    "system_blob_ids",
+    "valid_unicode",
+    "visible_text",
+]
+
+# What the root prompt's system blob says when the host gave no system prompt.
+DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
+
+# The MCP server name the host's tools ride under (omp's; the service accepts it).
+# The one definition: answers.py declares the tools under it, history replays calls.
+PROVIDER_IDENTIFIER = "pi-agent"
+_PROVIDER_FIELD = b"\x22" + varint(len(PROVIDER_IDENTIFIER)) + PROVIDER_IDENTIFIER.encode()
+
+# Cursor takes tool-call ids in this charset and at most this long.
+_CALL_ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+_CALL_ID_MAX = 64
+
+# One encoder for every blob: json.dumps with options builds a new one per call.
+# allow_nan=False: a blob is JSON, and JSON has no NaN or Infinity (see json_bytes).
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+# The same encoder's C core, made once: JSONEncoder.encode makes a new one per call.
+# Without the markers table a cycle ends in RecursionError, as the retry through
+# ``finite`` ends it anyway. The root blobs' fixed shapes are written around
+# ``_quote`` (the encoder's own string escaping), their open parts by ``_json_text``.
+_ENCODE = (
+    c_make_encoder(None, _JSON.default, encode_basestring, None, ":", ",", False, False, False)
+    if c_make_encoder is not None
+    else None
+)
+_quote = encode_basestring
+_IS_ERROR = ',"isError":true'
+
+_DATA_URL = re.compile(r"^data:([^;,]+);base64,(.*)$", re.DOTALL)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+# Our namespace for the deterministic UserMessage / image ids of history turns.
+_MESSAGE_NAMESPACE = uuid.UUID("9e3c1a52-7d4b-5f08-8a61-2c5e9b7d4f13")
+_NAMESPACE_BYTES = _MESSAGE_NAMESPACE.bytes
+
+# Per assistant message: the model name its thinking replays under, or None.
+ThinkingReplay = Callable[[Mapping[str, Any]], str | None]
+# Per call id: the builder of a bridged native call's step from the host's result
+# (text, failed), or None for a call that replays as an MCP call (bridge.py).
+NativeReplay = Callable[[str], Callable[[str, bool], bytes] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class ActiveUser:
+    """The trailing user message the run's action carries: its text and inline images."""
+
+    text: str
+    images: tuple[tuple[str, bytes], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryBlobs:
+    """What the history became: blob ids for the state, and the action's user message."""
+
+    system_ids: tuple[bytes, ...]
+    root_ids: tuple[bytes, ...]
+    turn_ids: tuple[bytes, ...]
+    active: ActiveUser | None
+    # Every blob id the state names, directly or through a turn (user message and
+    # step blobs included): what the store must keep while this request is current.
+    blob_ids: frozenset[bytes] = frozenset()
+
+
+# --- small pure pieces --------------------------------------------------------------
+
+
+def normalize_call_id(call_id: str) -> str:
+    """Return CALL_ID within Cursor's charset ([A-Za-z0-9_-], others as '_'), at most 64 chars."""
+    return _CALL_ID_UNSAFE.sub("_", call_id)[:_CALL_ID_MAX]
+
+
+def json_bytes(obj: Any) -> bytes:
+    """Return OBJ as compact, deterministic UTF-8 JSON (insertion order, no ASCII escaping).
+
+    Matches JavaScript's JSON.stringify, which omp uses: non-ASCII stays as
+    itself, a lone surrogate is written as a ``\\uXXXX`` escape, and a NaN or an
+    infinity is written as ``null`` (Python would write ``NaN``, which is not JSON).
+    """
+    return _utf8(_json_text(obj))
+
+
+def _json_text(obj: Any) -> str:
+    """Return OBJ as compact JSON text (NaN and the infinities as null; see json_bytes)."""
+    try:
+        return "".join(_ENCODE(obj, 0)) if _ENCODE is not None else _JSON.encode(obj)
+    except ValueError:  # a non-finite number somewhere: rare, so only then the copy
+        return _JSON.encode(finite(obj))
+
+
+def _utf8(text: str) -> bytes:
+    """Return JSON TEXT as UTF-8, a lone surrogate in it written as a ``\\uXXXX`` escape."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
+
+
+def _valid_text(text: str) -> str:
+    """Return TEXT with surrogate pairs joined and every lone surrogate as U+FFFD."""
+    if text.isascii() or _SURROGATE.search(text) is None:
+        return text
+    # Through UTF-16: a pair spelled as two halves becomes its character, and a
+    # lone half cannot decode, so it is replaced.
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def valid_unicode(value: Any) -> tuple[Any, int]:
+    """Return (VALUE with every string valid Unicode, how many strings were changed).
+
+    A lone surrogate (JSON's ``\\ud800`` escape can carry one) cannot be sent:
+    protobuf refuses it. It becomes U+FFFD, so a host's history never makes a
+    session unusable. Dicts, lists and tuples are copied only where something
+    changed; VALUE itself is never modified.
+    """
+    if isinstance(value, str):
+        text = _valid_text(value)
+        return text, int(text is not value)
+    if isinstance(value, Mapping):
+        changed = 0
+        out: dict[Any, Any] = {}
+        for key, item in value.items():
+            new_key, key_changes = valid_unicode(key)
+            new_item, item_changes = valid_unicode(item)
+            out[new_key] = new_item
+            changed += key_changes + item_changes
+        return (out if changed else value), changed
+    if isinstance(value, list | tuple):
+        pairs = [valid_unicode(item) for item in value]
+        changed = sum(count for _, count in pairs)
+        if not changed:
+            return value, 0
+        items = [item for item, _ in pairs]
+        return (items if isinstance(value, list) else tuple(items)), changed
+    return value, 0
+
+
+def parse_data_url(url: Any) -> tuple[str, str] | None:
+    """Return (mime type, base64 text) of a ``data:…;base64,`` URL, else None."""
+    if not isinstance(url, str):
+        return None
+    match = _DATA_URL.match(url)
+    return (match.group(1), match.group(2)) if match else None
+
+
+def _unbase64(data: str) -> bytes | None:
+    """Return the bytes base64 DATA spells, or None when it does not decode."""
+    try:
+        return base64.b64decode(data, validate=False)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _role(message: Mapping[str, Any]) -> str:
+    """Return MESSAGE's role; developer and system messages in the history ride as user turns.
+
+    The lane takes the system/developer messages that open the history as the
+    system prompt and leaves them out, so only later ones reach here.
+    """
+    role = message.get("role")
+    if role in ("user", "developer", "system"):
+        return "user"
+    return role if isinstance(role, str) else ""
+
+
+# Content items: a string stays a string; parts become ("text", text) or
+# ("image", mime, base64). Images without a data: URL are left out.
+Item = tuple[str, ...]
+Items = str | tuple[Item, ...]
+
+
+def _items(content: Any) -> Items:
+    """Return chat CONTENT as content items."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    out: list[Item] = []
+    for part in content:
+        if not isinstance(part, dict):
+            continue
+        kind = part.get("type")
+        if kind == "text":
+            text = part.get("text")
+            out.append(("text", text if isinstance(text, str) else ""))
+        elif kind == "image_url":
+            image_url = part.get("image_url")
+            url = image_url.get("url") if isinstance(image_url, dict) else image_url
+            parsed = parse_data_url(url)
+            if parsed is not None:
+                out.append(("image", parsed[0], parsed[1]))
+    return tuple(out)
+
+
+def _items_text(items: Items, *, images: bool = False) -> str:
+    """Return the text of ITEMS joined by newlines; an image as ``[MIME image]`` when IMAGES."""
+    if isinstance(items, str):
+        return items
+    lines = []
+    for item in items:
+        if item[0] == "text":
+            lines.append(item[1])
+        elif images:
+            lines.append(f"[{item[1]} image]")
+    return "\n".join(lines)
+
+
+def _items_images(items: Items) -> tuple[tuple[str, bytes], ...]:
+    """Return the images of ITEMS as (mime, bytes), leaving out those that do not decode."""
+    if isinstance(items, str):
+        return ()
+    out = []
+    for item in items:
+        if item[0] == "image":
+            data = _unbase64(item[2])
+            if data is not None:
+                out.append((item[1], data))
+    return tuple(out)
+
+
+def _content_key(items: Items) -> str:
+    """Return the key a user message's id derives from: its trimmed text, or a digest of parts."""
+    if isinstance(items, str):
+        return items.strip()
+    hasher = hashlib.sha256()
+    for item in items:
+        for piece in item:
+            hasher.update(piece.encode("utf-8", "surrogatepass"))
+    return hasher.hexdigest()
+
+
+def _prompt_content(items: Items) -> list[str]:
+    """Return user content as the root prompt's JSON parts: trimmed non-empty text, images.
+
+    ``{"type":"text","text":…}`` and ``{"type":"image","image":"data:…",
+    "mediaType":…}`` (an image as its data URL).
+    """
+    if isinstance(items, str):
+        text = items.strip()
+        return [f'{{"type":"text","text":{_quote(text)}}}'] if text else []
+    parts: list[str] = []
+    for item in items:
+        if item[0] == "text":
+            text = item[1].strip()
+            if text:
+                parts.append(f'{{"type":"text","text":{_quote(text)}}}')
+        else:
+            url = _quote(f"data:{item[1]};base64,{item[2]}")
+            parts.append(f'{{"type":"image","image":{url},"mediaType":{_quote(item[1])}}}')
+    return parts
+
+
+def visible_text(content: Any) -> str:
+    """Return an assistant message's visible text (text parts joined)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part["text"]
+            for part in content
+            if isinstance(part, dict)
+            and part.get("type") == "text"
+            and isinstance(part.get("text"), str)
+        )
+    return ""
+
+
+@dataclass(slots=True)
+class _Call:
+    """One tool call of an assistant message, as the history holds it."""
+
+    raw_id: str
+    call_id: str
+    name: str
+    arguments: Any  # the host's arguments: usually a JSON string
+    # the arguments parsed, once: the root prompt and the turn step both need them
+    parsed: dict[str, Any] | None = None
+
+    def arguments_object(self) -> dict[str, Any]:
+        """Return the call's arguments as a JSON object (parsed on first use)."""
+        if self.parsed is None:
+            self.parsed = _arguments_object(self.arguments)
+        return self.parsed
+
+
+def _calls(message: Mapping[str, Any], names: Mapping[str, str]) -> list[_Call]:
+    """Return an assistant message's tool calls (a name NAMES maps, under its wire name)."""
+    raw = message.get("tool_calls")
+    if not isinstance(raw, list):
+        return []
+    calls = []
+    for call in raw:
+        if not isinstance(call, dict):
+            continue
+        function = call.get("function")
+        function = function if isinstance(function, dict) else {}
+        call_id = call.get("id")
+        name = function.get("name")
+        raw_id = call_id if isinstance(call_id, str) else ""
+        calls.append(
+            _Call(
+                raw_id,
+                normalize_call_id(raw_id),
+                names.get(name, name) if isinstance(name, str) else "",
+                function.get("arguments"),
+            )
+        )
+    return calls
+
+
+def _arguments_object(arguments: Any) -> dict[str, Any]:
+    """Return a call's arguments as a JSON object; an empty one when they do not parse as one.
+
+    A NaN or an infinity in them (a host's dict, or the ``NaN`` / ``Infinity`` that
+    Python's JSON reader takes) becomes None: the root blob and the step's Values
+    both go out as JSON, which has no such numbers.
+    """
+    if isinstance(arguments, dict):
+        return finite(arguments)  # type: ignore[no-any-return]
+    if isinstance(arguments, str):
+        try:
+            parsed = _ARGUMENTS.decode(arguments)
+        except (ValueError, RecursionError):
+            return {}
+        if isinstance(parsed, dict):
+            return parsed
+    return {}
+
+
+def _finite_float(text: str) -> float | None:
+    """Return the float TEXT spells, or None when it overflows to an infinity."""
+    number = float(text)
+    return number if math.isfinite(number) else None
+
+
+# Call arguments as JSON, a NaN, an infinity or an overflowing number read as None
+# while parsing, rather than by a second walk over what was parsed (``finite``).
+_ARGUMENTS = json.JSONDecoder(parse_float=_finite_float, parse_constant=lambda _: None)
+
+
+def _arguments_key(arguments: Any) -> Hashable:
+    """Return a hashable key for a call's arguments (the host's string itself, when a string)."""
+    if isinstance(arguments, str) or arguments is None:
+        return arguments
+    try:
+        return ("json", json.dumps(arguments, sort_keys=True, default=str))
+    except (TypeError, ValueError):
+        return ("repr", repr(arguments))
+
+
+def _uuid5(name: str) -> str:
+    """Return ``str(uuid.uuid5(_MESSAGE_NAMESPACE, NAME))``, without making a UUID object.
+
+    One per history turn: the SHA-1 of the namespace and NAME, its first 16 bytes
+    with the version (5) and the RFC 4122 variant set, in the 8-4-4-4-12 form.
+    """
+    digest = bytearray(hashlib.sha1(_NAMESPACE_BYTES + name.encode("utf-8")).digest()[:16])
+    digest[6] = digest[6] & 0x0F | 0x50
+    digest[8] = digest[8] & 0x3F | 0x80
+    hexed = digest.hex()
+    return f"{hexed[:8]}-{hexed[8:12]}-{hexed[12:16]}-{hexed[16:20]}-{hexed[20:]}"
+
+
+def _message_id(turn_index: int, items: Items) -> str:
+    """Return the deterministic message id of the history turn TURN_INDEX's user message."""
+    return _uuid5(f"u:{turn_index}:{_content_key(items)}")
+
+
+# --- the blobs ------------------------------------------------------------------------
+#
+# The protobuf blobs (steps, user messages, turns) are written by hand with
+# ``pbwire``: upb's deterministic bytes, in fewer steps than building a message
+# and serializing it. A large payload (a tool result, an image) is copied once,
+# into the join that makes the blob: the heads around it are sized, not nested.
+
+
+def system_blob_ids(store: BlobStore, system: str | None) -> tuple[bytes, ...]:
+    """Store the system prompt's JSON blob and return its id (as a one-element tuple)."""
+    content = system if isinstance(system, str) and system.strip() else DEFAULT_SYSTEM_PROMPT
+    return (
+        store.cached(
+            ("sys", content), lambda: _utf8(f'{{"role":"system","content":{_quote(content)}}}')
+        ),
+    )
+
+
+def _user_message(text: str, message_id: str, images: tuple[tuple[str, bytes], ...]) -> bytes:
+    """Return the bytes of a UserMessage with IMAGES inline (image ids from the message id).
+
+    UserMessage{1 text, 2 message_id, 3 selected_context: SelectedContext{1
+    selected_images: SelectedImage{2 uuid, 7 mime_type, 8 data}}}; ``data`` is a
+    oneof member, written even when empty.
+    """
+    head = text_field(b"\x0a", text) + text_field(b"\x12", message_id)
+    if not images:
+        return head
+    parts: list[bytes] = []
+    size = 0
+    for index, (mime, data) in enumerate(images):
+        fields = text_field(b"\x12", _uuid5(f"{message_id}:image:{index}")) + text_field(
+            b"\x3a", mime
+        )
+        data_head = b"\x42" + varint(len(data))
+        image_size = len(fields) + len(data_head) + len(data)
+        image_head = b"\x0a" + varint(image_size)
+        parts += (image_head, fields, data_head, data)
+        size += len(image_head) + image_size
+    return b"".join((head, b"\x1a", varint(size), *parts))
+
+
+def _result_content(items: Items) -> tuple[list[bytes], int]:
+    """Return a tool result's McpSuccess content items (text and images) as parts and their size.
+
+    McpSuccess{1 content: McpToolResultContentItem{1 text: McpTextContent{1 text},
+    2 image: McpImageContent{1 data, 2 mime_type}}}: each item its head, then its
+    payload, so a large one is copied only by the caller's join.
+    """
+    parts: list[bytes] = []
+    size = 0
+    for item in (("text", items),) if isinstance(items, str) else items:
+        if item[0] == "text":
+            data = item[1].encode("utf-8")
+            inner = b"\x0a" + varint(len(data)) if data else b""
+            body = len(inner) + len(data)  # McpTextContent
+            tail = b""
+            item_tag = b"\x0a"
+        else:
+            data = _unbase64(item[2]) or b""
+            inner = b"\x0a" + varint(len(data)) if data else b""
+            tail = text_field(b"\x12", item[1])
+            body = len(inner) + len(data) + len(tail)  # McpImageContent
+            item_tag = b"\x12"
+        item_head = item_tag + varint(body)
+        head = b"\x0a" + varint(len(item_head) + body) + item_head + inner
+        parts += (head, data, tail)
+        size += len(head) + len(data) + len(tail)
+    return parts, size
+
+
+def _call_args(call: _Call) -> bytes:
+    """Return the McpArgs bytes of CALL: its name, arguments (as Values), ids, provider.
+
+    McpArgs{1 name, 2 args: map<string, bytes> (each a serialized Value), 3
+    tool_call_id, 4 provider_identifier, 5 tool_name}. An argument whose value is
+    not JSON is left out; the last of two keys that read the same as text wins.
+    """
+    values: dict[str, bytes] = {}
+    for key, value in call.arguments_object().items():
+        try:
+            values[str(key)] = encode_value(value)
+        except TypeError:
+            continue
+    entries = b"".join(
+        field(b"\x12", field(b"\x0a", key.encode("utf-8")) + field(b"\x12", values[key]))
+        for key in map_order(values)
+    )
+    return b"".join(
+        (
+            text_field(b"\x0a", call.name),
+            entries,
+            text_field(b"\x1a", call.call_id),
+            _PROVIDER_FIELD,
+            text_field(b"\x2a", call.name),
+        )
+    )
+
+
+def _tool_call_step(call: _Call, result: Items | None, failed: bool = False) -> bytes:
+    """Return the ConversationStep bytes of one MCP call, with its result when held.
+
+    ConversationStep{2 tool_call: ToolCall{15 mcp_tool_call: McpToolCall{1 args,
+    2 result: McpToolResult{1 success | 2 error}}, 57 tool_call_id}}. A FAILED
+    result goes as ``error`` (McpToolError{1 error: its text}), as oh-my-pi
+    replays one, written even when its text is empty; any other as ``success``
+    with its content (none at all for a result with no content items). A tool
+    result may be hundreds of KiB: it is copied once, by the final join.
+    """
+    args = _call_args(call)
+    parts: list[bytes] = [b"\x0a" + varint(len(args)) + args]  # McpToolCall{1 args}
+    if result is not None and failed:
+        error = text_field(b"\x0a", _items_text(result, images=True))  # McpToolError
+        outcome = b"\x12" + varint(len(error)) + error  # McpToolResult{2 error}
+        parts += (b"\x12" + varint(len(outcome)), outcome)
+    elif result is not None and (isinstance(result, str) or result):
+        content, content_size = _result_content(result)
+        success = b"\x0a" + varint(content_size)  # McpToolResult{1 success}
+        parts.append(b"\x12" + varint(len(success) + content_size) + success)
+        parts += content
+    mcp_size = sum(len(part) for part in parts)
+    data = call.call_id.encode("utf-8")
+    call_id = b"\xca\x03" + varint(len(data)) + data  # ToolCall{57 tool_call_id}, optional
+    mcp_head = b"\x7a" + varint(mcp_size)  # ToolCall{15 mcp_tool_call}
+    tool_size = len(mcp_head) + mcp_size + len(call_id)
+    return b"".join((b"\x12", varint(tool_size), mcp_head, *parts, call_id))
+
+
+def failed_result(message: Mapping[str, Any]) -> bool:
+    """Return whether a tool message says its call failed (``"is_error": true``; nothing else)."""
+    return message.get("is_error") is True
+
+
+def _orphan_text(items: Items, failed: bool = False) -> str:
+    """Return a tool result with no call as assistant text (``[Tool Error]`` when it failed)."""
+    text = _items_text(items, images=True)
+    head = "[Tool Error]" if failed else "[Tool Result]"
+    return f"{head}\n{text if text else '(empty result)'}"
+
+
+@dataclass(slots=True)
+class _Pairing:
+    """The history read once: roles, calls, content items, and which result answers which call.
+
+    Request building walks the history three times (pairing, root prompt, turns);
+    reading each message's role, calls and content once here keeps that linear
+    in one pass's cost rather than three.
+    """
+
+    rows: list[Mapping[str, Any]]
+    roles: list[str]
+    # message index -> that assistant message's tool calls
+    calls: dict[int, list[_Call]]
+    # (message index, call index) -> the index of the tool message answering it
+    result_of: dict[tuple[int, int], int]
+    # tool message indexes that answer a call
+    answering: set[int]
+    # tool message indexes whose id names no call at all: orphans
+    orphans: set[int]
+    # raw call id -> the tool's name (first call that names it)
+    names: dict[str, str]
+    # message index -> its content items (filled on first use)
+    content: dict[int, Items]
+
+    def items(self, index: int) -> Items:
+        """Return the content items of the message at INDEX (read once per build)."""
+        known = self.content.get(index)
+        if known is None:
+            known = self.content[index] = _items(self.rows[index].get("content"))
+        return known
+
+
+def _tool_call_id(message: Mapping[str, Any]) -> str:
+    """Return a tool message's raw call id ('' when it has none)."""
+    raw = message.get("tool_call_id")
+    return raw if isinstance(raw, str) else ""
+
+
+def _pair(
+    rows: list[Mapping[str, Any]], roles: list[str], end: int, wire: Mapping[str, str]
+) -> _Pairing:
+    """Return how the tool results of ROWS[:END] pair with the calls before them."""
+    pending: dict[str, tuple[int, int]] = {}
+    called: set[str] = set()
+    names: dict[str, str] = {}
+    calls_of: dict[int, list[_Call]] = {}
+    result_of: dict[tuple[int, int], int] = {}
+    answering: set[int] = set()
+    orphans: set[int] = set()
+    tool_indexes: list[int] = []
+    for index in range(end):
+        role = roles[index]
+        if role == "assistant":
+            calls = calls_of[index] = _calls(rows[index], wire)
+            for call_index, call in enumerate(calls):
+                pending[call.raw_id] = (index, call_index)
+                called.add(call.raw_id)
+                names.setdefault(call.raw_id, call.name)
+        elif role == "tool":
+            tool_indexes.append(index)
+            slot = pending.pop(_tool_call_id(rows[index]), None)
+            if slot is not None:
+                result_of[slot] = index
+                answering.add(index)
+    for index in tool_indexes:
+        if index not in answering and _tool_call_id(rows[index]) not in called:
+            orphans.add(index)
+    return _Pairing(rows, roles, calls_of, result_of, answering, orphans, names, {})
+
+
+def _tool_result_blob(
+    store: BlobStore, message: Mapping[str, Any], items: Items, name: str
+) -> bytes:
+    """Store a tool result's root JSON blob and return its id."""
+    raw = message.get("tool_call_id")
+    call_id = normalize_call_id(raw if isinstance(raw, str) else "")
+    failed = failed_result(message)
+
+    def build() -> bytes:
+        """Return the tool result's JSON blob (``isError`` only when it failed, as omp has it).
+
+        ``{"role":"tool","id":…,"content":[{"type":"tool-result","toolName":…,
+        "toolCallId":…,"result":…[,"isError":true]}]}``
+        """
+        quoted = _quote(call_id)
+        return _utf8(
+            f'{{"role":"tool","id":{quoted},"content":[{{"type":"tool-result",'
+            f'"toolName":{_quote(name)},"toolCallId":{quoted},'
+            f'"result":{_quote(_items_text(items, images=True))}'
+            f"{_IS_ERROR if failed else ''}}}]}}"
+        )
+
+    return store.cached(("root-tool", call_id, name, items, failed), build)
+
+
+def _assistant_blob(
+    store: BlobStore, message: Mapping[str, Any], calls: list[_Call], writer: str | None
+) -> bytes | None:
+    """Store an assistant message's root JSON blob and return its id (None when it says nothing)."""
+    reasoning = message.get("reasoning_content")
+    thinking = (
+        reasoning if writer is not None and isinstance(reasoning, str) and reasoning else None
+    )
+    content = message.get("content")
+    text_key: Hashable = (
+        content if isinstance(content, str) or content is None else visible_text(content)
+    )
+    key = (
+        "root-assistant",
+        thinking,
+        writer if thinking else None,
+        text_key,
+        tuple((c.call_id, c.name, _arguments_key(c.arguments)) for c in calls),
+    )
+
+    def build() -> bytes:
+        """Return the assistant message's JSON blob.
+
+        ``{"role":"assistant","content":[…]}`` with its parts in order: the
+        reasoning (``{"type":"reasoning","text":…,"providerOptions":{"cursor":
+        {"modelName":…}}}``), the text (``{"type":"text","text":…}``), and each
+        call (``{"type":"tool-call","toolCallId":…,"toolName":…,"args":{…}}``).
+        """
+        parts: list[str] = []
+        if thinking:
+            parts.append(
+                f'{{"type":"reasoning","text":{_quote(thinking)},'
+                f'"providerOptions":{{"cursor":{{"modelName":{_json_text(writer)}}}}}}}'
+            )
+        text = visible_text(content)
+        if text:
+            parts.append(f'{{"type":"text","text":{_quote(text)}}}')
+        for call in calls:
+            parts.append(
+                f'{{"type":"tool-call","toolCallId":{_quote(call.call_id)},'
+                f'"toolName":{_quote(call.name)},"args":{_json_text(call.arguments_object())}}}'
+            )
+        return _utf8(f'{{"role":"assistant","content":[{",".join(parts)}]}}')
+
+    if not thinking and not visible_text(content) and not calls:
+        return None
+    return store.cached(key, build)
+
+
+def _orphan_json(items: Items, failed: bool = False) -> bytes:
+    """Return the root JSON blob of a tool result with no call: assistant text."""
+    text = _quote(_orphan_text(items, failed))
+    return _utf8(f'{{"role":"assistant","content":[{{"type":"text","text":{text}}}]}}')
+
+
+def _root_ids(store: BlobStore, end: int, pairing: _Pairing, replay: ThinkingReplay) -> list[bytes]:
+    """Return the root prompt blob ids of the history before END (the system ids not included)."""
+    rows, roles = pairing.rows, pairing.roles
+    ids: list[bytes] = []
+    emitted: set[int] = set()
+    for index in range(end):
+        role = roles[index]
+        if role == "user":
+            items = pairing.items(index)
+            known = store.cached_or_none(("root-user", items), partial(_user_json, items))
+            if known is not None:
+                ids.append(known)
+        elif role == "assistant":
+            message = rows[index]
+            calls = pairing.calls[index]
+            blob = _assistant_blob(store, message, calls, replay(message))
+            if blob is not None:
+                ids.append(blob)
+            # each result right after its round, in call order
+            for call_index, call in enumerate(calls):
+                result_index = pairing.result_of.get((index, call_index))
+                if result_index is None:
+                    continue
+                name = pairing.names.get(call.raw_id, "")
+                result = rows[result_index]
+                ids.append(_tool_result_blob(store, result, pairing.items(result_index), name))
+                emitted.add(result_index)
+        elif role == "tool":
+            if index in emitted or index in pairing.answering:
+                continue
+            items = pairing.items(index)
+            if index in pairing.orphans:
+                failed = failed_result(rows[index])
+                ids.append(
+                    store.cached(
+                        ("root-orphan", items, failed), partial(_orphan_json, items, failed)
+                    )
+                )
+            else:
+                # a second result for a call already answered: its call is in
+                # the history, so it stands where the host put it
+                name = pairing.names.get(_tool_call_id(rows[index]), "")
+                ids.append(_tool_result_blob(store, rows[index], items, name))
+    return ids
+
+
+def _user_json(items: Items) -> bytes | None:
+    """Return a user message's root JSON blob bytes, or None when it has no content."""
+    content = _prompt_content(items)
+    if not content:
+        return None
+    return _utf8(f'{{"role":"user","content":[{",".join(content)}]}}')
+
+
+def _thinking_step(text: str) -> bytes:
+    """Return the ConversationStep bytes of replayed thinking.
+
+    ConversationStep{3 thinking_message: ThinkingMessage{1 text}}.
+    """
+    return field(b"\x1a", text_field(b"\x0a", text))
+
+
+def _text_step(text: str) -> bytes:
+    """Return the ConversationStep bytes of assistant text.
+
+    ConversationStep{1 assistant_message: AssistantMessage{1 text}}.
+    """
+    return field(b"\x0a", text_field(b"\x0a", text))
+
+
+def _user_step(items: Items, turn_index: int) -> bytes:
+    """Return the UserMessage bytes of history turn TURN_INDEX's user message."""
+    return _user_message(
+        _items_text(items).strip(), _message_id(turn_index, items), _items_images(items)
+    )
+
+
+def _turn(user_id: bytes, step_ids: tuple[bytes, ...]) -> bytes:
+    """Return the ConversationTurnStructure bytes of one agent turn of blob ids.
+
+    ConversationTurnStructure{1 agent_conversation_turn:
+    AgentConversationTurnStructure{1 user_message, 2 steps (repeated)}}.
+    """
+    user = field(b"\x0a", user_id) if user_id else b""
+    return field(b"\x0a", b"".join((user, *[field(b"\x12", step) for step in step_ids])))
+
+
+def _assistant_steps(
+    store: BlobStore,
+    index: int,
+    pairing: _Pairing,
+    replay: ThinkingReplay,
+    native: NativeReplay | None = None,
+) -> list[bytes]:
+    """Return the step blob ids of the assistant message at INDEX."""
+    step = pairing.rows[index]
+    steps: list[bytes] = []
+    reasoning = step.get("reasoning_content")
+    if isinstance(reasoning, str) and reasoning and replay(step) is not None:
+        steps.append(store.cached(("step-thinking", reasoning), partial(_thinking_step, reasoning)))
+    text = visible_text(step.get("content"))
+    if text:
+        steps.append(store.cached(("step-text", text), partial(_text_step, text)))
+    for call_index, call in enumerate(pairing.calls[index]):
+        result_index = pairing.result_of.get((index, call_index))
+        result = None if result_index is None else pairing.items(result_index)
+        failed = result_index is not None and failed_result(pairing.rows[result_index])
+        bridged = native(call.raw_id) if native is not None and result is not None else None
+        if bridged is not None and result is not None:
+            # A native ask a host tool ran: its step in the ask's own typed shape.
+            text = _items_text(result, images=True)
+            native_key = ("step-native", call.call_id, result, failed)
+            steps.append(store.cached(native_key, partial(bridged, text, failed)))
+            continue
+        key = (
+            "step-call",
+            call.call_id,
+            call.name,
+            _arguments_key(call.arguments),
+            result,
+            failed,
+        )
+        steps.append(store.cached(key, partial(_tool_call_step, call, result, failed)))
+    return steps
+
+
+def _turn_ids(
+    store: BlobStore,
+    end: int,
+    pairing: _Pairing,
+    replay: ThinkingReplay,
+    named: list[bytes],
+    native: NativeReplay | None = None,
+) -> list[bytes]:
+    """Return the turn blob ids of each user message before END and what answered it.
+
+    The user message and step ids each turn names are added to NAMED.
+    """
+    roles = pairing.roles
+    turns: list[bytes] = []
+    index = 0
+    while index < end:
+        role = roles[index]
+        index += 1
+        if role != "user":
+            continue
+        items = pairing.items(index - 1)
+        images = not isinstance(items, str) and any(item[0] == "image" for item in items)
+        if not images and not _items_text(items).strip():
+            continue
+        turn_index = len(turns)
+        user_id = store.cached(
+            ("turn-user", turn_index, items), partial(_user_step, items, turn_index)
+        )
+        steps: list[bytes] = []
+        while index < end and roles[index] != "user":
+            role = roles[index]
+            if role == "assistant":
+                steps.extend(_assistant_steps(store, index, pairing, replay, native))
+            elif role == "tool" and index in pairing.orphans:
+                orphan = pairing.items(index)
+                failed = failed_result(pairing.rows[index])
+                text = _orphan_text(orphan, failed)
+                steps.append(
+                    store.cached(("step-orphan", orphan, failed), partial(_text_step, text))
+                )
+            index += 1
+        step_ids = tuple(steps)
+        named.append(user_id)
+        named.extend(step_ids)
+        turns.append(store.cached(("turn", user_id, step_ids), partial(_turn, user_id, step_ids)))
+    return turns
+
+
+def _no_replay(message: Mapping[str, Any]) -> str | None:
+    """Return None: no round's thinking replays."""
+    return None
+
+
+def build_history(
+    messages: Sequence[Mapping[str, Any]],
+    system: str | None,
+    store: BlobStore,
+    replay: ThinkingReplay | None = None,
+    *,
+    tool_names: Mapping[str, str] | None = None,
+    native: NativeReplay | None = None,
+) -> HistoryBlobs:
+    """Store the history's blobs in STORE and return their ids and the action's user message.
+
+    MESSAGES are OpenAI chat messages (system/developer/user/assistant/tool).
+    The trailing user message, when there is one, is the action and stays out
+    of the history; REPLAY says, per assistant message, the model name its
+    thinking replays under (None: it does not replay). TOOL_NAMES maps host tool
+    names to the wire names they are offered under (``bridge.wire_names``); NATIVE
+    says which calls were native asks a host tool ran (``bridge.BridgedCalls.replay``),
+    replayed as those native steps. The ids returned name
+    every blob the state needs (``blob_ids``); pruning the rest is the caller's
+    call (``BlobStore.retain``).
+    """
+    policy = replay or _no_replay
+    rows = [message if isinstance(message, Mapping) else {} for message in messages]
+    roles = [_role(message) for message in rows]
+    end = len(rows)
+    active: ActiveUser | None = None
+    if rows and roles[-1] == "user":
+        end = len(rows) - 1
+        items = _items(rows[-1].get("content"))
+        text = items.strip() if isinstance(items, str) else _items_text(items)
+        images = _items_images(items)
+        if text.strip() or images:
+            active = ActiveUser(text, images)
+    system_ids = system_blob_ids(store, system)
+    pairing = _pair(rows, roles, end, tool_names or {})
+    root = list(system_ids) + _root_ids(store, end, pairing, policy)
+    named: list[bytes] = []
+    turns = _turn_ids(store, end, pairing, policy, named, native)
+    blob_ids = frozenset((*root, *turns, *named))
+    return HistoryBlobs(system_ids, tuple(root), tuple(turns), active, blob_ids)

@@ -1,0 +1,703 @@
+"""The ``cursor`` lane: one call runs one Cursor round, history in, one assistant message out.
+
+A round is one Cursor run (docs/protocol.md §4–§9). The lane resolves the model
+once (``model_resolution.resolve``: effort, wire slug, roster, max mode, catalog
+variant and the retries they allow), asking on the way for the token (the
+context's, else the cell's credential ladder, refreshing a due sign-in), builds
+the run request from the history (``request``), opens the run (``run_route``)
+and pumps it (``pump.Pump``: every server message to the fold and the answerer,
+the answers back). When a run ends, ``_Attempt`` gathers its facts (the
+completeness rule, the end-of-stream error) and does what ``decisions.decide``
+says: finish; resume from the checkpoint (at most ``limits.MAX_RESUMES`` times);
+retry once on the catalog's variant, or with the discovery id when the model was
+not found before any output (those two are made by ``_round`` on a new attempt);
+rotate the conversation for a bare ``resource_exhausted`` (at most
+``limits.MAX_ROTATIONS`` times); or fail. What it keeps between rounds
+(conversations, the Kimi K3 writer table, rosters) lives in the cell's
+``CellState``, which the cell passes to every round; what another process needs
+to go on with a conversation (``continuity.Kept``) is read before the round and
+written after it, in a worker thread.
+
+What a message means is ``fold.py``'s and ``answers.py``'s business; what follows a
+run is ``decisions.py``'s; the bytes on the wire are ``sse.py``'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import enum
+import functools
+import logging
+import os
+import threading
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .. import limits
+from ..account import credentials
+from ..account.credentials import checked_token
+from ..account.signin import refresh_if_due
+from ..account.store import AuthStore
+from ..core import decisions
+from ..core.answers import Answerer
+from ..core.bridge import function_tools, wire_names
+from ..core.continuity import call_key, history_mark, session_key, trailing_call_ids
+from ..core.cost import round_cost
+from ..core.decisions import USAGE_PRICING_CODES, Next
+from ..core.fold import Fold
+from ..core.history import valid_unicode
+from ..core.request import build_run_request, resume_request
+from ..errors import (
+    CursorError,
+    NotSignedIn,
+    ProviderError,
+    StoreError,
+    StreamIncomplete,
+    loggable,
+)
+from ..host import Finish, Host, RoundContext, RoundResult, StreamPart, StreamStart
+from ..models import model_resolution
+from ..state import CellState
+from ..transports.run_route import open_run
+from ..transports.sse import RunSettings
+from .pump import Pump
+
+if TYPE_CHECKING:
+    from ..core.blobs import Conversation
+    from ..core.request import RunRequestBuild
+    from ..core.writers import WriterTable
+    from ..models.model_resolution import ResolvedModel
+    from ..models.routing import WireMode, WireModel
+
+__all__ = ["TURN_END_GRACE_SECONDS", "USAGE_PRICING_CODES", "stream_round", "stream_round_sync"]
+
+log = logging.getLogger("nodecode_cursor.lanes.lane")
+
+TURN_END_GRACE_SECONDS = limits.TURN_END_GRACE_SECONDS
+
+
+def stream_round_sync(ctx: RoundContext, state: CellState | None = None) -> RoundResult:
+    """Return ``stream_round(ctx, state)`` run to completion, for callers without an event loop.
+
+    The public synchronous facade; without STATE the round keeps nothing (see ``stream_round``).
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(stream_round(ctx, state))
+    # Called from inside a running loop: run the round on a loop of its own.
+    outcome: list[RoundResult] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(asyncio.run(stream_round(ctx, state)))
+        except BaseException as exc:  # handed back to the caller's thread below
+            failure.append(exc)
+
+    worker = threading.Thread(target=run, name="cursor-round", daemon=True)
+    worker.start()
+    worker.join()
+    if failure:
+        raise failure[0]
+    return outcome[0]
+
+
+async def stream_round(ctx: RoundContext, state: CellState | None = None) -> RoundResult:
+    """Return one round on Cursor: the assistant message, usage and finish reason.
+
+    STATE is what the cell keeps between rounds (conversations, writers, rosters);
+    the cell passes its own. Without one the round builds a throwaway state: it
+    keeps nothing, so a session rebuilds from the history every round and a
+    roster-only model asks the roster every time.
+    Stream parts go to ``ctx.on_part`` as they arrive (StreamStart first; Finish
+    last, when the round succeeds). Raises ConfigError (bad model or effort, not
+    signed in — before any run; a model only the roster names asks the roster
+    first: ``model_resolution.resolve``), ProviderError (the service's own
+    error), StreamIncomplete (the stream ended before the turn did; a retry may
+    work). Cancelling the task stops the run at once.
+    """
+    if state is None:
+        state = CellState()
+    # The model in one step: bundled row, roster, max-mode marker, catalog variant and
+    # the retries it allows; the token is asked once the effort is known good.
+    token, resolved = await model_resolution.resolve(
+        ctx, state, functools.partial(_token, ctx, state)
+    )
+    # The system/developer messages that open the history are the system prompt
+    # (ctx.system wins when given) and leave the history either way, so the prompt
+    # is sent once; later ones ride as user turns (history.py).
+    system = ctx.system if ctx.system is not None else _system_of(ctx.messages)
+    messages = ctx.messages[_leading_system(ctx.messages) :]
+    messages, system, tools = _valid_unicode(messages, system, ctx.tools)
+    conversation = await _round_conversation(state, ctx.session_id, messages)
+    with state.lock:
+        table = state.writers
+    handed: list[str] = []
+    try:
+        result = await _round(
+            ctx,
+            state,
+            resolved,
+            token,
+            conversation,
+            table,
+            messages,
+            system,
+            tools,
+            handed,
+        )
+    except CursorError:
+        await _keep_conversation(state, conversation, messages, None, handed)
+        raise
+    await _keep_conversation(state, conversation, messages, result.message, handed)
+    _emit(ctx, Finish(result.finish_reason))
+    return result
+
+
+async def _round(
+    ctx: RoundContext,
+    state: CellState,
+    resolved: ResolvedModel,
+    token: str,
+    conversation: Conversation,
+    table: WriterTable,
+    messages: list[dict[str, Any]],
+    system: str | None,
+    tools: list[dict[str, Any]],
+    handed: list[str],
+) -> RoundResult:
+    """Return the round's result on CONVERSATION, retrying as the service's answers allow.
+
+    The keys of the calls the round handed off are added to HANDED.
+    """
+    _emit(ctx, StreamStart(resolved.wire_id))
+    mode: WireMode = "normalized"
+    wire = resolved.wire
+    # Without the catalog a sibling slug goes bare; if Cursor refuses that shape, the
+    # catalog is asked again and the round retried once on the variant it names.
+    variant_retry = resolved.variant_retry
+    while True:
+        attempt = _Attempt(
+            ctx,
+            state,
+            messages=messages,
+            system=system,
+            tools=tools,
+            token=token,
+            wire=wire,
+            resolved=resolved,
+            conversation=conversation,
+            table=table,
+            retries=decisions.Retries(variant=variant_retry, discovery=mode == "normalized"),
+        )
+        result = await attempt.run()
+        if isinstance(result, decisions.Decision):
+            if result.next is Next.RETRY_VARIANT:
+                variant_retry = False
+                routed = await model_resolution.fresh_variant(ctx, state, token, wire)
+                if routed != wire:
+                    log.info(
+                        "Cursor refused %s bare; retrying on its variant", loggable(wire.details_id)
+                    )
+                    wire = routed
+                    continue
+            else:
+                retry = _discovery_retry(wire, resolved.discovery)
+                if retry is not None:
+                    log.info(
+                        "Cursor did not know %s; retrying with the discovery id",
+                        loggable(wire.requested_id),
+                    )
+                    mode, wire = "discovered", retry
+                    continue
+            # The retry would send what was refused: the run's end, decided without it.
+            raise attempt.ended(decisions.without_retry(result))
+        if result.finish_reason == "tool_calls":
+            calls = result.message.get("tool_calls") or []
+            handed.extend(call_key(str(c["id"])) for c in calls if c.get("id"))
+            with state.lock:
+                state.conversations.handed_off(conversation, handed)
+        return result
+
+
+async def _round_conversation(
+    state: CellState, session_id: str | None, messages: Sequence[Mapping[str, Any]]
+) -> Conversation:
+    """Return the round's conversation (``Conversations.for_round``), its kept records read.
+
+    A history that ends on the results of calls a round handed off (in this
+    process or, through the store, in another) goes on in that round's
+    conversation: a host that sends no session, or a new one for every request
+    (as an API server does for each Responses call), or a new process, still
+    continues its tool loop instead of starting over. The store may wait on
+    another process's lock, so it is read in a worker thread.
+    """
+    calls = [call_key(call_id) for call_id in trailing_call_ids(messages)]
+    store = state.continuity
+    by_call = own = None
+    if store is not None and (calls or session_id):
+        own_key = session_key(session_id) if session_id else None
+        by_call, own = await asyncio.to_thread(store.lookup, own_key, calls)
+    with state.lock:
+        return state.conversations.for_round(session_id, messages, calls, by_call, own)
+
+
+async def _keep_conversation(
+    state: CellState,
+    conversation: Conversation,
+    messages: Sequence[Mapping[str, Any]],
+    reply: Mapping[str, Any] | None,
+    handed: Sequence[str],
+) -> None:
+    """Write what another process needs to go on with CONVERSATION, in a worker thread.
+
+    A session's conversation also keeps the mark of the MESSAGES a complete round
+    sent and its REPLY (a later round that holds neither is a side request); a
+    sessionless one is written only once it handed off calls (HANDED).
+    """
+    with state.lock:
+        if conversation.key.startswith("s:") and reply is not None:
+            conversation.mark = history_mark(messages, reply)
+        store = state.continuity
+        if store is None or not conversation.lasting:
+            return
+        kept = conversation.kept()
+    await asyncio.to_thread(store.save, kept, list(handed))
+
+
+def _discovery_retry(wire: WireModel, discovered: WireModel) -> WireModel | None:
+    """Return DISCOVERED, the wire model with the discovery id, or None when it is WIRE.
+
+    Whether the round may try it at all is ``decisions.decide``'s (``RETRY_DISCOVERED``).
+    """
+    if discovered == wire:
+        return None  # the same request again would be refused the same way
+    return discovered
+
+
+def _valid_unicode(
+    messages: list[dict[str, Any]],
+    system: str | None,
+    tools: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], str | None, list[dict[str, Any]]]:
+    """Return the messages, system prompt and tools with every lone surrogate as U+FFFD.
+
+    Protobuf cannot encode a lone surrogate (a JSON ``\\ud800`` escape in the
+    host's history): replacing it keeps the session usable, where refusing would
+    fail every later round of it too. The host's own values are left as they were.
+    """
+    new_messages, in_messages = valid_unicode(messages)
+    new_system, in_system = valid_unicode(system)
+    new_tools, in_tools = valid_unicode(tools)
+    if in_messages or in_system or in_tools:
+        log.debug(
+            "replaced lone surrogates with U+FFFD in %d string(s) of the history, "
+            "%d of the system prompt, %d of the tools",
+            in_messages,
+            in_system,
+            in_tools,
+        )
+    return new_messages, new_system, new_tools
+
+
+def _emit(ctx: RoundContext, part: StreamPart) -> None:
+    if ctx.on_part is not None:
+        ctx.on_part(part)
+
+
+def _new_id() -> str:
+    """Return a fresh id for a call the service named none for (the core's id factory)."""
+    return str(uuid.uuid4())
+
+
+def _leading_system(messages: Sequence[Mapping[str, Any]]) -> int:
+    """Return how many system/developer messages open the history (before any other role)."""
+    count = 0
+    for message in messages:
+        if not isinstance(message, Mapping) or message.get("role") not in ("system", "developer"):
+            break
+        count += 1
+    return count
+
+
+def _system_of(messages: Sequence[Mapping[str, Any]]) -> str | None:
+    """Return the system prompt MESSAGES' opening system/developer messages spell, or None."""
+    parts: list[str] = []
+    for message in messages[: _leading_system(messages)]:
+        content = message.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts.extend(
+                str(item.get("text", ""))
+                for item in content
+                if isinstance(item, Mapping) and item.get("type") == "text"
+            )
+    return "\n\n".join(p for p in parts if p) or None
+
+
+async def _token(ctx: RoundContext, state: CellState) -> str:
+    """Return the round's bearer token; raise the not-signed-in ConfigError when there is none.
+
+    A token no header can carry (a space, a line break, non-ASCII) is refused here
+    with a ConfigError naming its source, before the HTTP stack can quote it.
+    """
+    base_url = ctx.base_url or limits.DEFAULT_BASE_URL
+    if ctx.credential:
+        given = credentials.checked_token(ctx.credential, "the round's credential")
+        if ctx.host is None:
+            return given
+        # The host chose this credential: when it is the kept sign-in (cell.credential
+        # never renews), only that sign-in is renewed when due; no other credential
+        # (a saved key, the environment) ever takes its place. auth.json is read and
+        # the refresh waits in a worker thread, never on the event loop.
+        return await asyncio.to_thread(
+            _renewed_if_kept_sign_in, ctx.host, given, base_url, ctx.proxy, state.ended_sessions
+        )
+
+    token: str | None
+    if ctx.host is not None:
+        token = await credentials.resolve_credential_async(
+            ctx.host,
+            "cursor",
+            for_round=True,
+            base_url=base_url,
+            proxy=ctx.proxy,
+            ended=state.ended_sessions,
+        )
+    else:
+        token = credentials.env_credential()
+    if not token:
+        raise NotSignedIn()
+    return token
+
+
+def _renewed_if_kept_sign_in(
+    host: Host, token: str, base_url: str, proxy: str | None, ended: set[str]
+) -> str:
+    """Return TOKEN, or the kept sign-in's renewed access token when TOKEN is that sign-in.
+
+    Blocking (reads auth.json, may refresh through PROXY, the round's): run it in a
+    worker thread. An auth.json that cannot be read, or a sign-in that is not TOKEN's,
+    leaves TOKEN as given.
+    """
+    store = AuthStore(host.home)
+    try:
+        entry = store.entry()
+    except StoreError as exc:
+        log.debug("auth.json unreadable; using the round's credential as given: %s", exc.detail)
+        return token
+    if entry is None or entry.access_token != token:
+        return token
+    renewed = refresh_if_due(store, base_url, host=host, proxy=proxy, ended=ended)
+    if renewed is None:  # forgotten meanwhile (a logout): send what the host chose
+        return token
+    if renewed.access_token != token:
+        log.debug("the round's credential is the kept sign-in; sending it renewed")
+    return checked_token(renewed.access_token, f"{store.path} (oauth_tokens.cursor)")
+
+
+class Stage(enum.Enum):
+    """Where an ``_Attempt`` is; ``_Attempt.run`` moves it forward, never back to NEW."""
+
+    NEW = "new"  # made; no run opened yet
+    RUNNING = "running"  # a run is open: the first, or one resuming a broken one
+    RESUMING = "resuming"  # a run broke after a checkpoint; the next resumes from it
+    FINISHED = "finished"  # the runs said the turn; the result is built and written
+    RETRY = "retry"  # ended for a retry the round makes on another wire model
+    FAILED = "failed"  # ended with the error the decision named
+
+
+class _Attempt:
+    """The round on one wire model: its run, and the runs that resume it from a checkpoint.
+
+    Everything it needs comes to the constructor; its progress is ``stage``. What
+    follows each run is ``decisions.decide``'s; the messages are pumped by ``pump.Pump``.
+    """
+
+    def __init__(
+        self,
+        ctx: RoundContext,
+        state: CellState,
+        *,
+        messages: Sequence[Mapping[str, Any]],
+        system: str | None,
+        tools: list[dict[str, Any]],
+        token: str,
+        wire: WireModel,
+        conversation: Conversation,
+        table: WriterTable,
+        resolved: ResolvedModel,
+        retries: decisions.Retries,
+    ) -> None:
+        """Ready the round on WIRE; STATE lends its HTTP/2 pool, clients and reply cap.
+
+        RETRIES are the retries on another wire model the round still allows: a run
+        that ends in one returns it from ``run`` instead of failing.
+        """
+        self.ctx = ctx
+        self.state = state
+        self.resolved = resolved
+        self.messages = messages
+        self.system = system
+        self.tools = tools
+        self.token = token
+        self.wire = wire
+        self.display = resolved.name
+        self.conversation = conversation
+        self.table = table
+        self.retries = retries
+        self.stage = Stage.NEW
+        self.frames = 0  # server messages received over all runs, heartbeats included
+        self.resumes = 0  # runs after the first, each resuming a broken one
+        self.first_request_id: str | None = None  # the id the service knows the first run by
+
+    async def run(self) -> RoundResult | decisions.Decision:
+        """Return the round's result, or the retry the round makes; raise the error that ended it.
+
+        The first run carries the built request; after each run ``decisions.decide``
+        says what follows: a run resuming from the newest checkpoint (all folded into
+        one message), the result, a retry on another wire model (returned, for the
+        round to make), or the error (raised, the conversation rotated first when
+        Cursor refused it). An attempt runs once.
+        """
+        if self.stage is not Stage.NEW:
+            raise RuntimeError(f"an attempt runs once (it is {self.stage.value})")
+        ctx = self.ctx
+        model = ctx.model
+        build = build_run_request(
+            self.messages,
+            self.system,
+            self.wire,
+            model,
+            self.resolved.name,
+            self.conversation,
+            writers=self.table,
+            tool_names=wire_names(fn["name"] for fn in function_tools(self.tools)),
+            native=self.state.bridged.replay,
+        )
+        answerer = Answerer(
+            tools=list(self.tools),
+            system_prompt=self.system or "",
+            cwd=ctx.cwd or os.getcwd(),
+            blobs=self.conversation.blobs,
+            project_schemas=self.resolved.project_schemas,
+            new_id=_new_id,
+            native_kinds=ctx.native_kinds if ctx.run_native is not None else frozenset(),
+        )
+        fold = Fold(new_id=_new_id, host_names=answerer.host_names)
+        settings = RunSettings(
+            base_url=ctx.base_url or limits.DEFAULT_BASE_URL,
+            token=self.token,
+            client_version=limits.client_version(ctx.client_version),
+            proxy=ctx.proxy,
+            request_timeout=ctx.request_timeout or limits.DEFAULT_REQUEST_TIMEOUT_SECONDS,
+            append_base_timeout=ctx.append_timeout or limits.APPEND_BASE_TIMEOUT_SECONDS,
+            transport=ctx.transport or limits.DEFAULT_RUN_TRANSPORT,
+            clients=self.state.http_clients,
+        )
+        # While the runs are open the service may ask for any blob this request names
+        # or that it set itself: a build for another round of the conversation must
+        # not prune them under it.
+        blobs = self.conversation.blobs
+        pin = blobs.pin(build.history.blob_ids)
+        started = time.monotonic()
+        data = build.data
+        try:
+            while True:
+                self.stage = Stage.RUNNING
+                facts = await self._one_run(settings, data, fold, answerer)
+                if fold.checkpoint is not None:
+                    # A run on this wire id was accepted and checkpointed: the service
+                    # knows it (before a rotation, which makes a new id unseen).
+                    self.conversation.seen = True
+                decision = decisions.decide(facts)
+                if decision.note is not None:
+                    log.info("not resuming: %s", decision.note)
+                checkpoint = fold.checkpoint
+                if decision.next is not Next.RESUME or checkpoint is None:
+                    break
+                self.stage = Stage.RESUMING
+                self.resumes += 1
+                log.info(
+                    "Cursor's stream broke after a checkpoint (%s); resuming (%d of %d)",
+                    loggable(facts.broke.detail if facts.broke is not None else ""),
+                    self.resumes,
+                    limits.MAX_RESUMES,
+                )
+                await asyncio.sleep(limits.RESUME_WAIT_SECONDS)
+                fold.resume()
+                data = resume_request(build, checkpoint)
+                if settings.original_request_id is None:
+                    settings = dataclasses.replace(
+                        settings, original_request_id=self.first_request_id
+                    )
+            if decision.next is not Next.FINISH and decision.next not in decisions.RETRIES:
+                raise self.ended(decision)
+        finally:
+            blobs.unpin(pin)
+            if answerer.bridged:
+                # Kept for the next round, which replays each as its native step.
+                with self.state.lock:
+                    self.state.bridged.add(answerer.bridged.values())
+        if decision.next is not Next.FINISH:
+            self.stage = Stage.RETRY
+            return decision
+        result, written = self._finish(build, fold, time.monotonic() - started)
+        store = self.table.store
+        if store is not None:
+            # The disk table may wait on another process's lock: never on the event loop.
+            for digest in written:
+                await asyncio.to_thread(store.put, digest, self.ctx.model)
+        self.stage = Stage.FINISHED
+        return result
+
+    def ended(self, decision: decisions.Decision) -> ProviderError:
+        """Return the error DECISION (a FAIL or ROTATE) ends the round with, after its effect.
+
+        A ROTATE gives the conversation a new wire id (``Conversation.poison``, once
+        per failure streak) for the next round; this one fails either way.
+        """
+        error = decision.error
+        if error is None or decision.next not in (Next.FAIL, Next.ROTATE):
+            raise ValueError(f"a {decision.next.value} decision ends no round with an error")
+        if decision.next is Next.ROTATE and self.conversation.poison():
+            log.info("Cursor refused the conversation (resource_exhausted); rotating its id")
+        self.stage = Stage.FAILED
+        return error
+
+    async def _one_run(
+        self, settings: RunSettings, data: bytes, fold: Fold, answerer: Answerer
+    ) -> decisions.RunFacts:
+        """Return the facts of one run: what broke it (None: it said the whole turn), what it saw.
+
+        DATA is the run request. The break is the run's error, its end-stream
+        error (unless moot), or StreamIncomplete for a stream that ended before
+        the turn did; a stream that ends without turn_ended after a checkpoint of
+        this round is a break even when the completeness rule would call it whole
+        (``ended_whole`` says so).
+        """
+        started = time.monotonic()
+        run = open_run(settings, self.state.run_connections)
+        pump = Pump(
+            run,
+            fold,
+            answerer,
+            show=self.ctx.on_part,
+            runner=self.ctx.run_native,
+            max_reply_bytes=self.state.max_reply_bytes,
+        )
+        broke: ProviderError | None = None
+        try:
+            async with run:
+                self._log_start(data, run.request_id, settings.original_request_id)
+                run.send(data)
+                await pump.drain()
+        except ProviderError as exc:
+            broke = exc
+        finally:
+            self.frames += pump.frames
+            if settings.original_request_id is None:
+                # The id the service knows the first run by (a move to RunPoll renews it).
+                self.first_request_id = run.request_id
+        ended_whole = False
+        if broke is not None:
+            log.debug(
+                "run failed after %.3f s, frames=%d: %s",
+                time.monotonic() - started,
+                self.frames,
+                loggable(broke.detail),
+            )
+        elif run.end_error is not None and not fold.end_error_ignored:
+            broke = run.end_error
+        elif not fold.turn_ended and (fold.checkpoint is not None or not fold.complete):
+            ended_whole = fold.complete
+            why = run.cut or "the stream ended before the turn did"
+            broke = StreamIncomplete(f"Cursor's answer is incomplete: {why} (try again)")
+        return decisions.RunFacts(
+            broke=broke,
+            model=self.ctx.model,
+            display=self.display,
+            ended_whole=ended_whole,
+            checkpoint=fold.checkpoint is not None,
+            turn_ended=fold.turn_ended,
+            saw_output=fold.saw_output,
+            saw_token_delta=fold.saw_token_delta,
+            answered_since_checkpoint=pump.answered_since_checkpoint,
+            resumes=self.resumes,
+            rotations=self.conversation.rotations,
+            retries=self.retries,
+        )
+
+    def _log_start(self, data: bytes, request_id: str, original: str | None) -> None:
+        """Log the run's routing and request at DEBUG: never a token or a body."""
+        ctx, wire = self.ctx, self.wire
+        log.debug(
+            "round %s model=%s effort=%s slug=%s requested=%s parameters=%s max_mode=%s "
+            "session=%s conversation=%s request_id=%s original_request_id=%s messages=%d "
+            "bytes=%d",
+            "start" if original is None else "resume",
+            # What a client (the session, the model) or the service chose: escaped.
+            loggable(ctx.model),
+            loggable(ctx.effort),
+            loggable(wire.details_id),
+            loggable(wire.requested_id),
+            loggable(",".join(f"{key}={value}" for key, value in wire.parameters) or "-"),
+            wire.max_mode,
+            loggable(ctx.session_id),
+            loggable(self.conversation.conversation_id),
+            loggable(request_id),
+            loggable(original or "-"),
+            len(self.messages),
+            len(data),
+        )
+
+    def _finish(
+        self, build: RunRequestBuild, fold: Fold, duration: float
+    ) -> tuple[RoundResult, list[str]]:
+        """Return the result of a complete run and the writer digests to put on disk.
+
+        The conversation keeps the run's checkpoint; the writer table records each
+        assistant message in memory (``persist=False``: the disk waits for the caller).
+        """
+        conversation = self.conversation
+        conversation.turn_completed()
+        conversation.seen = True
+        if fold.checkpoint is not None:
+            conversation.keep_checkpoint(fold.checkpoint, build.history.system_ids)
+        messages = fold.messages()
+        message = messages[-1]
+        written = [
+            self.table.record(said, self.ctx.model, persist=False)
+            for said in messages
+            if said.get("role") == "assistant"
+        ]
+        usage = fold.usage
+        log.debug(
+            "round end finish=%s input=%d output=%d cache_read=%d cache_write=%d "
+            "reasoning=%d duration=%.3f s frames=%d",
+            loggable(fold.finish_reason),
+            usage.input,
+            usage.output,
+            usage.cache_read,
+            usage.cache_write,
+            usage.reasoning,
+            duration,
+            self.frames,
+        )
+        result = RoundResult(
+            message=message,
+            usage=fold.usage,
+            finish_reason=fold.finish_reason,
+            request=build.data,
+            # The routed sibling slug (ModelDetails), not the base id RequestedModel
+            # carries: what a person needs to see which tier the round ran on.
+            wire_model=self.wire.details_id,
+            cost_usd_estimate=round_cost(self.ctx.model, fold.usage),
+            messages=messages,
+        )
+        return result, written

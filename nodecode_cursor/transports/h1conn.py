@@ -1,0 +1,411 @@
+"""The run's own HTTP/1.1 client: kept-alive connections, one request at a time on each.
+
+RunSSE, RunPoll and every BidiAppend go through an ``H1Pool`` when the route
+allows it (``h1_route``: directly, or through an ``http://`` proxy — a CONNECT
+tunnel for ``https://``, the absolute form for ``http://``, as httpx goes),
+because httpx cannot hand over what this needs: the trailer section of a
+chunked answer (``H1Response.trailers``, where a stream may end gRPC's way)
+and a whole network read's body at once rather than a call per chunk. Any
+other proxy (``socks5://``, ``https://``) leaves the run to httpx
+(``sse.py`` decides).
+
+The bytes are ``http1.py``'s (sans-I/O); the socket, TLS (the cell's verifying
+context, ALPN ``http/1.1``) and the tunnel are ``h2dial.dial``'s. What goes
+wrong maps once, here, as ``http.py`` maps httpx's: no answer at all is
+``unreachable`` (naming the request's URL); a reused connection the service had
+already closed is retried once on a new one, as nothing of the answer came; a
+silent socket is ``TimeoutError`` and an answer cut short ``H1Cut``, which the
+stream's reader words. A pool belongs to one event loop
+(``clients.HttpClients`` keeps one per loop and closes it with the loop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import urllib.parse
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+
+from .. import limits
+from .h2dial import H2Unavailable, dial, proxy_for, split_url
+from .http import Answer, authority, check_proxies, proxy_authorization, unreachable
+from .http1 import BadResponse, ResponseReader, request_bytes
+
+__all__ = ["H1Connection", "H1Cut", "H1Pool", "H1Response", "H1Route", "h1_route"]
+
+log = logging.getLogger("nodecode_cursor.transports.sse")
+
+_READ_SIZE = 65536
+
+
+class H1Cut(Exception):
+    """The answer stopped before its end: the connection dropped or broke HTTP/1.1."""
+
+
+@dataclass(frozen=True, slots=True)
+class H1Route:
+    """How requests to one base URL travel: its origin, and the proxy (None: directly).
+
+    ``forward`` says the proxy is asked in absolute form (an ``http://`` origin);
+    otherwise a proxy carries a CONNECT tunnel. ``proxy_auth`` is the proxy's
+    ``Proxy-Authorization`` value (a secret: never in a repr or an error).
+    """
+
+    base_url: str
+    host_header: str
+    proxy: str | None
+    forward: bool
+    proxy_auth: str | None = None
+
+    def __repr__(self) -> str:
+        return f"H1Route({self.base_url!r}, proxied={self.proxy is not None})"
+
+    def target(self, url: str) -> str:
+        """Return the request target for URL: its path, or the whole URL to a forwarding proxy."""
+        if self.forward:
+            return url
+        parts = urllib.parse.urlsplit(url)
+        return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+
+def h1_route(base_url: str, proxy_setting: str | None) -> H1Route | None:
+    """Return the route to BASE_URL's origin through PROXY_SETTING (or the environment's proxy).
+
+    None when the proxy is one this client cannot use (only ``http://`` proxies:
+    httpx carries the others). ConfigError for a base URL that is not http(s), and
+    for a proxy httpx could not use either (``http.check_proxies``).
+    """
+    check_proxies(proxy_setting)
+    scheme, host, port = split_url(base_url)
+    default = 443 if scheme == "https" else 80
+    bracketed = f"[{host}]" if ":" in host else host
+    host_header = bracketed if port == default else authority(host, port)
+    proxy = proxy_for(base_url, proxy_setting)
+    # The origin alone: every path to it shares the route's connections.
+    base = f"{scheme}://{host_header}"
+    if proxy is None:
+        return H1Route(base, host_header, None, forward=False)
+    parts = urllib.parse.urlsplit(proxy)
+    if parts.scheme.lower() != "http":
+        return None
+    forward = scheme == "http"
+    auth = proxy_authorization(parts) if forward else None
+    return H1Route(base, host_header, proxy, forward=forward, proxy_auth=auth)
+
+
+class H1Connection:
+    """One kept-alive HTTP/1.1 connection: a stream pair and when it last went idle."""
+
+    __slots__ = ("how", "idle_since", "reader", "route", "served", "writer")
+
+    def __init__(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, route: H1Route, how: str
+    ) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.route = route
+        self.how = how
+        self.served = 0  # requests answered on it
+        self.idle_since = time.monotonic()
+
+    @property
+    def open(self) -> bool:
+        """Return whether the connection may still carry a request (the peer has not closed)."""
+        return not self.writer.is_closing() and not self.reader.at_eof()
+
+    def abort(self) -> None:
+        """Close the connection at once (returns nothing)."""
+        with contextlib.suppress(Exception):
+            self.writer.transport.abort()
+
+
+class H1Response:
+    """The answer to one request: its head, then its body by ``chunks`` or ``read``.
+
+    ``trailers`` holds a chunked body's trailer fields once the body ended.
+    ``aclose`` hands a connection whose answer was read to its end back to the
+    pool, and closes any other.
+    """
+
+    def __init__(
+        self,
+        pool: H1Pool,
+        connection: H1Connection,
+        reader: ResponseReader,
+        first: bytes,
+        read_timeout: float,
+    ) -> None:
+        self._pool = pool
+        self._connection: H1Connection | None = connection
+        self._reader = reader
+        self._first = first  # body bytes that came with the head
+        self.read_timeout = read_timeout
+        self.status = reader.status
+        self.headers = reader.headers
+
+    @property
+    def trailers(self) -> dict[str, str]:
+        """Return the trailer fields of the body (empty before its end, or when it had none)."""
+        return self._reader.trailers
+
+    @property
+    def done(self) -> bool:
+        """Return whether the body was read to its end."""
+        return self._reader.done
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        """Yield the body a network read at a time; TimeoutError on silence, H1Cut on a drop."""
+        first, self._first = self._first, b""
+        if first:
+            yield first
+        parser = self._reader
+        connection = self._connection
+        if connection is None:
+            return
+        stream = connection.reader
+        timeout = self.read_timeout
+        while not parser.done:
+            try:
+                async with asyncio.timeout(timeout):
+                    data = await stream.read(_READ_SIZE)
+            except TimeoutError:
+                raise  # silence (a subclass of OSError, but not a drop)
+            except OSError as exc:
+                raise H1Cut(f"the connection failed: {exc or type(exc).__name__}") from None
+            try:
+                body = parser.feed(data) if data else parser.feed_eof()
+            except BadResponse as exc:
+                raise H1Cut(str(exc)) from None
+            if body:
+                yield body
+
+    async def read(self, max_bytes: int | None = None) -> bytes | None:
+        """Return the whole body (None once it passes MAX_BYTES); errors as ``chunks``."""
+        body = bytearray()
+        async for chunk in self.chunks():
+            body += chunk
+            if max_bytes is not None and len(body) > max_bytes:
+                return None
+        return bytes(body)
+
+    async def aclose(self) -> None:
+        """Give the connection back when the answer was read whole; else close it."""
+        connection, self._connection = self._connection, None
+        if connection is None:
+            return
+        if self._reader.done and self._reader.keep_alive:
+            self._pool.release(connection)
+        else:
+            self._pool.forget(connection)
+
+
+class H1Pool:
+    """Kept-alive HTTP/1.1 connections by route, on one event loop; ``aclose`` ends them."""
+
+    def __init__(
+        self,
+        *,
+        keep: int = limits.POOL_KEEPALIVE_CONNECTIONS,
+        keepalive_seconds: float = limits.POOL_KEEPALIVE_SECONDS,
+    ) -> None:
+        self._idle: dict[H1Route, list[H1Connection]] = {}
+        self._keep = keep
+        self._keepalive_seconds = keepalive_seconds
+        self._busy: set[H1Connection] = set()
+        self.closed = False
+        self.opened = 0  # connections dialed so far (tests and benchmarks count them)
+
+    async def request(
+        self,
+        route: H1Route,
+        url: str,
+        headers: dict[str, str],
+        body: bytes,
+        *,
+        connect_timeout: float,
+        read_timeout: float,
+    ) -> H1Response:
+        """Return the answer's head to a POST of BODY to URL (any status); its body to read.
+
+        ``unreachable`` when no answer came; TimeoutError when the service said
+        nothing for READ_TIMEOUT after the request went.
+        """
+        if route.proxy_auth is not None:
+            headers = {**headers, "proxy-authorization": route.proxy_auth}
+        try:
+            wire = request_bytes("POST", route.target(url), route.host_header, headers, body)
+        except ValueError as exc:
+            raise unreachable(url, str(exc)) from None
+        for attempt in range(2):
+            connection, reused = await self._connection(route, url, connect_timeout)
+            try:
+                return await self._exchange(connection, wire, read_timeout)
+            except _Stale:
+                self.forget(connection)
+                if not reused or attempt:
+                    raise unreachable(url, "the service closed the connection") from None
+                log.debug("a kept-alive connection to %s was closed; asking anew", route.base_url)
+            except BaseException as exc:
+                self.forget(connection)
+                if isinstance(exc, OSError) and not isinstance(exc, TimeoutError):
+                    raise unreachable(url, exc) from None
+                if isinstance(exc, BadResponse):
+                    raise unreachable(url, str(exc)) from None
+                raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def unary(
+        self,
+        route: H1Route,
+        url: str,
+        headers: Mapping[str, str],
+        content: bytes,
+        timeout: float,
+        max_bytes: int | None,
+    ) -> Answer:
+        """Return the answer to one POST (``http.unary``'s): a 200 body capped at MAX_BYTES
+        (None past it), no other status's body read when capped; ``unreachable`` if none.
+        """
+        try:
+            answer = await self.request(
+                route, url, dict(headers), content, connect_timeout=timeout, read_timeout=timeout
+            )
+            try:
+                if max_bytes is not None and answer.status != 200:
+                    return Answer(answer.status, b"")
+                return Answer(answer.status, await answer.read(max_bytes))
+            finally:
+                await answer.aclose()
+        except TimeoutError:
+            raise unreachable(url, TimeoutError("timed out")) from None
+        except H1Cut as cut:
+            raise unreachable(url, str(cut)) from None
+
+    async def _exchange(
+        self, connection: H1Connection, wire: bytes, read_timeout: float
+    ) -> H1Response:
+        """Return the response head to WIRE sent on CONNECTION; _Stale if nothing came back."""
+        connection.writer.write(wire)
+        try:
+            await connection.writer.drain()
+        except (ConnectionError, RuntimeError):
+            raise _Stale() from None
+        parser = ResponseReader()
+        body = b""
+        got = False
+        while not parser.head_done:
+            async with asyncio.timeout(read_timeout):
+                try:
+                    data = await connection.reader.read(_READ_SIZE)
+                except ConnectionError:
+                    if got:
+                        raise
+                    raise _Stale() from None
+            if not data:
+                if not got:
+                    raise _Stale()
+                parser.feed_eof()  # raises: the head was cut short
+            got = True
+            body = parser.feed(data)
+        connection.served += 1
+        return H1Response(self, connection, parser, body, read_timeout)
+
+    async def _connection(
+        self, route: H1Route, url: str, connect_timeout: float
+    ) -> tuple[H1Connection, bool]:
+        """Return a connection for ROUTE (an idle one, else a new one) and whether it was idle."""
+        if self.closed:
+            raise unreachable(url, "the cell's connections were closed")
+        idle = self._idle.get(route)
+        now = time.monotonic()
+        while idle:
+            connection = idle.pop()
+            if connection.open and now - connection.idle_since < self._keepalive_seconds:
+                self._busy.add(connection)
+                return connection, True
+            connection.abort()
+        connection = await self._dial(route, url, connect_timeout)
+        self._busy.add(connection)
+        return connection, False
+
+    async def _dial(self, route: H1Route, url: str, connect_timeout: float) -> H1Connection:
+        """Return a new connection along ROUTE; ``unreachable`` when it cannot be had."""
+        if route.forward and route.proxy is not None:
+            # An http:// origin through an http:// proxy: the proxy is asked in absolute form.
+            parts = urllib.parse.urlsplit(route.proxy)
+            host, port = parts.hostname or "", parts.port or 80
+            try:
+                async with asyncio.timeout(connect_timeout):
+                    reader, writer = await asyncio.open_connection(host, port)
+            except TimeoutError:
+                raise unreachable(url, TimeoutError("connecting timed out")) from None
+            except OSError as exc:
+                raise unreachable(url, exc) from None
+            how = f"through the proxy ({authority(host, port)}), forwarded"
+        else:
+            try:
+                dialed = await dial(
+                    route.base_url,
+                    route.proxy,
+                    connect_timeout=connect_timeout,
+                    alpn=("http/1.1",),
+                    url=url,
+                )
+            except H2Unavailable as why:  # the proxy refused the tunnel
+                raise unreachable(url, str(why)) from None
+            reader, writer, how = dialed.reader, dialed.writer, dialed.how
+        self.opened += 1
+        log.debug("HTTP/1.1 connection to %s opened: %s", route.base_url, how)
+        return H1Connection(reader, writer, route, how)
+
+    def release(self, connection: H1Connection) -> None:
+        """Keep CONNECTION for the next request on its route, or close it past the cap."""
+        self._busy.discard(connection)
+        if self.closed or not connection.open:
+            connection.abort()
+            return
+        idle = self._idle.setdefault(connection.route, [])
+        if len(idle) >= self._keep:
+            connection.abort()
+            return
+        connection.idle_since = time.monotonic()
+        idle.append(connection)
+
+    def forget(self, connection: H1Connection) -> None:
+        """Close CONNECTION and drop it from the pool (its answer was not read to the end)."""
+        self._busy.discard(connection)
+        connection.abort()
+
+    def idle(self) -> int:
+        """Return how many connections wait for a request (for tests and the benchmark)."""
+        return sum(len(found) for found in self._idle.values())
+
+    def close(self) -> list[H1Connection]:
+        """End every connection, idle or busy; return them (their sockets close on the loop)."""
+        self.closed = True
+        connections = [c for found in self._idle.values() for c in found] + list(self._busy)
+        self._idle.clear()
+        self._busy.clear()
+        for connection in connections:
+            connection.abort()
+        return connections
+
+    async def aclose(self) -> None:
+        """End every connection and wait until their sockets are closed (returns nothing).
+
+        An aborted transport closes its socket in a callback of the loop: a loop
+        about to close must run it first, or the socket outlives it.
+        """
+        connections = self.close()
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(1.0):
+                await asyncio.gather(
+                    *(c.writer.wait_closed() for c in connections), return_exceptions=True
+                )
+
+
+class _Stale(Exception):
+    """The connection was closed before any of the answer came (a kept-alive one may be)."""

@@ -1,0 +1,211 @@
+"""Reaching a Cursor base URL for HTTP/2: TCP, an HTTP CONNECT tunnel when proxied, TLS with ALPN.
+
+``dial`` returns an asyncio stream pair that speaks HTTP/2 from its first byte:
+over ``https://`` once TLS negotiated ``h2`` by ALPN, over ``http://`` with
+prior knowledge (RFC 9113 §3.3). The proxy is the ``cursor.proxy`` setting,
+else the standard variables (``HTTPS_PROXY``/``HTTP_PROXY``/``ALL_PROXY``, with
+``NO_PROXY``), as httpx reads them; only an ``http://`` proxy can carry the
+tunnel here. Whatever keeps HTTP/2 from this route (ALPN chose something else,
+the proxy cannot tunnel, the proxy refused the CONNECT) is ``H2Unavailable``,
+so the caller can take HTTP/1.1 instead and say why; failing to reach the
+service at all is the ordinary ``unreachable`` error. Certificates are checked
+as httpx checks them (``httpx.create_ssl_context``: certifi's bundle, or
+``SSL_CERT_FILE``/``SSL_CERT_DIR``). What goes over the stream is ``h2conn.py``'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import os
+import ssl
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+
+from ..errors import ConfigError
+from .http import (
+    TunnelClosed,
+    TunnelHeadTooLarge,
+    authority,
+    connect_tunnel,
+    proxy_authorization,
+    tls_context,
+    unreachable,
+)
+
+__all__ = ["Dialed", "H2Unavailable", "ProxyCannotTunnel", "dial", "proxy_for", "split_url"]
+
+
+class H2Unavailable(Exception):
+    """HTTP/2 cannot be had on this route (the reason is the message); HTTP/1.1 may."""
+
+
+class ProxyCannotTunnel(H2Unavailable):
+    """The proxy cannot carry HTTP/2 here (its scheme, or it refused the CONNECT)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Dialed:
+    """A connected stream pair ready for HTTP/2, and how it got there (for the DEBUG line)."""
+
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+    how: str
+
+
+def split_url(url: str) -> tuple[str, str, int]:
+    """Return (scheme, host, port) of a base URL; ConfigError for one that is not http(s)."""
+    parts = urllib.parse.urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"the base URL must be http:// or https://: {url!r}", code="bad_config")
+    port = parts.port or (443 if scheme == "https" else 80)
+    return scheme, parts.hostname, port
+
+
+# What the environment's proxy answer depends on (``urllib.request.getproxies_environment``
+# and ``proxy_bypass``, which skip HTTP_PROXY under CGI's REQUEST_METHOD).
+_PROXY_ENV = (
+    "http_proxy",
+    "HTTP_PROXY",
+    "https_proxy",
+    "HTTPS_PROXY",
+    "all_proxy",
+    "ALL_PROXY",
+    "no_proxy",
+    "NO_PROXY",
+    "REQUEST_METHOD",
+)
+
+
+def proxy_for(base_url: str, configured: str | None) -> str | None:
+    """Return the proxy URL a request to BASE_URL goes through, or None to go direct.
+
+    The ``cursor.proxy`` setting wins; else the environment, as httpx's
+    ``trust_env`` reads it (``NO_PROXY`` exempts a host). The answer is kept per
+    URL and proxy variables: reading the whole environment cost every round a
+    scan of it (``benchmarks/serve_load.py``'s profile).
+    """
+    if configured:
+        return configured
+    scheme, host, _ = split_url(base_url)
+    return _environment_proxy(scheme, host, tuple(os.environ.get(k) for k in _PROXY_ENV))
+
+
+@functools.lru_cache(maxsize=64)
+def _environment_proxy(scheme: str, host: str, _env: tuple[str | None, ...]) -> str | None:
+    """Return the environment's proxy for SCHEME://HOST (_ENV: the variables it depends on)."""
+    found = urllib.request.getproxies_environment()
+    if host and urllib.request.proxy_bypass(host):
+        return None
+    return found.get(scheme) or found.get("all") or None
+
+
+async def dial(
+    base_url: str,
+    proxy: str | None,
+    *,
+    connect_timeout: float,
+    alpn: tuple[str, ...] = ("h2", "http/1.1"),
+    url: str | None = None,
+) -> Dialed:
+    """Return a stream pair to BASE_URL that speaks HTTP/2; H2Unavailable when it cannot.
+
+    Raises ProviderError (``unreachable``, naming URL when given, else BASE_URL)
+    when the service or the proxy cannot be reached at all, and ConfigError for a
+    proxy URL that is not usable at all. With ALPN ``("http/1.1",)`` the stream
+    is for HTTP/1.1 (``h1conn.py``): whatever TLS negotiated is taken.
+    """
+    named = url or base_url
+    scheme, host, port = split_url(base_url)
+    tunnel = _tunnel_proxy(proxy) if proxy else None
+    writer: asyncio.StreamWriter | None = None
+    try:
+        async with asyncio.timeout(connect_timeout):
+            if tunnel is None:
+                context = _tls(alpn) if scheme == "https" else None
+                reader, writer = await asyncio.open_connection(
+                    host, port, ssl=context, server_hostname=host if context else None
+                )
+                via = "directly"
+            else:
+                proxy_host, proxy_port, authorization = tunnel
+                reader, writer = await asyncio.open_connection(proxy_host, proxy_port)
+                await _connect_tunnel(reader, writer, host, port, authorization)
+                if scheme == "https":
+                    await writer.start_tls(_tls(alpn), server_hostname=host)
+                via = f"through the proxy's CONNECT tunnel ({proxy_host}:{proxy_port})"
+    except TimeoutError:
+        _close(writer)
+        raise unreachable(named, TimeoutError("connecting timed out")) from None
+    except H2Unavailable:
+        _close(writer)
+        raise
+    except (OSError, ssl.SSLError) as exc:
+        _close(writer)
+        raise unreachable(named, exc) from None
+    if scheme == "http" or "h2" not in alpn:
+        if "h2" in alpn:
+            return Dialed(reader, writer, f"prior knowledge over cleartext, {via}")
+        return Dialed(reader, writer, f"HTTP/1.1 over {scheme}, {via}")
+    ssl_object = writer.get_extra_info("ssl_object")
+    chosen = ssl_object.selected_alpn_protocol() if ssl_object is not None else None
+    if chosen != "h2":
+        _close(writer)
+        raise H2Unavailable(f"TLS negotiated {chosen or 'no protocol'} by ALPN, not h2")
+    return Dialed(reader, writer, f"TLS negotiated h2 by ALPN, {via}")
+
+
+def _tls(alpn: tuple[str, ...]) -> ssl.SSLContext:
+    """Return a client TLS context verifying as httpx does, offering ALPN protocols ALPN."""
+    return tls_context(alpn)
+
+
+def _tunnel_proxy(proxy: str) -> tuple[str, int, str | None]:
+    """Return (host, port, Proxy-Authorization value) of an http:// proxy; else H2Unavailable.
+
+    The proxy's URL may hold a user and password: no error here quotes it.
+    """
+    parts = urllib.parse.urlsplit(proxy)
+    scheme = parts.scheme.lower()
+    if scheme != "http":
+        raise ProxyCannotTunnel(
+            f"the proxy is {scheme or 'schemeless'}://, and HTTP/2 tunnels only through an"
+            " http:// proxy's CONNECT"
+        )
+    try:
+        host, port = parts.hostname, parts.port or 80
+    except ValueError:
+        host, port = None, 0
+    if not host:
+        raise ConfigError("the proxy setting is not a usable URL; fix it", code="bad_proxy")
+    return host, port, proxy_authorization(parts)
+
+
+async def _connect_tunnel(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    host: str,
+    port: int,
+    authorization: str | None,
+) -> None:
+    """Ask the proxy for a tunnel to HOST:PORT; H2Unavailable when it says no."""
+    try:
+        code, status_line = await connect_tunnel(
+            reader, writer, authority(host, port), authorization
+        )
+    except TunnelHeadTooLarge:
+        raise ProxyCannotTunnel("the proxy answered CONNECT with an oversized head") from None
+    except TunnelClosed:
+        raise OSError("the proxy closed the connection during CONNECT") from None
+    if code is None or not 200 <= code < 300:
+        raise ProxyCannotTunnel(f"the proxy refused the CONNECT tunnel ({status_line.strip()})")
+
+
+def _close(writer: asyncio.StreamWriter | None) -> None:
+    """Close WRITER's transport at once, if there is one (returns nothing)."""
+    if writer is not None:
+        with contextlib.suppress(Exception):
+            writer.transport.abort()

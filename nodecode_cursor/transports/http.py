@@ -1,0 +1,472 @@
+"""The cell's HTTP kit: clients, TLS, the RPC headers, one unary call, the CONNECT tunnel.
+
+Every request the cell makes to Cursor is built from these parts, so they all
+go the same way and fail the same way:
+
+* ``tls_context`` (the one verifying context, cached per certificate settings
+  and ALPN) and ``proxied_client`` (every httpx client, through the
+  ``cursor.proxy`` setting or the proxy environment);
+* ``rpc_headers``: the headers every Cursor RPC carries;
+* ``unary`` (async) and ``unary_sync`` (blocking, for sign-in and the dashboard):
+  one request, its ``Answer`` (status and body) back, for every unary call —
+  the roster, the catalog, the server config, the dashboard, doctor, the
+  sign-in poll and the token refresh;
+* ``connect_tunnel``: an HTTP CONNECT asked of a proxy and its answer parsed,
+  for HTTP/2's dial (``h2dial.py``) and doctor's proxy check (``reach.py``);
+* the mapping of what went wrong onto the cell's errors, done here and nowhere
+  else: a request that got no answer (httpx, socket, TLS) is ``Unreachable``
+  (``reaching``/``unreachable``); a refused call is classified from its Connect
+  body (``http_error``, ``key_refusal``, ``dashboard_refusal``, each in the
+  words its command shows).
+
+What a call's body means is its caller's (``listing.py``, ``server_config.py``,
+``dashboard.py``, ``signin.py``, ``doctor.py``); the run's streams are
+``sse.py``'s and ``h2run.py``'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import functools
+import importlib.util
+import os
+import ssl
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+import httpx
+
+from ..errors import (
+    SIGN_IN_HINT,
+    ConfigError,
+    ModelNotFound,
+    OutdatedClient,
+    ProviderError,
+    Unreachable,
+)
+from ..wire.connect import classify_connect_error, parse_refusal
+
+__all__ = [
+    "MAX_PROXY_HEAD",
+    "Answer",
+    "ClientPool",
+    "ClientT",
+    "TunnelClosed",
+    "TunnelHeadTooLarge",
+    "authority",
+    "check_proxies",
+    "connect_tunnel",
+    "dashboard_refusal",
+    "http_error",
+    "key_refusal",
+    "proxied_client",
+    "proxy_authorization",
+    "reaching",
+    "rpc_headers",
+    "tls_context",
+    "unary",
+    "unary_sync",
+    "unreachable",
+]
+
+# The two kinds of client the cell builds: async for runs and the roster, sync for sign-in.
+ClientT = TypeVar("ClientT", httpx.Client, httpx.AsyncClient)
+
+# A proxy that answers CONNECT with more head than this is not one we talk to.
+MAX_PROXY_HEAD = 16 * 1024
+
+# Refusals a later try may get past, when no Connect error says otherwise.
+_RETRY_STATUSES = (429, 503, 504)
+
+
+# --- clients and TLS -------------------------------------------------------------------------
+
+
+def tls_context(alpn: tuple[str, ...] = ()) -> ssl.SSLContext:
+    """Return the TLS context the cell's clients verify certificates with, offering ALPN.
+
+    Built as httpx builds its default (certifi's bundle, or ``SSL_CERT_FILE`` /
+    ``SSL_CERT_DIR`` when set) and kept for the process per those two settings and
+    ALPN: building one costs tens of milliseconds of blocking work and memory the
+    allocator keeps, so a client per round must not build its own. This is the one
+    process-wide cache of the cell; a context is read-only once built.
+    """
+    return _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"), alpn)
+
+
+@functools.lru_cache(maxsize=8)
+def _tls_context(
+    cert_file: str | None, cert_dir: str | None, alpn: tuple[str, ...]
+) -> ssl.SSLContext:
+    """Return a new verifying context for these certificate settings (the cache's key)."""
+    context = httpx.create_ssl_context(trust_env=True)
+    if alpn:
+        context.set_alpn_protocols(list(alpn))
+    return context
+
+
+def proxied_client(
+    factory: Callable[..., ClientT], *, proxy: str | None = None, **options: Any
+) -> ClientT:
+    """Return ``factory(proxy=proxy, trust_env=True, **options)``; ConfigError for a bad proxy.
+
+    Every client the cell builds comes through here (runs, the roster, the sign-in
+    and refresh), so they all go the same way. httpx refuses a proxy it cannot use
+    (an unknown scheme, ``socks5://`` without socksio) with a ValueError or
+    ImportError whose text quotes the proxy URL, which may carry a user and
+    password: the error names the setting, never its value.
+    """
+    options.setdefault("verify", tls_context())
+    try:
+        return factory(proxy=proxy, trust_env=True, **options)
+    except (ValueError, ImportError) as exc:
+        raise _bad_proxy(proxy, exc) from None
+
+
+def check_proxies(proxy: str | None) -> None:
+    """Refuse, as ``proxied_client`` would, a PROXY setting or proxy environment httpx cannot use.
+
+    For the run's own client (``h1conn.py``), which builds no httpx client but
+    must fail the same way: every proxy variable is checked, as httpx checks
+    them all when it builds a client, whether or not this request would use it.
+    """
+    environment = urllib.request.getproxies_environment()
+    found = [proxy] if proxy else [url for name, url in environment.items() if name != "no"]
+    for url in found:
+        if not url:
+            continue
+        try:
+            parsed = httpx.Proxy(url)
+        except (ValueError, TypeError) as exc:
+            raise _bad_proxy(proxy, ValueError(type(exc).__name__)) from None
+        if parsed.url.scheme.startswith("socks") and importlib.util.find_spec("socksio") is None:
+            raise _bad_proxy(proxy, ImportError("socksio"))
+
+
+def _bad_proxy(proxy: str | None, exc: Exception) -> ConfigError:
+    """Return the error for an unusable proxy: it names the setting, never its value."""
+    where = (
+        "the cursor.proxy setting"
+        if proxy
+        else "the proxy environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY)"
+    )
+    why = "needs the socksio package" if isinstance(exc, ImportError) else "is not a usable URL"
+    return ConfigError(f"the proxy in {where} {why}; fix or unset it", code="bad_proxy")
+
+
+def rpc_headers(
+    token: str, client_version: str, request_id: str, original_request_id: str | None = None
+) -> dict[str, str]:
+    """Return the headers every Cursor RPC carries (RunSSE adds its streaming ones).
+
+    The unary calls send the same ones with their own request id. A resumed run
+    adds ``x-original-request-id``: the round's first run.
+    """
+    headers = {
+        "authorization": f"Bearer {token}",
+        "x-cursor-client-type": "cli",
+        "x-cursor-client-version": client_version,
+        "x-ghost-mode": "true",
+        "connect-protocol-version": "1",
+        "x-request-id": request_id,
+    }
+    if original_request_id:
+        headers["x-original-request-id"] = original_request_id
+    return headers
+
+
+# --- what went wrong, as the cell's errors ---------------------------------------------------
+
+
+def http_error(status: int, body: bytes, what: str) -> ProviderError:
+    """Return the error for a refused call: its Connect JSON body classified, else the status.
+
+    A bare 404 (no Connect error to say more) is taken as the model not being found.
+    """
+    parsed = parse_refusal(body)
+    if parsed is not None:
+        return classify_connect_error(parsed, http_status=status)
+    retryable = status in (429, 502, 503, 504)
+    kind = ModelNotFound if status == 404 else ProviderError
+    return kind(f"{what} answered HTTP {status}", status=status, retryable=retryable)
+
+
+def unreachable(url: str, exc: BaseException | str) -> ProviderError:
+    """Return the error for a request to URL that never got an answer: the URL and the cause.
+
+    One wording everywhere (``unreachable_cause``): the layers below word the same
+    failure differently ("All connection attempts failed", "[Errno 111] …").
+    """
+    cause = exc if isinstance(exc, str) else unreachable_cause(exc)
+    why = "unreachable" if isinstance(exc, str) else type(exc).__name__
+    return Unreachable(f"could not reach {url}: {cause}{DOCTOR_HINT}", why=why)
+
+
+def unreachable_cause(exc: BaseException) -> str:
+    """Return what kept a request from an answer, in words: the OS's reason where there is one."""
+    if isinstance(exc, TimeoutError | httpx.TimeoutException):
+        return "connecting timed out"
+    seen: BaseException | None = exc
+    for _ in range(8):  # the reason is a few causes down (httpx → httpcore → anyio → OSError)
+        if seen is None:
+            break
+        if isinstance(seen, ssl.SSLError):
+            return f"TLS failed ({getattr(seen, 'reason', None) or seen})"
+        if isinstance(seen, OSError) and seen.strerror:
+            return seen.strerror.lower()
+        seen = seen.__cause__ or seen.__context__
+    text = str(exc)
+    if not text or "connection attempts failed" in text:
+        return "the connection failed"
+    return text
+
+
+# What a failure to reach the service adds: the command that checks each step on the way.
+DOCTOR_HINT = " (run `nodecode-cursor doctor` to see which step fails)"
+
+
+@contextlib.contextmanager
+def reaching(url: str) -> Iterator[None]:
+    """Return a context in which httpx failing to get an answer from URL is ``unreachable``.
+
+    Every httpx request the cell makes goes through one of these (the HTTP/2
+    dial, which is not httpx's, maps its socket and TLS errors with
+    ``unreachable`` itself), so a dead service, a refused connection or a proxy
+    that drops the line reads the same everywhere. Catch what means something
+    else (a stream going silent) inside it.
+    """
+    try:
+        yield
+    except httpx.HTTPError as exc:
+        raise unreachable(url, exc) from None
+
+
+def _coded(status: int, body: bytes) -> tuple[str, ProviderError] | None:
+    """Return a refusal body's Connect code and its classification, or None when it has none."""
+    parsed = parse_refusal(body)
+    code = parsed.get("code") if parsed is not None else None
+    if parsed is None or not isinstance(code, str):
+        return None
+    return code, classify_connect_error(parsed, http_status=status)
+
+
+def key_refusal(status: int, body: bytes) -> ProviderError:
+    """Return the refusal as ``HTTP <status> <connect code>``, the line a key check shows.
+
+    Its status, code and retryability are the Connect error's, classified as every
+    other Connect error is (``connect.classify_connect_error``); a body that is no
+    Connect error keeps the HTTP status.
+    """
+    found = _coded(status, body)
+    if found is None:
+        return ProviderError(
+            f"HTTP {status} unknown", status=status, retryable=status in _RETRY_STATUSES
+        )
+    code, classified = found
+    if isinstance(classified, OutdatedClient):
+        return classified  # its words say which setting to change: kept whole
+    return ProviderError(
+        f"HTTP {status} {code}",
+        status=classified.status,
+        retryable=classified.retryable,
+        code=classified.code,
+    )
+
+
+def dashboard_refusal(status: int, body: bytes, what: str) -> ProviderError:
+    """Return the one-line error for a refused dashboard call, classified as Connect errors are."""
+    found = _coded(status, body)
+    if found is None:
+        return ProviderError(
+            f"Cursor's dashboard refused {what}: HTTP {status}",
+            status=status if 400 <= status < 600 else 502,
+            retryable=status in _RETRY_STATUSES,
+        )
+    code, classified = found
+    sign_in = status in (401, 403) or code == "unauthenticated"
+    return ProviderError(
+        f"Cursor's dashboard refused {what}: HTTP {status} {code}"
+        + (f"; run {SIGN_IN_HINT}" if sign_in else ""),
+        status=classified.status,
+        retryable=classified.retryable,
+        code=classified.code,
+        hint=SIGN_IN_HINT if sign_in else None,
+    )
+
+
+# --- one unary call --------------------------------------------------------------------------
+
+
+class ClientPool(Protocol):
+    """Where pooled clients come from (``clients.HttpClients`` on the cell's state)."""
+
+    async def client(self, proxy: str | None) -> httpx.AsyncClient:
+        """Return the running loop's client for PROXY."""
+        ...
+
+    async def unary(
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        content: bytes,
+        timeout: float,
+        proxy: str | None,
+        max_bytes: int | None,
+    ) -> Answer | None:
+        """Return the answer to the POST on the runs' connections; None if their pool cannot."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What a unary call answered: its status and body (None when it passed the call's cap)."""
+
+    status: int
+    content: bytes | None
+
+
+async def unary(
+    url: str,
+    *,
+    headers: Mapping[str, str],
+    content: bytes = b"",
+    timeout: float,
+    proxy: str | None = None,
+    clients: ClientPool | None = None,
+    max_bytes: int | None = None,
+    http1_only: bool = False,
+) -> Answer:
+    """Return the answer to one POST of CONTENT to URL; ``Unreachable`` when none came.
+
+    Through CLIENTS' pool of the runs' connections (``h1conn.H1Pool``: the
+    rounds' kept-alive connections), or their httpx client for a proxy that pool
+    cannot use; else a client of its own closed after the call (HTTP/1.1 only with
+    HTTP1_ONLY). With MAX_BYTES, a 200 body longer than that is read no further
+    (its content None); any other status's body is not read. ConfigError for an
+    unusable proxy.
+    """
+    if clients is not None:
+        answer = await clients.unary(url, headers, content, timeout, proxy, max_bytes)
+        if answer is not None:
+            return answer
+    with reaching(url):
+        if clients is not None:
+            pooled = await clients.client(proxy)
+            return await _post(pooled, url, headers, content, timeout, max_bytes)
+        versions: dict[str, Any] = {"http1": True, "http2": False} if http1_only else {}
+        async with proxied_client(
+            httpx.AsyncClient, proxy=proxy, timeout=timeout, **versions
+        ) as own:
+            return await _post(own, url, headers, content, timeout, max_bytes)
+
+
+async def _post(
+    client: httpx.AsyncClient,
+    url: str,
+    headers: Mapping[str, str],
+    content: bytes,
+    timeout: float,
+    max_bytes: int | None,
+) -> Answer:
+    """Return the answer CLIENT got to the POST (the body capped at MAX_BYTES when given)."""
+    if max_bytes is None:
+        response = await client.post(url, content=content, headers=headers, timeout=timeout)
+        return Answer(response.status_code, response.content)
+    request = client.build_request("POST", url, headers=headers, content=content, timeout=timeout)
+    response = await client.send(request, stream=True)
+    try:
+        body = bytearray()
+        if response.status_code == 200:
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) > max_bytes:
+                    return Answer(response.status_code, None)
+        return Answer(response.status_code, bytes(body))
+    finally:
+        await response.aclose()
+
+
+def unary_sync(
+    client: httpx.Client,
+    method: str,
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    content: bytes | None = None,
+    json: Any = None,
+    params: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+) -> Answer:
+    """Return CLIENT's answer to one blocking request to URL; ``Unreachable`` when none came."""
+    options: dict[str, Any] = {}
+    if timeout is not None:
+        options["timeout"] = timeout
+    with reaching(url):
+        response = client.request(
+            method, url, headers=headers, content=content, json=json, params=params, **options
+        )
+    return Answer(response.status_code, response.content)
+
+
+# --- the CONNECT tunnel ----------------------------------------------------------------------
+
+
+class TunnelHeadTooLarge(ValueError):
+    """The proxy answered CONNECT with a head past ``MAX_PROXY_HEAD``."""
+
+
+class TunnelClosed(OSError):
+    """The proxy closed the connection before it answered the CONNECT."""
+
+
+def authority(host: str, port: int) -> str:
+    """Return HOST:PORT, an IPv6 address in brackets."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def proxy_authorization(parts: urllib.parse.SplitResult) -> str | None:
+    """Return the ``Proxy-Authorization`` value a proxy URL's user and password make, or None.
+
+    The value carries the password: it goes in the CONNECT and nowhere else.
+    """
+    if parts.username is None:
+        return None
+    user = urllib.parse.unquote(parts.username)
+    password = urllib.parse.unquote(parts.password or "")
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+
+
+async def connect_tunnel(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    target: str,
+    authorization: str | None,
+) -> tuple[int | None, str]:
+    """Return the status code (None if none) and the status line the proxy answered
+    ``CONNECT TARGET`` with.
+
+    TunnelHeadTooLarge for an oversized head, TunnelClosed when the proxy hung up.
+    The line is the proxy's own, undecorated: a caller that shows it cleans it.
+    """
+    lines = [f"CONNECT {target} HTTP/1.1", f"Host: {target}"]
+    if authorization is not None:
+        lines.append(f"Proxy-Authorization: {authorization}")
+    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+    await writer.drain()
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except asyncio.LimitOverrunError:
+        raise TunnelHeadTooLarge("the answer's head is oversized") from None
+    except asyncio.IncompleteReadError:
+        raise TunnelClosed("the proxy closed the connection") from None
+    if len(head) > MAX_PROXY_HEAD:
+        raise TunnelHeadTooLarge("the answer's head is oversized")
+    status_line = head.split(b"\r\n", 1)[0].decode("latin-1")
+    fields = status_line.split(" ", 2)
+    code = int(fields[1]) if len(fields) >= 2 and fields[1].isdigit() else None
+    return code, status_line

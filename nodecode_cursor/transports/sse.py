@@ -1,0 +1,1026 @@
+"""The run's wire over HTTP/1.1: the server's messages streamed in, one BidiAppend each out.
+
+A Cursor run is two halves (docs/protocol.md §4). The client half is one unary
+``BidiAppend`` POST per ``AgentClientMessage``, numbered from 0 and sent
+strictly in order. The server half is one long streamed answer, by either of
+two routes:
+
+* ``RunSSE`` (``SseRun``): the POST's answer streams Connect frames of
+  ``AgentServerMessage``. The run exists for the service once RunSSE answered
+  200, so append 0 (the run request) goes only after that: an append that
+  arrives earlier can be lost.
+* ``RunPoll`` (``PollRun``): the POST's answer streams Connect frames of
+  ``BidiPollResponse{seqno, data (base64 of one message), eof}``. Its own
+  client (oh-my-pi's HTTP/1 bridge) opens it only after append 0 was
+  accepted, and so does this one.
+
+Both share everything but the reader: an append task drains a queue one POST
+at a time, a heartbeat task queues a ``client_heartbeat`` when nothing else was
+written for a period, and the consumer side hands the lane decoded messages
+with backpressure. ``RunTransport`` is the small protocol the lane speaks;
+``run_route.open_run`` is the one place that picks a route for a run (the
+``transport`` setting: ``auto`` tries RunSSE and falls back to RunPoll when
+RunSSE is refused as unimplemented or ends before its first message).
+This module knows bytes, sockets and timing; what the messages mean (folding,
+answering) is left to ``fold.py`` and ``answers.py``, and when to retry is the
+lane's call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import collections
+import contextlib
+import logging
+import urllib.parse
+import uuid
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
+
+import httpx
+from google.protobuf.message import DecodeError
+
+from .. import limits
+from .._proto import agent_pb2, aiserver_pb2
+from ..errors import CursorError, ProtocolError, ProviderError, StreamIncomplete
+from ..wire.connect import (
+    CONNECT_CODE_STATUS,
+    FrameDecoder,
+    Payload,
+    classify_connect_error,
+    encode_frame,
+    parse_end_stream,
+)
+
+# The request's parts and the mapping of failures are the HTTP kit's (http.py); the names
+# stay importable from here for the callers that know them as transport's.
+from .http import (
+    DOCTOR_HINT,
+    ClientT,
+    http_error,
+    proxied_client,
+    reaching,
+    tls_context,
+    unreachable,
+    unreachable_cause,
+)
+from .http import rpc_headers as run_headers
+
+if TYPE_CHECKING:
+    from .clients import HttpClients
+    from .h1conn import H1Pool, H1Route
+
+__all__ = [
+    "APPEND_PATH",
+    "DOCTOR_HINT",
+    "RUN_POLL_PATH",
+    "RUN_SSE_PATH",
+    "STREAM_CUT",
+    "ClientT",
+    "PollRun",
+    "RunSettings",
+    "RunStream",
+    "RunTransport",
+    "SseRun",
+    "after_end",
+    "after_end_error",
+    "append_timeout",
+    "decode_messages",
+    "grpc_end",
+    "http_error",
+    "proxied_client",
+    "reaching",
+    "run_client",
+    "run_headers",
+    "tls_context",
+    "unreachable",
+    "unreachable_cause",
+]
+
+log = logging.getLogger("nodecode_cursor.transports.sse")
+
+RUN_SSE_PATH = "/agent.v1.AgentService/RunSSE"
+RUN_POLL_PATH = "/agent.v1.AgentService/RunPoll"
+APPEND_PATH = "/aiserver.v1.BidiService/BidiAppend"
+
+CONNECT_TIMEOUT_SECONDS = limits.CONNECT_TIMEOUT_SECONDS
+
+_HEARTBEAT = agent_pb2.AgentClientMessage(
+    client_heartbeat=agent_pb2.ClientHeartbeat()
+).SerializeToString()
+
+# BidiPollRequest.poll_mode: every client we know of sends 1; its meaning is not public.
+_POLL_MODE = 1
+
+
+@dataclass(frozen=True, slots=True)
+class RunSettings:
+    """Where and how a run connects; the timing knobs exist so tests can shrink them."""
+
+    base_url: str
+    token: str
+    client_version: str
+    proxy: str | None = None
+    request_timeout: float = limits.DEFAULT_REQUEST_TIMEOUT_SECONDS
+    heartbeat_seconds: float = limits.HEARTBEAT_SECONDS
+    append_base_timeout: float = limits.APPEND_BASE_TIMEOUT_SECONDS
+    append_bytes_per_extra_second: int = limits.APPEND_BYTES_PER_EXTRA_SECOND
+    connect_timeout: float = CONNECT_TIMEOUT_SECONDS
+    # Which route streams the run: "auto" (RunSSE, else RunPoll), "sse" or "poll".
+    transport: str = limits.DEFAULT_RUN_TRANSPORT
+    # A run that resumes a broken one names the round's first run (its request id)
+    # in x-original-request-id, on the stream's POST and every append.
+    original_request_id: str | None = None
+    # The cell's pooled clients (CellState.http_clients); None: the run builds its own.
+    clients: HttpClients | None = field(default=None, compare=False)
+
+    def __repr__(self) -> str:
+        # The token never appears in a repr, a log line or an error.
+        return (
+            f"RunSettings(base_url={self.base_url!r}, client_version={self.client_version!r},"
+            f" transport={self.transport!r})"
+        )
+
+
+@runtime_checkable
+class RunTransport(Protocol):
+    """What the lane needs of a run's wire, whichever transport carries it."""
+
+    settings: RunSettings
+    request_id: str
+    saw_end: bool
+    end_error: ProviderError | None
+    cut: str | None
+
+    def send(self, message: bytes) -> None:
+        """Queue one serialized AgentClientMessage to go after those already queued."""
+        ...
+
+    def messages(self) -> AsyncGenerator[agent_pb2.AgentServerMessage, None]:
+        """Yield the server's messages as they arrive, until the stream ends."""
+        ...
+
+    def batches(self) -> AsyncGenerator[list[agent_pb2.AgentServerMessage], None]:
+        """Yield the server's messages a network read at a time, until the stream ends."""
+        ...
+
+    async def __aenter__(self) -> RunTransport: ...
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+
+def append_timeout(size: int, settings: RunSettings) -> float:
+    """Return the deadline of one append carrying SIZE bytes: a base plus 1 s per 128 KiB."""
+    return settings.append_base_timeout + size / settings.append_bytes_per_extra_second
+
+
+# A refusal's body past this is not read: its status alone says it.
+_MAX_REFUSAL_BYTES = 1 << 20
+
+# A stream the service (or the line to it) ended mid-answer, as a person reads it.
+STREAM_CUT = "the service closed the stream before the answer ended"
+
+# What the reader hands the consumer: a batch of messages, the end (None), or a failure.
+_Item = list[agent_pb2.AgentServerMessage] | BaseException | None
+
+
+def run_client(settings: RunSettings) -> httpx.AsyncClient:
+    """Return the HTTP/1.1 client a run talks through; ConfigError for an unusable proxy."""
+    return proxied_client(
+        httpx.AsyncClient,
+        proxy=settings.proxy,
+        http1=True,
+        http2=False,
+        timeout=httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout),
+    )
+
+
+async def _drain(chunks: AsyncIterator[bytes]) -> int:
+    """Return how many bytes a stream's body still held after the end frame, read briefly.
+
+    Only a body read to its terminating chunk lets the connection go back to the
+    pool for the next round; a server that keeps it open longer than the bound
+    loses the connection instead, and what it sends later is not counted.
+    """
+    from .h1conn import H1Cut
+
+    extra = 0
+    try:
+        async with asyncio.timeout(limits.DRAIN_SECONDS):
+            async for chunk in chunks:
+                extra += len(chunk)
+    except (TimeoutError, H1Cut):
+        log.debug("the stream did not end after its end frame; its connection is not kept")
+    return extra
+
+
+# gRPC status numbers (a ``grpc-status`` trailer) by the Connect code that names them.
+_GRPC_CODES = (
+    "ok",
+    "canceled",
+    "unknown",
+    "invalid_argument",
+    "deadline_exceeded",
+    "not_found",
+    "already_exists",
+    "permission_denied",
+    "resource_exhausted",
+    "failed_precondition",
+    "aborted",
+    "out_of_range",
+    "unimplemented",
+    "internal",
+    "unavailable",
+    "data_loss",
+    "unauthenticated",
+)
+
+
+def grpc_end(trailers: Mapping[str, str]) -> tuple[bool, ProviderError | None]:
+    """Return whether TRAILERS end the stream gRPC's way (``grpc-status``), and its error.
+
+    A stream with no Connect end frame may end so (oh-my-pi's terminal-error
+    tests; docs/protocol.md §3): status 0 is a clean end, any other fails the
+    round with its status and message, over HTTP/2 and RunSSE alike.
+    """
+    status = trailers.get("grpc-status")
+    if status is None:
+        return False, None
+    number = int(status) if status.isdigit() else 2
+    if number == 0:
+        return True, None
+    code = _GRPC_CODES[number] if number < len(_GRPC_CODES) else "unknown"
+    # gRPC percent-encodes the message; a malformed escape stays as sent.
+    message = urllib.parse.unquote(trailers.get("grpc-message", ""))
+    classified = classify_connect_error(
+        {"code": code, "message": message}, http_status=CONNECT_CODE_STATUS.get(code)
+    )
+    if type(classified) is ProviderError:
+        # Worded with the trailer's own status; a kind the lane acts on stays as it is.
+        said = f": {message}" if message else ""
+        classified = ProviderError(
+            f"Cursor's stream ended with gRPC status {number} ({code}){said}",
+            status=classified.status,
+            retryable=classified.retryable,
+            code=classified.code,
+        )
+    return True, classified
+
+
+class _Answer(Protocol):
+    """A streamed answer to the stream's POST, whichever client got it (h1conn's or httpx's)."""
+
+    status: int
+
+    @property
+    def trailers(self) -> Mapping[str, str]:
+        """Return the body's trailer fields (once it ended)."""
+        ...
+
+    def chunks(self) -> AsyncIterator[bytes]:
+        """Yield the body; TimeoutError on silence, ``h1conn.H1Cut`` when it was cut."""
+        ...
+
+    async def read(self, max_bytes: int | None = None) -> bytes | None:
+        """Return the whole body."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release the connection."""
+        ...
+
+
+class _HttpxAnswer:
+    """An httpx streamed response as an ``_Answer`` (no trailers: httpx drops them)."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self._response = response
+        self.status = response.status_code
+        self.trailers: Mapping[str, str] = {}
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        """Yield the body as httpx reads it; its failures as ``_Answer`` says."""
+        from .h1conn import H1Cut
+
+        try:
+            async for chunk in self._response.aiter_bytes():
+                yield chunk
+        except httpx.TimeoutException:
+            raise TimeoutError() from None
+        except httpx.TransportError as exc:
+            raise H1Cut(str(exc) or type(exc).__name__) from None
+
+    async def read(self, max_bytes: int | None = None) -> bytes | None:
+        """Return the whole body (b"" when it could not be read)."""
+        try:
+            return await self._response.aread()
+        except httpx.HTTPError:
+            return b""
+
+    async def aclose(self) -> None:
+        """Close the response."""
+        await self._response.aclose()
+
+
+def after_end(decoder: FrameDecoder) -> bool:
+    """Return whether anything followed the end frame in what DECODER was fed.
+
+    ``FrameDecoder.read`` stops at the end frame and keeps what follows buffered, so
+    any byte still pending came after it.
+    """
+    return decoder.pending > 0
+
+
+def after_end_error() -> ProtocolError:
+    """Return the error of a stream that sent bytes after its Connect end frame."""
+    return ProtocolError(
+        "Cursor sent data after end of stream (bytes after the Connect end frame); "
+        "the answer cannot be trusted (try again)"
+    )
+
+
+class _SseUnavailable(Exception):
+    """RunSSE is not served for this run: the reason, for the log line."""
+
+
+def _unimplemented(status: int, refusal: ProviderError) -> bool:
+    """Return whether a refused RunSSE says the route is not served (404, 501, unimplemented)."""
+    return status in (404, 501) or refusal.code == "unimplemented"
+
+
+class RunStream:
+    """What every transport's run shares: the outbox, the heartbeat and the consumer side.
+
+    A subclass writes what ``send`` queues (appends, or the body of an HTTP/2
+    stream, re-arming ``_last_write`` at each write) and reads the server's half,
+    handing batches to ``_deliver`` and the end (None) or a failure to ``_finish``.
+    ``messages`` yields what was delivered, with backpressure: a reader whose
+    consumer is behind waits, so a fast stream waits in the socket.
+    """
+
+    def __init__(self, settings: RunSettings, request_id: str | None) -> None:
+        self.settings = settings
+        self.request_id = request_id or str(uuid.uuid4())
+        self.saw_end = False
+        self.end_error: ProviderError | None = None
+        self.cut: str | None = None
+        self.failure: CursorError | None = None
+        # Messages waiting to go, oldest first.
+        self._outbox: collections.deque[bytes] = collections.deque()
+        self._queued = asyncio.Event()
+        self._got_message = False
+        self._last_write = 0.0
+        self._inbox: asyncio.Queue[_Item] = asyncio.Queue()
+        # Set while the consumer keeps up; the reader waits on it (backpressure).
+        self._room = asyncio.Event()
+        self._room.set()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._ended = False
+        self._closed = False
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Stop every task and close what the run holds; safe to call twice."""
+        raise NotImplementedError
+
+    def send(self, message: bytes) -> None:
+        """Queue one serialized AgentClientMessage; dropped once the stream is over."""
+        if self._ended or self._closed:
+            return
+        self._outbox.append(message)
+        self._queued.set()
+
+    async def messages(self) -> AsyncGenerator[agent_pb2.AgentServerMessage, None]:
+        """Yield the server's messages as they arrive; raise the run's failure if it fails."""
+        async with contextlib.aclosing(self.batches()) as batches:
+            async for batch in batches:
+                for message in batch:
+                    yield message
+
+    async def batches(self) -> AsyncGenerator[list[agent_pb2.AgentServerMessage], None]:
+        """Yield the messages of each network read as one list; raise the run's failure if it fails.
+
+        The lane's hot path: one step of a generator per read rather than per message.
+        """
+        inbox = self._inbox
+        while True:
+            item = await inbox.get()
+            if inbox.qsize() < limits.RUN_INBOX_BATCHES:
+                self._room.set()
+            if item is None:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+
+    def _finish(self, item: _Item) -> None:
+        """Mark the stream over and hand the consumer its last item."""
+        self._ended = True
+        self._inbox.put_nowait(item)
+
+    async def _deliver(self, batch: list[agent_pb2.AgentServerMessage]) -> None:
+        """Hand the consumer BATCH; wait while it is behind (backpressure)."""
+        self._got_message = True
+        self._delivering()
+        self._inbox.put_nowait(batch)
+        if self._inbox.qsize() >= limits.RUN_INBOX_BATCHES:
+            # The consumer is behind: stop reading until it catches up, so a fast
+            # stream waits in the socket, not in this process.
+            self._room.clear()
+            await self._room.wait()
+
+    def _delivering(self) -> None:
+        """Note that a message came (a subclass's hook; nothing here)."""
+
+    async def _heartbeat(self) -> None:
+        """Queue a client heartbeat whenever nothing was written for a whole period."""
+        period = self.settings.heartbeat_seconds
+        loop = asyncio.get_running_loop()
+        while not self._ended:
+            wait = self._last_write + period - loop.time()
+            if wait <= 0:
+                # A message still queued is the next write the service sees; a
+                # heartbeat behind it would say nothing more.
+                if not self._outbox:
+                    self.send(_HEARTBEAT)
+                wait = period
+            await asyncio.sleep(wait)
+
+    def _silence(self) -> StreamIncomplete:
+        """Return the error for a stream that sent nothing for the request timeout."""
+        seconds = self.settings.request_timeout
+        return StreamIncomplete(
+            f"Cursor sent nothing for {seconds:g} s; the stream is incomplete (try again)"
+        )
+
+
+class _BidiRun(RunStream):
+    """What RunSSE and RunPoll share beyond ``RunStream`` (whose heartbeat and consumer
+    side H2Run has too): the append queue and its task, the stream's POST and reader.
+
+    ``send`` queues a message (append 0 must be the run request); ``messages``
+    yields the server's messages until the end frame or the stream closing.
+    After the end, ``saw_end`` tells whether the end frame came, ``end_error``
+    holds its classified error, and ``cut`` says why the stream closed early
+    (None when it did not). A refused append or silence past the request
+    timeout raises from ``messages``. ``route`` names the route that streams
+    the run (``sse`` or ``poll``). Leaving the context closes every socket and
+    task. Subclasses pick the route the run starts on.
+    """
+
+    route = "sse"
+    # Append 0 waits for RunSSE's 200: before that the service may not know the
+    # run and lose the append. benchmarks/register_first.py turns it off to
+    # measure what the wait costs; nothing else should.
+    register_first = True
+
+    def __init__(
+        self,
+        settings: RunSettings,
+        request_id: str | None = None,
+        *,
+        fall_back_to_poll: bool = False,
+    ) -> None:
+        super().__init__(settings, request_id)
+        self.appended = 0
+        self._fall_back_to_poll = fall_back_to_poll and self.route == "sse"
+        # The run's HTTP/1.1: the cell's (or the run's own) pool of connections along
+        # _h1_route, or an httpx client when the proxy is one the pool cannot use.
+        self._h1_route: H1Route | None = None
+        self._pool: H1Pool | None = None
+        self._client: httpx.AsyncClient | None = None
+        # Whether the pool or client is this run's own (closed with it) or the cell's.
+        self._own_client = True
+        self._response: _Answer | None = None
+        # The outbox's head stays there until its append was accepted, so a
+        # restarted append task resends it.
+        # Clear while an append's POST is on the wire: a run that ended lets it finish
+        # (briefly) before closing, so its connection goes back to the pool.
+        self._append_idle = asyncio.Event()
+        self._append_idle.set()
+        # Set once appends may go: RunSSE answered 200, or the run is a poll run.
+        self._appendable = asyncio.Event()
+        # Set once append 0 was accepted (RunPoll opens only then).
+        self._first_accepted = asyncio.Event()
+        # While RunSSE may still be found unserved, the messages already appended
+        # are kept to be resent over RunPoll; dropped at the first server message.
+        self._replay: list[bytes] | None = [] if self._fall_back_to_poll else None
+        self._appender: asyncio.Task[None] | None = None
+        base = settings.base_url.rstrip("/")
+        self.run_url = base + RUN_SSE_PATH
+        self.poll_url = base + RUN_POLL_PATH
+        self.append_url = base + APPEND_PATH
+        self._headers = run_headers(
+            settings.token, settings.client_version, self.request_id, settings.original_request_id
+        )
+
+    def __repr__(self) -> str:
+        url = self.run_url if self.route == "sse" else self.poll_url
+        return f"{type(self).__name__}(request_id={self.request_id!r}, url={url!r})"
+
+    @property
+    def ended(self) -> bool:
+        """Return whether the stream is over (end frame, close, failure): nothing more is sent."""
+        return self._ended
+
+    async def __aenter__(self) -> Self:
+        from .h1conn import H1Pool, h1_route
+
+        settings = self.settings
+        self._h1_route = h1_route(settings.base_url, settings.proxy)
+        self._own_client = settings.clients is None
+        if self._h1_route is not None:
+            self._pool = H1Pool() if settings.clients is None else await settings.clients.h1()
+        elif settings.clients is not None:
+            self._client = await settings.clients.client(settings.proxy)
+        else:
+            self._client = run_client(settings)
+        self._last_write = asyncio.get_running_loop().time()
+        if self.route == "poll" or not self.register_first:
+            self._appendable.set()
+        self._tasks = [asyncio.create_task(self._read(), name=f"cursor-run-read-{self.request_id}")]
+        self._start_appender()
+        if settings.heartbeat_seconds > 0:
+            self._tasks.append(
+                asyncio.create_task(self._heartbeat(), name=f"cursor-run-beat-{self.request_id}")
+            )
+        return self
+
+    async def aclose(self) -> None:
+        """Stop every task, close the stream and the client; safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        self._ended = True
+        if self.saw_end and not self._append_idle.is_set():
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(limits.DRAIN_SECONDS):
+                    await self._append_idle.wait()
+        tasks, self._tasks = self._tasks, []
+        if self._appender is not None:
+            tasks.append(self._appender)
+            self._appender = None
+        for task in tasks:
+            task.cancel()
+        try:
+            # Gather even when our own task is being cancelled: each child must
+            # have unwound before its sockets are closed under it.
+            await asyncio.gather(*tasks, return_exceptions=True)
+        finally:
+            response, self._response = self._response, None
+            client, self._client = self._client, None
+            pool, self._pool = self._pool, None
+            try:
+                if response is not None:
+                    await response.aclose()
+            finally:
+                if pool is not None and self._own_client:
+                    await pool.aclose()
+                if client is not None and self._own_client:
+                    await client.aclose()
+
+    # --- the consumer side -----------------------------------------------------------
+
+    def _delivering(self) -> None:
+        """The route works (a message came): nothing will be resent elsewhere."""
+        self._replay = None
+
+    # --- the reader ------------------------------------------------------------------
+
+    async def _read(self) -> None:
+        """Stream the run's answer by its route and feed the consumer until the stream ends."""
+        try:
+            if self.route == "sse":
+                try:
+                    await self._read_sse()
+                    return
+                except _SseUnavailable as why:
+                    if self.failure is not None:
+                        return  # an append already failed the run
+                    await self._move_to_poll(str(why))
+            else:
+                log.debug(
+                    "run %s streams over RunPoll (transport setting %s)",
+                    self.request_id,
+                    self.settings.transport,
+                )
+            await self._read_poll()
+        except asyncio.CancelledError:
+            raise
+        except CursorError as exc:
+            self._finish(exc)
+        except Exception as exc:  # a bug must reach the consumer, not vanish in a task
+            log.debug("the run's reader failed", exc_info=True)
+            self._finish(ProtocolError(f"Reading Cursor's stream failed: {exc}"))
+
+    async def _read_sse(self) -> None:
+        """Stream RunSSE; raise _SseUnavailable when it is not served and RunPoll may take over."""
+        body = encode_frame(
+            aiserver_pb2.BidiRequestId(request_id=self.request_id).SerializeToString()
+        )
+        headers = {
+            **self._headers,
+            "content-type": "application/connect+proto",
+            "connect-accept-encoding": "gzip",
+            "x-cursor-streaming": "true",
+        }
+        response = await self._open_stream(self.run_url, body, headers)
+        if response.status != 200:
+            refusal = await self._refusal(response, "Cursor's RunSSE")
+            if self._fall_back_to_poll and _unimplemented(response.status, refusal):
+                raise _SseUnavailable(
+                    f"RunSSE refused as unimplemented (HTTP {response.status}: {refusal.detail})"
+                )
+            log.debug("run %s refused: %s", self.request_id, refusal.detail)
+            raise refusal
+        # The run is registered: the appends may go (append 0 first).
+        self._appendable.set()
+        log.debug(
+            "run %s streams over RunSSE (transport setting %s)",
+            self.request_id,
+            self.settings.transport,
+        )
+        await self._stream_frames(response, decode_messages, None)
+        unserved = self.end_error is None or self.end_error.code == "unimplemented"
+        if self._fall_back_to_poll and not self._got_message and unserved:
+            what = "its end frame" if self.saw_end else (self.cut or "closing")
+            raise _SseUnavailable(f"RunSSE ended before its first message ({what})")
+        self._finish(None)
+
+    async def _move_to_poll(self, reason: str) -> None:
+        """Carry the run over to RunPoll: resend what RunSSE's run already took, on a new id."""
+        old_id = self.request_id
+        self.route = "poll"
+        response, self._response = self._response, None
+        if response is not None:
+            await response.aclose()
+        if self._appendable.is_set():
+            # RunSSE had answered, so appends may have gone to a run the service
+            # will not stream: stop them and resend every message on a new run.
+            # Kept in self._appender until replaced, so aclose also waits for it.
+            appender = self._appender
+            if appender is not None:
+                appender.cancel()
+                await asyncio.gather(appender, return_exceptions=True)
+            sent = self._replay or []
+            waiting = [m for m in self._outbox if m != _HEARTBEAT]
+            self._outbox = collections.deque([*sent, *waiting])
+            self._queued.set()
+            self.request_id = str(uuid.uuid4())
+            settings = self.settings
+            self._headers = run_headers(
+                settings.token,
+                settings.client_version,
+                self.request_id,
+                settings.original_request_id,
+            )
+            self.appended = 0
+            self._first_accepted.clear()
+            self.saw_end, self.end_error, self.cut = False, None, None
+            self._start_appender()
+        self._replay = None
+        log.debug("run %s streams over RunPoll as run %s: %s", old_id, self.request_id, reason)
+        self._appendable.set()
+
+    async def _read_poll(self) -> None:
+        """Stream RunPoll once append 0 was accepted; return at the end frame or the close."""
+        # RunPoll returns the messages of a run whose request the service must
+        # already have accepted: it opens only after append 0 got its 2xx.
+        await self._first_accepted.wait()
+        request = aiserver_pb2.BidiPollRequest(
+            request_id=aiserver_pb2.BidiRequestId(request_id=self.request_id),
+            poll_mode=_POLL_MODE,
+        )
+        headers = {
+            **self._headers,
+            "content-type": "application/connect+proto",
+            "connect-accept-encoding": "gzip",
+        }
+        body = encode_frame(request.SerializeToString())
+        response = await self._open_stream(self.poll_url, body, headers)
+        if response.status != 200:
+            refusal = await self._refusal(response, "Cursor's RunPoll")
+            log.debug("run %s refused: %s", self.request_id, refusal.detail)
+            raise refusal
+        reader = _PollFrames()
+        await self._stream_frames(response, reader.messages, reader.check_end)
+        self._finish(None)
+
+    async def _open_stream(self, url: str, body: bytes, headers: dict[str, str]) -> _Answer:
+        """Return the streamed answer of a POST to URL (any status); raise if none came."""
+        settings = self.settings
+        if self._pool is not None:
+            assert self._h1_route is not None
+            try:
+                answer: _Answer = await self._pool.request(
+                    self._h1_route,
+                    url,
+                    headers,
+                    body,
+                    connect_timeout=settings.connect_timeout,
+                    read_timeout=settings.request_timeout,
+                )
+            except TimeoutError:
+                raise self._silence() from None
+            self._response = answer
+            return answer
+        assert self._client is not None
+        # Per request: a pooled client serves runs of any timeout.
+        timeout = httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout)
+        request = self._client.build_request(
+            "POST", url, headers=headers, content=body, timeout=timeout
+        )
+        with reaching(url):
+            try:
+                response = await self._client.send(request, stream=True)
+            except httpx.TimeoutException as exc:
+                if isinstance(exc, httpx.ConnectTimeout):
+                    raise  # never connected: unreachable, not silent
+                raise self._silence() from None
+        self._response = answer = _HttpxAnswer(response)
+        return answer
+
+    async def _refusal(self, response: _Answer, what: str) -> ProviderError:
+        """Return the error a non-200 answer to the stream's POST carries."""
+        from .h1conn import H1Cut
+
+        try:
+            raw = await response.read(_MAX_REFUSAL_BYTES) or b""
+        except (TimeoutError, H1Cut):
+            raw = b""
+        return http_error(response.status, raw, what)
+
+    async def _stream_frames(
+        self,
+        response: _Answer,
+        decode: Callable[[list[Payload]], list[agent_pb2.AgentServerMessage]],
+        check_end: Callable[[], None] | None,
+    ) -> None:
+        """Deliver the messages of RESPONSE's frames until the end frame or the close.
+
+        Sets ``saw_end``/``end_error`` at the end frame (CHECK_END, when given,
+        may refuse a clean end first) or at a ``grpc-status`` trailer, and ``cut``
+        when the stream closed early.
+        """
+        from .h1conn import H1Cut
+
+        decoder = FrameDecoder()
+        # Closed here when the end frame returns early, rather than by a finalizer
+        # task left pending on the loop.
+        chunks = response.chunks()
+        try:
+            async for chunk in chunks:
+                payloads, end = decoder.read(chunk)
+                batch = decode(payloads)
+                if end is not None:
+                    end_error = parse_end_stream(end)
+                    if end_error is None and check_end is not None:
+                        check_end()
+                    self.saw_end = True
+                    self.end_error = end_error
+                    log.debug(
+                        "run %s end frame%s",
+                        self.request_id,
+                        f": {end_error.detail}" if end_error else "",
+                    )
+                    if batch:
+                        await self._deliver(batch)
+                    # Nothing may follow the end frame (Connect's grammar): not in
+                    # this chunk, nor in what the body still holds.
+                    trailing = after_end(decoder)
+                    if await _drain(chunks) or trailing:
+                        raise after_end_error()
+                    return
+                if batch:
+                    await self._deliver(batch)
+        except TimeoutError:
+            raise self._silence() from None
+        except H1Cut as exc:
+            # The connection dropped mid-answer. Whether that loses anything is
+            # the completeness rule's call (fold.py), not the transport's...
+            log.debug("run %s cut: %s", self.request_id, exc)
+            self.cut = STREAM_CUT
+        else:
+            # No end frame: the body's trailers may still end it gRPC's way.
+            self.saw_end, self.end_error = grpc_end(response.trailers)
+            if self.saw_end:
+                log.debug(
+                    "run %s ended by its grpc-status trailer%s",
+                    self.request_id,
+                    f": {self.end_error.detail}" if self.end_error else "",
+                )
+                return
+            self.saw_end, self.end_error = False, None
+            self.cut = "the stream closed before its end frame"
+        finally:
+            close = getattr(chunks, "aclose", None)
+            if close is not None:
+                await close()
+        log.debug("run %s closed early: %s", self.request_id, self.cut)
+        if decoder.pending:
+            # ...unless a frame had begun: more was coming, so the turn was not over.
+            raise StreamIncomplete(
+                f"Cursor's answer is incomplete: {self.cut}, partway through a message (try again)"
+            )
+
+    # --- the appends -----------------------------------------------------------------
+
+    def _start_appender(self) -> None:
+        """Start the task that sends the queued messages as appends."""
+        self._appender = asyncio.create_task(
+            self._append_loop(), name=f"cursor-run-append-{self.request_id}"
+        )
+
+    async def _append_loop(self) -> None:
+        """Send queued messages as BidiAppends, one at a time, in order, once appends may go."""
+        try:
+            await self._appendable.wait()
+            while True:
+                while not self._outbox:
+                    self._queued.clear()
+                    await self._queued.wait()
+                if self._ended:
+                    self._outbox.clear()  # nothing goes after the end frame
+                    continue
+                message = self._outbox[0]
+                self._append_idle.clear()
+                try:
+                    await self._append(message)
+                finally:
+                    self._append_idle.set()
+                self._outbox.popleft()
+                if self._replay is not None and message != _HEARTBEAT:
+                    self._replay.append(message)
+        except asyncio.CancelledError:
+            raise
+        except CursorError as exc:
+            # The first refused append fails the run; the consumer wakes on it.
+            log.debug(
+                "append #%d of run %s refused: %s", self.appended, self.request_id, exc.detail
+            )
+            self.failure = exc
+            self._finish(exc)
+        except Exception as exc:
+            log.debug("the run's append task failed", exc_info=True)
+            self.failure = ProtocolError(f"Sending to Cursor failed: {exc}")
+            self._finish(self.failure)
+
+    async def _post(
+        self, url: str, body: bytes, headers: dict[str, str], timeout: float
+    ) -> tuple[int, bytes]:
+        """Return the status and body of one POST on the run's HTTP/1.1; raise if unanswered."""
+        from .h1conn import H1Cut
+
+        if self._pool is None:
+            assert self._client is not None
+            with reaching(url):
+                response = await self._client.post(
+                    url, content=body, headers=headers, timeout=timeout
+                )
+            return response.status_code, response.content
+        assert self._h1_route is not None
+        answer = await self._pool.request(
+            self._h1_route,
+            url,
+            headers,
+            body,
+            connect_timeout=self.settings.connect_timeout,
+            read_timeout=timeout,
+        )
+        try:
+            content = await answer.read()
+        except H1Cut as cut:
+            raise unreachable(url, str(cut)) from None
+        finally:
+            await answer.aclose()
+        return answer.status, content or b""
+
+    async def _append(self, message: bytes) -> None:
+        """POST one BidiAppend carrying MESSAGE with the next seqno; raise if refused."""
+        seqno = self.appended
+        body = aiserver_pb2.BidiAppendRequest(
+            request_id=aiserver_pb2.BidiRequestId(request_id=self.request_id),
+            append_seqno=seqno,
+            data_binary=message,
+        ).SerializeToString()
+        deadline = append_timeout(len(body), self.settings)
+        headers = {
+            **self._headers,
+            "content-type": "application/proto",
+            "x-cursor-streaming": "true",
+        }
+        # Any write shows the service the client is alive: the heartbeat waits a
+        # whole period from here.
+        self._last_write = asyncio.get_running_loop().time()
+        try:
+            async with asyncio.timeout(deadline):
+                status, content = await self._post(self.append_url, body, headers, deadline)
+        except (TimeoutError, httpx.TimeoutException):
+            raise ProviderError(
+                f"Cursor did not accept append #{seqno} within {round(deadline, 1):g} s",
+                status=504,
+                retryable=True,
+            ) from None
+        if not 200 <= status < 300:
+            raise http_error(status, content, "Cursor's BidiAppend")
+        self.appended = seqno + 1
+        if seqno == 0:
+            self._first_accepted.set()
+
+
+class SseRun(_BidiRun):
+    """One run over RunSSE + BidiAppend; use as ``async with SseRun(...) as run``.
+
+    Append 0 goes once RunSSE answered 200. With ``fall_back_to_poll`` the run
+    moves to RunPoll (``route`` becomes ``poll``) when RunSSE is refused as
+    unimplemented (HTTP 404 or 501, Connect code ``unimplemented``) or ends
+    before its first message.
+    """
+
+    route = "sse"
+
+
+class PollRun(_BidiRun):
+    """One run over RunPoll + BidiAppend; use as ``async with PollRun(...) as run``.
+
+    Append 0 goes first; RunPoll opens once it was accepted.
+    """
+
+    route = "poll"
+
+
+def decode_messages(payloads: list[Payload]) -> list[agent_pb2.AgentServerMessage]:
+    """Return the AgentServerMessages a read's data frames carry (RunSSE's and Run's)."""
+    try:
+        # upb parses any buffer (the stubs say bytes): the views are not copied, and
+        # map calls the C parser with no Python frame per message.
+        parse = agent_pb2.AgentServerMessage.FromString
+        if len(payloads) == 1:  # the common read: one frame, no list() of a map
+            return [parse(payloads[0])]  # type: ignore[arg-type]
+        return list(map(parse, payloads))  # type: ignore[arg-type]
+    except (DecodeError, RecursionError):
+        raise ProtocolError(
+            "Cursor sent a stream frame that is not an AgentServerMessage"
+        ) from None
+
+
+class _PollFrames:
+    """Checks RunPoll's numbered frames and unwraps the message each carries."""
+
+    __slots__ = ("eof", "next_seqno")
+
+    def __init__(self) -> None:
+        self.next_seqno = 0
+        self.eof = False
+
+    def messages(self, payloads: list[Payload]) -> list[agent_pb2.AgentServerMessage]:
+        """Return the messages a read's RunPoll frames carry, in order (some carry none)."""
+        return [message for p in payloads if (message := self.message(p)) is not None]
+
+    def message(self, payload: Payload) -> agent_pb2.AgentServerMessage | None:
+        """Return the message a BidiPollResponse frame carries (None when it has none)."""
+        try:
+            poll = aiserver_pb2.BidiPollResponse.FromString(payload)  # type: ignore[arg-type]
+        except (DecodeError, RecursionError):
+            raise ProtocolError(
+                "Cursor sent a RunPoll frame that is not a BidiPollResponse"
+            ) from None
+        if self.eof:
+            raise ProtocolError("Cursor's RunPoll sent a frame after its eof")
+        if poll.seqno != self.next_seqno:
+            what = "a duplicate" if poll.seqno < self.next_seqno else "a gap"
+            raise ProtocolError(
+                f"Cursor's RunPoll frame {poll.seqno} is {what}: expected {self.next_seqno}"
+            )
+        self.next_seqno += 1
+        self.eof = poll.eof
+        if not poll.data:
+            return None
+        try:
+            raw = base64.b64decode(poll.data, validate=True)
+            return agent_pb2.AgentServerMessage.FromString(raw)
+        except (binascii.Error, DecodeError, RecursionError):
+            raise ProtocolError(
+                f"Cursor's RunPoll frame {poll.seqno} does not carry an AgentServerMessage"
+            ) from None
+
+    def check_end(self) -> None:
+        """Refuse a clean end frame that came before the eof frame."""
+        if not self.eof:
+            raise ProtocolError("Cursor's RunPoll ended without its eof frame")

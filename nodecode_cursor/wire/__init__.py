@@ -1,0 +1,1 @@
+"""The wire's own encodings: Connect framing and protobuf values (the simulator borrows these)."""
