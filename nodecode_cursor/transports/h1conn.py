@@ -30,8 +30,8 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 
 from .. import limits
-from .h2dial import H2Unavailable, dial, proxy_for, split_url
-from .http import Answer, authority, check_proxies, proxy_authorization, unreachable
+from .h2dial import H2Unavailable, dial, proxy_address, proxy_for, split_url
+from .http import Answer, authority, check_proxies, read_capped, unreachable
 from .http1 import BadResponse, ResponseReader, request_bytes
 
 __all__ = ["H1Connection", "H1Cut", "H1Pool", "H1Response", "H1Route", "h1_route"]
@@ -88,27 +88,25 @@ def h1_route(base_url: str, proxy_setting: str | None) -> H1Route | None:
     base = f"{scheme}://{host_header}"
     if proxy is None:
         return H1Route(base, host_header, None, forward=False)
-    parts = urllib.parse.urlsplit(proxy)
-    if parts.scheme.lower() != "http":
+    if urllib.parse.urlsplit(proxy).scheme.lower() != "http":
         return None
     forward = scheme == "http"
-    auth = proxy_authorization(parts) if forward else None
+    # Forwarded, the proxy is dialed here, not by h2dial.dial: its URL is read the same way.
+    auth = proxy_address(proxy)[2] if forward else None
     return H1Route(base, host_header, proxy, forward=forward, proxy_auth=auth)
 
 
 class H1Connection:
     """One kept-alive HTTP/1.1 connection: a stream pair and when it last went idle."""
 
-    __slots__ = ("how", "idle_since", "reader", "route", "served", "writer")
+    __slots__ = ("idle_since", "reader", "route", "writer")
 
     def __init__(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, route: H1Route, how: str
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, route: H1Route
     ) -> None:
         self.reader = reader
         self.writer = writer
         self.route = route
-        self.how = how
-        self.served = 0  # requests answered on it
         self.idle_since = time.monotonic()
 
     @property
@@ -144,17 +142,11 @@ class H1Response:
         self._first = first  # body bytes that came with the head
         self.read_timeout = read_timeout
         self.status = reader.status
-        self.headers = reader.headers
 
     @property
     def trailers(self) -> dict[str, str]:
         """Return the trailer fields of the body (empty before its end, or when it had none)."""
         return self._reader.trailers
-
-    @property
-    def done(self) -> bool:
-        """Return whether the body was read to its end."""
-        return self._reader.done
 
     async def chunks(self) -> AsyncIterator[bytes]:
         """Yield the body a network read at a time; TimeoutError on silence, H1Cut on a drop."""
@@ -184,12 +176,7 @@ class H1Response:
 
     async def read(self, max_bytes: int | None = None) -> bytes | None:
         """Return the whole body (None once it passes MAX_BYTES); errors as ``chunks``."""
-        body = bytearray()
-        async for chunk in self.chunks():
-            body += chunk
-            if max_bytes is not None and len(body) > max_bytes:
-                return None
-        return bytes(body)
+        return await read_capped(self.chunks(), max_bytes)
 
     async def aclose(self) -> None:
         """Give the connection back when the answer was read whole; else close it."""
@@ -310,7 +297,6 @@ class H1Pool:
                 parser.feed_eof()  # raises: the head was cut short
             got = True
             body = parser.feed(data)
-        connection.served += 1
         return H1Response(self, connection, parser, body, read_timeout)
 
     async def _connection(
@@ -335,8 +321,7 @@ class H1Pool:
         """Return a new connection along ROUTE; ``unreachable`` when it cannot be had."""
         if route.forward and route.proxy is not None:
             # An http:// origin through an http:// proxy: the proxy is asked in absolute form.
-            parts = urllib.parse.urlsplit(route.proxy)
-            host, port = parts.hostname or "", parts.port or 80
+            host, port, _ = proxy_address(route.proxy)
             try:
                 async with asyncio.timeout(connect_timeout):
                     reader, writer = await asyncio.open_connection(host, port)
@@ -359,7 +344,7 @@ class H1Pool:
             reader, writer, how = dialed.reader, dialed.writer, dialed.how
         self.opened += 1
         log.debug("HTTP/1.1 connection to %s opened: %s", route.base_url, how)
-        return H1Connection(reader, writer, route, how)
+        return H1Connection(reader, writer, route)
 
     def release(self, connection: H1Connection) -> None:
         """Keep CONNECTION for the next request on its route, or close it past the cap."""
@@ -378,10 +363,6 @@ class H1Pool:
         """Close CONNECTION and drop it from the pool (its answer was not read to the end)."""
         self._busy.discard(connection)
         connection.abort()
-
-    def idle(self) -> int:
-        """Return how many connections wait for a request (for tests and the benchmark)."""
-        return sum(len(found) for found in self._idle.values())
 
     def close(self) -> list[H1Connection]:
         """End every connection, idle or busy; return them (their sockets close on the loop)."""

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import os
 import ssl
 import urllib.parse
 import urllib.request
@@ -31,11 +30,20 @@ from .http import (
     authority,
     connect_tunnel,
     proxy_authorization,
+    proxy_environment,
     tls_context,
     unreachable,
 )
 
-__all__ = ["Dialed", "H2Unavailable", "ProxyCannotTunnel", "dial", "proxy_for", "split_url"]
+__all__ = [
+    "Dialed",
+    "H2Unavailable",
+    "ProxyCannotTunnel",
+    "dial",
+    "proxy_address",
+    "proxy_for",
+    "split_url",
+]
 
 
 class H2Unavailable(Exception):
@@ -65,21 +73,6 @@ def split_url(url: str) -> tuple[str, str, int]:
     return scheme, parts.hostname, port
 
 
-# What the environment's proxy answer depends on (``urllib.request.getproxies_environment``
-# and ``proxy_bypass``, which skip HTTP_PROXY under CGI's REQUEST_METHOD).
-_PROXY_ENV = (
-    "http_proxy",
-    "HTTP_PROXY",
-    "https_proxy",
-    "HTTPS_PROXY",
-    "all_proxy",
-    "ALL_PROXY",
-    "no_proxy",
-    "NO_PROXY",
-    "REQUEST_METHOD",
-)
-
-
 def proxy_for(base_url: str, configured: str | None) -> str | None:
     """Return the proxy URL a request to BASE_URL goes through, or None to go direct.
 
@@ -91,7 +84,7 @@ def proxy_for(base_url: str, configured: str | None) -> str | None:
     if configured:
         return configured
     scheme, host, _ = split_url(base_url)
-    return _environment_proxy(scheme, host, tuple(os.environ.get(k) for k in _PROXY_ENV))
+    return _environment_proxy(scheme, host, proxy_environment())
 
 
 @functools.lru_cache(maxsize=64)
@@ -120,7 +113,7 @@ async def dial(
     """
     named = url or base_url
     scheme, host, port = split_url(base_url)
-    tunnel = _tunnel_proxy(proxy) if proxy else None
+    tunnel = proxy_address(proxy) if proxy else None
     writer: asyncio.StreamWriter | None = None
     try:
         async with asyncio.timeout(connect_timeout):
@@ -163,8 +156,11 @@ def _tls(alpn: tuple[str, ...]) -> ssl.SSLContext:
     return tls_context(alpn)
 
 
-def _tunnel_proxy(proxy: str) -> tuple[str, int, str | None]:
-    """Return (host, port, Proxy-Authorization value) of an http:// proxy; else H2Unavailable.
+def proxy_address(proxy: str) -> tuple[str, int, str | None]:
+    """Return (host, port, Proxy-Authorization value) of an http:// proxy.
+
+    ProxyCannotTunnel for another scheme; ConfigError (``bad_proxy``) for a URL
+    with no usable host or port.
 
     The proxy's URL may hold a user and password: no error here quotes it.
     """

@@ -35,7 +35,7 @@ import os
 import ssl
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -53,6 +53,7 @@ from ..wire.connect import classify_connect_error, parse_refusal
 
 __all__ = [
     "MAX_PROXY_HEAD",
+    "PROXY_ENV",
     "Answer",
     "ClientPool",
     "ClientT",
@@ -66,7 +67,9 @@ __all__ = [
     "key_refusal",
     "proxied_client",
     "proxy_authorization",
+    "proxy_environment",
     "reaching",
+    "read_capped",
     "rpc_headers",
     "tls_context",
     "unary",
@@ -128,13 +131,42 @@ def proxied_client(
         raise _bad_proxy(proxy, exc) from None
 
 
+# What the environment's proxy answer depends on (``urllib.request.getproxies_environment``
+# and ``proxy_bypass``, which skip HTTP_PROXY under CGI's REQUEST_METHOD): a key for
+# memoising what is read from it, so a round does not scan the whole environment.
+PROXY_ENV = (
+    "http_proxy",
+    "HTTP_PROXY",
+    "https_proxy",
+    "HTTPS_PROXY",
+    "all_proxy",
+    "ALL_PROXY",
+    "no_proxy",
+    "NO_PROXY",
+    "REQUEST_METHOD",
+)
+
+
+def proxy_environment() -> tuple[str | None, ...]:
+    """Return the values of ``PROXY_ENV`` now (a memo key, cheap to read every round)."""
+    return tuple(os.environ.get(name) for name in PROXY_ENV)
+
+
 def check_proxies(proxy: str | None) -> None:
     """Refuse, as ``proxied_client`` would, a PROXY setting or proxy environment httpx cannot use.
 
     For the run's own client (``h1conn.py``), which builds no httpx client but
     must fail the same way: every proxy variable is checked, as httpx checks
     them all when it builds a client, whether or not this request would use it.
+    A setting or environment found usable is not checked again (only a refusal
+    is worth the work every time: it raises).
     """
+    _check_proxies(proxy, proxy_environment())
+
+
+@functools.lru_cache(maxsize=64)
+def _check_proxies(proxy: str | None, _env: tuple[str | None, ...]) -> None:
+    """Raise ``bad_proxy`` unless PROXY, or else the environment (_ENV its key), is usable."""
     environment = urllib.request.getproxies_environment()
     found = [proxy] if proxy else [url for name, url in environment.items() if name != "no"]
     for url in found:
@@ -380,15 +412,21 @@ async def _post(
     request = client.build_request("POST", url, headers=headers, content=content, timeout=timeout)
     response = await client.send(request, stream=True)
     try:
-        body = bytearray()
-        if response.status_code == 200:
-            async for chunk in response.aiter_bytes():
-                body += chunk
-                if len(body) > max_bytes:
-                    return Answer(response.status_code, None)
-        return Answer(response.status_code, bytes(body))
+        if response.status_code != 200:
+            return Answer(response.status_code, b"")
+        return Answer(response.status_code, await read_capped(response.aiter_bytes(), max_bytes))
     finally:
         await response.aclose()
+
+
+async def read_capped(chunks: AsyncIterator[bytes], max_bytes: int | None) -> bytes | None:
+    """Return the body CHUNKS make, or None once it passes MAX_BYTES (None: no cap)."""
+    body = bytearray()
+    async for chunk in chunks:
+        body += chunk
+        if max_bytes is not None and len(body) > max_bytes:
+            return None
+    return bytes(body)
 
 
 def unary_sync(

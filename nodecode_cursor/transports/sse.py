@@ -64,6 +64,7 @@ from .http import (
     http_error,
     proxied_client,
     reaching,
+    read_capped,
     tls_context,
     unreachable,
     unreachable_cause,
@@ -320,9 +321,9 @@ class _HttpxAnswer:
             raise H1Cut(str(exc) or type(exc).__name__) from None
 
     async def read(self, max_bytes: int | None = None) -> bytes | None:
-        """Return the whole body (b"" when it could not be read)."""
+        """Return the whole body (None once it passes MAX_BYTES; b"" when it could not be read)."""
         try:
-            return await self._response.aread()
+            return await read_capped(self._response.aiter_bytes(), max_bytes)
         except httpx.HTTPError:
             return b""
 

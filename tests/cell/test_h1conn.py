@@ -17,10 +17,11 @@ from test_h2run import ConnectProxy, serve_tls, tls  # noqa: F401  (tls is a fix
 
 from cursor_simulator import Simulator
 from cursor_simulator.steps import GrpcEnd, Raw
-from nodecode_cursor.errors import ProviderError
+from nodecode_cursor.errors import ConfigError, ProviderError
 from nodecode_cursor.host import RoundContext
 from nodecode_cursor.lanes import lane
 from nodecode_cursor.state import CellState
+from nodecode_cursor.transports.h1conn import h1_route
 
 
 def frame(payload: bytes) -> bytes:
@@ -70,7 +71,7 @@ def test_a_tls_run_through_a_connect_tunnel_reads_its_grpc_trailer(
     )
     port = url.rsplit(":", 1)[1].rstrip("/")
     # Everything went through the proxy's tunnel: the stream's connection and the
-    # appends' (the run pool's two), and the roster's (httpx's).
+    # appends' (the run pool's two), which the roster's call shares.
     assert opened == 2
     assert len(tunnels) >= 2 and set(tunnels) == {f"CONNECT localhost:{port}"}
     assert sim.agent.run().route == "sse"
@@ -97,3 +98,13 @@ def test_rounds_over_runsse_reuse_the_pools_connections(sim: Simulator) -> None:
 
     opened = asyncio.run(main())
     assert opened == [2, 2, 2, 2]  # the stream's and the appends', kept for every later round
+
+
+@pytest.mark.parametrize("proxy", ["http://proxy.invalid:99999", "http://:8080"])
+def test_a_forwarding_proxy_with_no_usable_address_is_a_config_error(proxy: str) -> None:
+    # An http:// origin goes to the proxy in absolute form: its URL is read by this client,
+    # not by the tunnel's dialer, and a port out of range must not escape as a ValueError.
+    with pytest.raises(ConfigError) as caught:
+        h1_route("http://127.0.0.1:1", proxy)
+    assert caught.value.code == "bad_proxy"
+    assert "99999" not in str(caught.value)
