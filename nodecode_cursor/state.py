@@ -123,12 +123,13 @@ class CellState:
         (conversation_store.py); None without a home, and once closed.
         """
         if not self._continuity_made:
-            from .storage.conversation_store import DiskConversations
-
             with self.made:
                 if not self._continuity_made:
                     home = None if self.closed else self.home
                     if home is not None:
+                        # Here, not above: without a home, sqlite3 is never loaded.
+                        from .storage.conversation_store import DiskConversations
+
                         self._continuity = DiskConversations.in_home(home)
                     self._continuity_made = True
         return self._continuity

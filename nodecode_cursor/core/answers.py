@@ -40,6 +40,7 @@ from google.protobuf import unknown_fields
 
 from .._proto import agent_pb2
 from ..host import NativeCall, NativeOutcome, ResolvedCallResult, ResolvedCallStart, StreamPart
+from ..wire.pbwire import varint
 from ..wire.values import encode_value
 from .bridge import NATIVE_TOOL_NAMES, Bridged, bridge, function_tools, host_name, wire_names
 from .fold import FiledCall, ResolvedCall, decode_mcp_args, mcp_call_name
@@ -405,7 +406,7 @@ class Answerer:
             response = agent_pb2.InteractionResponse()
             response.ParseFromString(
                 agent_pb2.InteractionResponse(id=query.id).SerializeToString()
-                + _tag(number, 2)
+                + varint(number << 3 | 2)  # the member's tag, length-delimited
                 + b"\x02\x0a\x00"
             )
         message = agent_pb2.AgentClientMessage()
@@ -496,24 +497,6 @@ def _fill_shell_rejected(rejected: agent_pb2.ShellRejected, command: str, direct
     rejected.command = command
     rejected.working_directory = directory
     rejected.reason = TOOL_NOT_AVAILABLE
-
-
-def _tag(number: int, wire_type: int) -> bytes:
-    """Return the varint tag of field ``number`` with ``wire_type``."""
-    return _varint(number << 3 | wire_type)
-
-
-def _varint(value: int) -> bytes:
-    """Return ``value`` as a protobuf varint."""
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
 
 
 def _unknown_query_member(query: agent_pb2.InteractionQuery) -> int | None:

@@ -13,14 +13,15 @@ allows), one ``Decision`` out, naming the ``Next`` step and the error it carries
 - ``RETRY_VARIANT``: Cursor refused a bare slug bare (a ``ResourceExhausted`` with
   no token delta) and the round still has its one retry on the catalog's variant.
 - ``RETRY_DISCOVERED``: Cursor did not know the model before any output and the
-  round has not yet tried the discovery id.
+  round has not yet tried the discovery id (the lane offers it only when it differs
+  from the id the run sent).
 - ``ROTATE``: Cursor refused the conversation itself: it gets a new wire id for the
   next round, and this one fails with the error.
 - ``FAIL``: the round fails with the error (reworded for a usage-pricing refusal,
   or for a conversation that has rotated ``limits.MAX_ROTATIONS`` times).
 
-A retry the round then finds pointless (the catalog names no other shape, the
-discovery id is the one sent) is decided again without it (``without_retry``).
+A retry the round then finds pointless (the catalog, asked again, names no other
+shape) is decided again without it (``without_retry``).
 This module only decides: the lane (``lane.py``) opens the runs, rotates the
 conversation, fetches the catalog and logs; no I/O happens here.
 """
@@ -32,8 +33,7 @@ from dataclasses import dataclass, field, replace
 
 from .. import limits
 from ..errors import ModelNotFound, ProviderError, ResourceExhausted
-from ..models import catalog, routing
-from ..models.routing import WireModel
+from ..models import catalog
 
 __all__ = [
     "RETRIES",
@@ -44,7 +44,6 @@ __all__ = [
     "RunFacts",
     "conversation_refused",
     "decide",
-    "may_retry_on_variant",
     "usage_pricing_refusal",
     "without_retry",
 ]
@@ -175,17 +174,6 @@ def _resumable(facts: RunFacts, broke: ProviderError) -> tuple[bool, str | None]
     if facts.answered_since_checkpoint:
         return False, "an exec answer went out after Cursor's last checkpoint"
     return True, None
-
-
-def may_retry_on_variant(model: str, wire: WireModel) -> bool:
-    """Return whether a bare refusal of WIRE may be a missing variant shape worth one retry.
-
-    Only a slug sent bare (no parameters, the base id itself) of a bundled model
-    that has effort siblings can be a variant the catalog did not name in time.
-    """
-    if wire.parameters or wire.requested_id != wire.details_id or not routing.is_bundled(model):
-        return False
-    return bool(routing.model_row(model).routing)
 
 
 def usage_pricing_refusal(exc: ProviderError, model: str, display: str) -> ProviderError:

@@ -192,7 +192,11 @@ async def _round(
             resolved=resolved,
             conversation=conversation,
             table=table,
-            retries=decisions.Retries(variant=variant_retry, discovery=mode == "normalized"),
+            # The discovery id is worth one retry only while it would send something new.
+            retries=decisions.Retries(
+                variant=variant_retry,
+                discovery=mode == "normalized" and resolved.discovery != wire,
+            ),
         )
         result = await attempt.run()
         if isinstance(result, decisions.Decision):
@@ -206,15 +210,13 @@ async def _round(
                     wire = routed
                     continue
             else:
-                retry = _discovery_retry(wire, resolved.discovery)
-                if retry is not None:
-                    log.info(
-                        "Cursor did not know %s; retrying with the discovery id",
-                        loggable(wire.requested_id),
-                    )
-                    mode, wire = "discovered", retry
-                    continue
-            # The retry would send what was refused: the run's end, decided without it.
+                log.info(
+                    "Cursor did not know %s; retrying with the discovery id",
+                    loggable(wire.requested_id),
+                )
+                mode, wire = "discovered", resolved.discovery
+                continue
+            # The variant the catalog names is the one refused: the run's end, without it.
             raise attempt.ended(decisions.without_retry(result))
         if result.finish_reason == "tool_calls":
             calls = result.message.get("tool_calls") or []
@@ -267,16 +269,6 @@ async def _keep_conversation(
             return
         kept = conversation.kept()
     await asyncio.to_thread(store.save, kept, list(handed))
-
-
-def _discovery_retry(wire: WireModel, discovered: WireModel) -> WireModel | None:
-    """Return DISCOVERED, the wire model with the discovery id, or None when it is WIRE.
-
-    Whether the round may try it at all is ``decisions.decide``'s (``RETRY_DISCOVERED``).
-    """
-    if discovered == wire:
-        return None  # the same request again would be refused the same way
-    return discovered
 
 
 def _valid_unicode(

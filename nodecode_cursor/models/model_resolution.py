@@ -36,7 +36,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import limits
-from ..core import decisions
 from ..errors import ConfigError, CursorError, NotSignedIn, loggable
 from . import catalog, listing, routing, variants
 
@@ -47,7 +46,16 @@ if TYPE_CHECKING:
     from .routing import WireModel
     from .variants import ModelCatalog
 
-__all__ = ["Asked", "ResolvedModel", "asked", "fresh_variant", "listed", "resolve", "resolved"]
+__all__ = [
+    "Asked",
+    "ResolvedModel",
+    "asked",
+    "fresh_variant",
+    "listed",
+    "may_retry_on_variant",
+    "resolve",
+    "resolved",
+]
 
 log = logging.getLogger("nodecode_cursor.models.model_resolution")
 
@@ -135,7 +143,7 @@ def resolved(
         marker=marker,
         wire=wire,
         discovery=routing.resolve_wire_model(model, wire_id, "discovered", marker),
-        variant_retry=decisions.may_retry_on_variant(model, wire),
+        variant_retry=may_retry_on_variant(model, wire),
         project_schemas=routing.needs_schema_projection(model),
     )
 
@@ -209,3 +217,14 @@ async def fresh_variant(
         refresh=True,
     )
     return variants.on_variant(wire, fresh)
+
+
+def may_retry_on_variant(model: str, wire: WireModel) -> bool:
+    """Return whether a bare refusal of WIRE may be a missing variant shape worth one retry.
+
+    Only a slug sent bare (no parameters, the base id itself) of a bundled model
+    that has effort siblings can be a variant the catalog did not name in time.
+    """
+    if wire.parameters or wire.requested_id != wire.details_id or not routing.is_bundled(model):
+        return False
+    return bool(routing.model_row(model).routing)

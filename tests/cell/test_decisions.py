@@ -22,7 +22,6 @@ from nodecode_cursor.core.decisions import (
     Retries,
     RunFacts,
     decide,
-    may_retry_on_variant,
     without_retry,
 )
 from nodecode_cursor.errors import (
@@ -31,7 +30,6 @@ from nodecode_cursor.errors import (
     ResourceExhausted,
     StreamIncomplete,
 )
-from nodecode_cursor.models.routing import WireModel
 
 CUT = StreamIncomplete("Cursor's answer is incomplete: the connection was cut (try again)")
 REFUSED = ResourceExhausted("Connect error resource_exhausted: no")
@@ -193,20 +191,6 @@ def test_facts_and_decisions_are_values() -> None:
     with pytest.raises(FrozenInstanceError):
         facts.resumes = 1  # type: ignore[misc]
     assert decide(facts) == decide(RunFacts(broke=CUT))
-
-
-def test_only_a_bare_slug_of_a_model_with_effort_siblings_may_be_a_missing_variant() -> None:
-    bare = WireModel("claude-sonnet-5-medium", "claude-sonnet-5-medium", (), False)
-    assert may_retry_on_variant("claude-sonnet-5-medium", bare)
-    with_parameters = replace(bare, parameters=(("effort", "medium"),))
-    assert not may_retry_on_variant("claude-sonnet-5-medium", with_parameters)
-    base_id = replace(bare, requested_id="claude-sonnet-5")
-    assert not may_retry_on_variant("claude-sonnet-5-medium", base_id)
-    no_siblings = WireModel("composer-2.5", "composer-2.5", (), False)
-    assert not may_retry_on_variant("composer-2.5", no_siblings)
-    assert not may_retry_on_variant(
-        "acct-only-7", WireModel("acct-only-7", "acct-only-7", (), False)
-    )
 
 
 ERRORS = st.sampled_from(

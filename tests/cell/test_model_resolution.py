@@ -13,7 +13,13 @@ import pytest
 
 from nodecode_cursor.errors import BadEffort, UnknownModel
 from nodecode_cursor.models.account_models import RosterModel
-from nodecode_cursor.models.model_resolution import Asked, asked, listed, resolved
+from nodecode_cursor.models.model_resolution import (
+    Asked,
+    asked,
+    listed,
+    may_retry_on_variant,
+    resolved,
+)
 from nodecode_cursor.models.routing import WireModel
 from nodecode_cursor.models.variants import ModelCatalog, VariantRoute
 
@@ -144,3 +150,17 @@ def test_the_resolved_model_is_one_frozen_value() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         model.wire_id = "gpt-5.4-low"  # type: ignore[misc]
     assert model == resolved(asked("gpt-5.4", "high"), None, None)
+
+
+def test_only_a_bare_slug_of_a_model_with_effort_siblings_may_be_a_missing_variant() -> None:
+    bare = WireModel("claude-sonnet-5-medium", "claude-sonnet-5-medium", (), False)
+    assert may_retry_on_variant("claude-sonnet-5-medium", bare)
+    with_parameters = dataclasses.replace(bare, parameters=(("effort", "medium"),))
+    assert not may_retry_on_variant("claude-sonnet-5-medium", with_parameters)
+    base_id = dataclasses.replace(bare, requested_id="claude-sonnet-5")
+    assert not may_retry_on_variant("claude-sonnet-5-medium", base_id)
+    no_siblings = WireModel("composer-2.5", "composer-2.5", (), False)
+    assert not may_retry_on_variant("composer-2.5", no_siblings)
+    assert not may_retry_on_variant(
+        "acct-only-7", WireModel("acct-only-7", "acct-only-7", (), False)
+    )
