@@ -3,8 +3,8 @@
 Usage: python benchmarks/floors.py
 
 1. Fold: 100 000 text-delta frames of varied UTF-8 tokens, one frame per read as
-   the transports deliver them, through FrameDecoder.read + decode_messages +
-   Fold.feed_delta, the pump's byte count and each part handed to a host callback
+   the transports deliver them, through StreamReader.read_items and the pump's
+   loop (Fold.feed_text, the reply's byte count, each part handed to a host callback)
    (and the message at the end), against the floor of the
    unavoidable work timed in the same run: upb parsing of the same frames,
    reading each text delta, one join. Goal (issue 25): at most 1.5x the floor.
@@ -49,8 +49,7 @@ from nodecode_cursor._proto import agent_pb2  # noqa: E402
 from nodecode_cursor.core.blobs import Conversation  # noqa: E402
 from nodecode_cursor.core.fold import Fold  # noqa: E402
 from nodecode_cursor.core.request import build_run_request  # noqa: E402
-from nodecode_cursor.transports.sse import decode_messages  # noqa: E402
-from nodecode_cursor.wire.connect import FrameDecoder  # noqa: E402
+from nodecode_cursor.wire.stream import StreamReader, as_message  # noqa: E402
 
 NETWORK_CHUNK = 16 * 1024
 
@@ -108,10 +107,9 @@ def fold_benchmark(frames: int = 100_000, runs: int = 15) -> None:
     room = 1 << 40
 
     def ours() -> None:
-        # What the transports and the lane do per read: decode the frames, parse, fold.
-        decoder = FrameDecoder()
+        # What the transports and the pump do per read: decode the read, fold its items.
+        reader = StreamReader()
         fold = Fold(new_id=lambda: "unused")
-        feed = fold.feed_delta
         shown: list[object] = []
 
         def show(part: object) -> None:
@@ -119,19 +117,24 @@ def fold_benchmark(frames: int = 100_000, runs: int = 15) -> None:
 
         # The pump's own per-message work too: counting the reply's bytes against its cap.
         reply_bytes = 0
+        read = reader.read_items
         for chunk in reads:
-            views, _ = decoder.read(chunk)
-            for message in decode_messages(views):
-                size, part = feed(message, room - reply_bytes)
+            for item in read(chunk):
+                if type(item) is str:
+                    size, part = fold.feed_text(item, room - reply_bytes)
+                elif isinstance(item, str):
+                    size, part = fold.feed_thinking(item, room - reply_bytes)
+                else:
+                    size, part = fold.feed_delta(item, room - reply_bytes)
                 if size < 0:
-                    shown += fold.feed(message)
+                    shown += fold.feed(as_message(item))
                 else:
                     reply_bytes += size
                     if reply_bytes > room:
                         raise AssertionError("past the cap")
                     if part is not None:
                         show(part)
-        assert not shown  # text deltas only: feed_delta took every one
+        assert not shown  # text deltas only: the fast path took every one
         assert fold.message()["content"] == expected
 
     def floor() -> None:

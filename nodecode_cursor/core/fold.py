@@ -272,6 +272,31 @@ class Fold:
     (``bridge.py``).
     """
 
+    # Slots: the per-delta path reads and writes several of these once a frame.
+    __slots__ = (
+        "_by_id",
+        "_calls",
+        "_checkpoint_after_turn",
+        "_closed",
+        "_current",
+        "_last_kind",
+        "_mark",
+        "_new_id",
+        "_open",
+        "_out",
+        "_repeat_text",
+        "_repeat_thinking",
+        "_spans",
+        "_step_latest",
+        "checkpoint",
+        "host_names",
+        "routed_model",
+        "saw_output",
+        "saw_token_delta",
+        "turn_ended",
+        "usage",
+    )
+
     def __init__(
         self, *, new_id: Callable[[], str], host_names: Mapping[str, str] | None = None
     ) -> None:
@@ -407,42 +432,57 @@ class Fold:
     ) -> tuple[int, StreamPart | None]:
         """Return (the UTF-8 size of a text or thinking delta, the part it produced) after folding.
 
-        The hot path of a long answer, beside ``feed``: one delta per frame. A
-        delta larger than ROOM bytes is measured but not folded (the caller stops
-        the round), and a delta a resumed stream only repeats produces no part;
-        ``(-1, None)`` means nothing was folded and ``feed`` takes the message.
-        An unset member reads as its empty default, so a non-empty text is a
-        text delta without asking the oneofs which member is set; an empty one
-        goes to ``feed``, which tells an empty delta from the other members.
+        The parsed twin of ``feed_text`` and ``feed_thinking``, for a delta
+        ``wire.stream`` did not read by hand; ``(-1, None)`` means nothing was
+        folded and ``feed`` takes the message. An unset member reads as its
+        empty default, so a non-empty text is a text delta without asking the
+        oneofs which member is set; an empty one goes to ``feed``, which tells
+        an empty delta from the other members.
         """
         update = server_msg.interaction_update
         chunk = update.text_delta.text
         if chunk:
-            size = len(chunk) if chunk.isascii() else len(chunk.encode("utf-8"))
-            if size > room:
-                return size, None
-            self._step_latest = False
-            self._last_kind = "text"
-            if self._repeat_text:
-                chunk, self._repeat_text = _unrepeated(chunk, self._repeat_text)
-                if not chunk:
-                    return size, None
-            self.saw_output = True
-            # _grow inlined: this runs once per frame of a long answer.
-            spans = self._spans
-            text = spans.text
-            spans.text = ""  # the local holds the only reference: += grows it in place
-            text += chunk
-            spans.text = text
-            return size, TextDelta(chunk)
+            return self.feed_text(chunk, room)
         chunk = update.thinking_delta.text
         if not chunk:
             return _NOT_A_DELTA
+        return self.feed_thinking(chunk, room)
+
+    def feed_text(self, chunk: str, room: int) -> tuple[int, StreamPart | None]:
+        """Return (CHUNK's UTF-8 size, the part it produced) after folding a text delta of CHUNK.
+
+        The hot path of a long answer: one call per frame. CHUNK is not empty. A
+        delta larger than ROOM bytes is measured but not folded (the caller stops
+        the round), and a delta a resumed stream only repeats produces no part.
+        """
         size = len(chunk) if chunk.isascii() else len(chunk.encode("utf-8"))
         if size > room:
             return size, None
         self._step_latest = False
-        return size, self._thinking(chunk)
+        self._last_kind = "text"
+        if self._repeat_text:
+            chunk, self._repeat_text = _unrepeated(chunk, self._repeat_text)
+            if not chunk:
+                return size, None
+        self.saw_output = True
+        # _grow inlined: this runs once per frame of a long answer.
+        spans = self._spans
+        text = spans.text
+        spans.text = ""  # the local holds the only reference: += grows it in place
+        text += chunk
+        spans.text = text
+        return size, TextDelta(chunk)
+
+    def feed_thinking(self, chunk: str, room: int) -> tuple[int, StreamPart | None]:
+        """Return (CHUNK's UTF-8 size, the part it produced) after folding a thinking delta.
+
+        As ``feed_text``, for the reasoning; CHUNK is not empty.
+        """
+        size = len(chunk) if chunk.isascii() else len(chunk.encode("utf-8"))
+        if size > room:
+            return size, None
+        self._step_latest = False
+        return size, self._thinking(str(chunk))
 
     def apply(self, calls: Iterable[FiledCall | ResolvedCall]) -> list[StreamPart]:
         """Lay CALLS (an answer's, ``answers.Answer.calls``) on the round; return the parts to show.

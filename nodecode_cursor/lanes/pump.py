@@ -117,10 +117,17 @@ class Pump:
                     async for batch in batches:
                         # No await in a batch: the time at its end is every message's.
                         progressed = False
-                        for message in batch:
-                            self.frames += 1
-                            # The fast path: a text or thinking delta, progress, asks nothing.
-                            size, part = fold.feed_delta(message, limit - reply_bytes)
+                        self.frames += len(batch)
+                        for item in batch:
+                            # The fast path: a text or thinking delta, progress, asks nothing
+                            # (wire.stream read most of them by hand: a str is one).
+                            if type(item) is str:
+                                size, part = fold.feed_text(item, limit - reply_bytes)
+                            elif isinstance(item, str):
+                                size, part = fold.feed_thinking(item, limit - reply_bytes)
+                            else:
+                                message = item
+                                size, part = fold.feed_delta(message, limit - reply_bytes)
                             if size >= 0:
                                 reply_bytes += size
                                 if reply_bytes > limit:

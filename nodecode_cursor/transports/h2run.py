@@ -30,7 +30,8 @@ from typing import Self
 from .. import limits
 from .._proto import agent_pb2
 from ..errors import CursorError, ProtocolError, ProviderError, StreamIncomplete
-from ..wire.connect import FrameDecoder, encode_frame, parse_end_stream
+from ..wire.connect import encode_frame, parse_end_stream
+from ..wire.stream import ServerItem, StreamReader, as_message
 from .h2conn import H2Connection, H2Stream, StreamCut
 from .h2dial import H2Unavailable, ProxyCannotTunnel, dial, proxy_for, split_url
 from .runpool import RunConnections
@@ -43,7 +44,6 @@ from .sse import (
     SseRun,
     after_end,
     after_end_error,
-    decode_messages,
     grpc_end,
     http_error,
     run_headers,
@@ -60,7 +60,7 @@ _HEARTBEAT = agent_pb2.AgentClientMessage(
     client_heartbeat=agent_pb2.ClientHeartbeat()
 ).SerializeToString()
 
-_Item = list[agent_pb2.AgentServerMessage] | BaseException | None
+_Item = list[ServerItem] | BaseException | None
 
 
 class _Refused(Exception):
@@ -290,7 +290,7 @@ class H2Run(RunStream):
             self.how,
             self.settings.transport,
         )
-        decoder = FrameDecoder()
+        decoder = StreamReader()
         while True:
             item = await self._next()
             if item is None:
@@ -301,8 +301,8 @@ class H2Run(RunStream):
                 self.cut = f"{STREAM_CUT} ({item})"
                 break
             data, size = item
-            payloads, end = decoder.read(data)
-            batch = decode_messages(payloads)
+            batch = decoder.read_items(data)
+            end = decoder.end
             if end is not None:
                 self.saw_end = True
                 self.end_error = parse_end_stream(end)
@@ -401,10 +401,10 @@ class ChosenRun:
         """Yield the server's messages; move to RunSSE when the Run stream was refused first."""
         async with contextlib.aclosing(self.batches()) as batches:
             async for batch in batches:
-                for message in batch:
-                    yield message
+                for item in batch:
+                    yield as_message(item)
 
-    async def batches(self) -> AsyncGenerator[list[agent_pb2.AgentServerMessage], None]:
+    async def batches(self) -> AsyncGenerator[list[ServerItem], None]:
         """Yield the server's messages a read at a time; move to RunSSE as ``messages`` says."""
         while True:
             inner = self._inner

@@ -58,6 +58,7 @@ from ..wire.connect import (
 
 # The request's parts and the mapping of failures are the HTTP kit's (http.py); the names
 # stay importable from here for the callers that know them as transport's.
+from ..wire.stream import ServerItem, StreamReader, as_message
 from .http import (
     DOCTOR_HINT,
     ClientT,
@@ -90,7 +91,6 @@ __all__ = [
     "after_end",
     "after_end_error",
     "append_timeout",
-    "decode_messages",
     "grpc_end",
     "http_error",
     "proxied_client",
@@ -165,8 +165,11 @@ class RunTransport(Protocol):
         """Yield the server's messages as they arrive, until the stream ends."""
         ...
 
-    def batches(self) -> AsyncGenerator[list[agent_pb2.AgentServerMessage], None]:
-        """Yield the server's messages a network read at a time, until the stream ends."""
+    def batches(self) -> AsyncGenerator[list[ServerItem], None]:
+        """Yield the server's messages a network read at a time, until the stream ends.
+
+        A text or thinking delta may come as its text (``wire.stream.ServerItem``).
+        """
         ...
 
     async def __aenter__(self) -> RunTransport: ...
@@ -191,7 +194,7 @@ _MAX_REFUSAL_BYTES = 1 << 20
 STREAM_CUT = "the service closed the stream before the answer ended"
 
 # What the reader hands the consumer: a batch of messages, the end (None), or a failure.
-_Item = list[agent_pb2.AgentServerMessage] | BaseException | None
+_Item = list[ServerItem] | BaseException | None
 
 
 def run_client(settings: RunSettings) -> httpx.AsyncClient:
@@ -411,10 +414,10 @@ class RunStream:
         """Yield the server's messages as they arrive; raise the run's failure if it fails."""
         async with contextlib.aclosing(self.batches()) as batches:
             async for batch in batches:
-                for message in batch:
-                    yield message
+                for item in batch:
+                    yield as_message(item)
 
-    async def batches(self) -> AsyncGenerator[list[agent_pb2.AgentServerMessage], None]:
+    async def batches(self) -> AsyncGenerator[list[ServerItem], None]:
         """Yield the messages of each network read as one list; raise the run's failure if it fails.
 
         The lane's hot path: one step of a generator per read rather than per message.
@@ -435,7 +438,7 @@ class RunStream:
         self._ended = True
         self._inbox.put_nowait(item)
 
-    async def _deliver(self, batch: list[agent_pb2.AgentServerMessage]) -> None:
+    async def _deliver(self, batch: list[ServerItem]) -> None:
         """Hand the consumer BATCH; wait while it is behind (backpressure)."""
         self._got_message = True
         self._delivering()
@@ -657,7 +660,7 @@ class _BidiRun(RunStream):
             self.request_id,
             self.settings.transport,
         )
-        await self._stream_frames(response, decode_messages, None)
+        await self._stream_frames(response, None, None)
         unserved = self.end_error is None or self.end_error.code == "unimplemented"
         if self._fall_back_to_poll and not self._got_message and unserved:
             what = "its end frame" if self.saw_end else (self.cut or "closing")
@@ -770,10 +773,13 @@ class _BidiRun(RunStream):
     async def _stream_frames(
         self,
         response: _Answer,
-        decode: Callable[[list[Payload]], list[agent_pb2.AgentServerMessage]],
+        decode: Callable[[list[Payload]], list[ServerItem]] | None,
         check_end: Callable[[], None] | None,
     ) -> None:
         """Deliver the messages of RESPONSE's frames until the end frame or the close.
+
+        DECODE turns a read's data payloads into its batch (None: they are
+        AgentServerMessages, read as ``wire.stream.StreamReader`` reads them).
 
         Sets ``saw_end``/``end_error`` at the end frame (CHECK_END, when given,
         may refuse a clean end first) or at a ``grpc-status`` trailer, and ``cut``
@@ -781,14 +787,18 @@ class _BidiRun(RunStream):
         """
         from .h1conn import H1Cut
 
-        decoder = FrameDecoder()
+        decoder = StreamReader()
         # Closed here when the end frame returns early, rather than by a finalizer
         # task left pending on the loop.
         chunks = response.chunks()
         try:
             async for chunk in chunks:
-                payloads, end = decoder.read(chunk)
-                batch = decode(payloads)
+                if decode is None:
+                    batch = decoder.read_items(chunk)
+                    end = decoder.end
+                else:
+                    payloads, end = decoder.read(chunk)
+                    batch = decode(payloads)
                 if end is not None:
                     end_error = parse_end_stream(end)
                     if end_error is None and check_end is not None:
@@ -966,21 +976,6 @@ class PollRun(_BidiRun):
     route = "poll"
 
 
-def decode_messages(payloads: list[Payload]) -> list[agent_pb2.AgentServerMessage]:
-    """Return the AgentServerMessages a read's data frames carry (RunSSE's and Run's)."""
-    try:
-        # upb parses any buffer (the stubs say bytes): the views are not copied, and
-        # map calls the C parser with no Python frame per message.
-        parse = agent_pb2.AgentServerMessage.FromString
-        if len(payloads) == 1:  # the common read: one frame, no list() of a map
-            return [parse(payloads[0])]  # type: ignore[arg-type]
-        return list(map(parse, payloads))  # type: ignore[arg-type]
-    except (DecodeError, RecursionError):
-        raise ProtocolError(
-            "Cursor sent a stream frame that is not an AgentServerMessage"
-        ) from None
-
-
 class _PollFrames:
     """Checks RunPoll's numbered frames and unwraps the message each carries."""
 
@@ -990,7 +985,7 @@ class _PollFrames:
         self.next_seqno = 0
         self.eof = False
 
-    def messages(self, payloads: list[Payload]) -> list[agent_pb2.AgentServerMessage]:
+    def messages(self, payloads: list[Payload]) -> list[ServerItem]:
         """Return the messages a read's RunPoll frames carry, in order (some carry none)."""
         return [message for p in payloads if (message := self.message(p)) is not None]
 

@@ -1,0 +1,167 @@
+"""A run's server stream over bytes: each network read to the messages it completes.
+
+Pure code, no sockets: a transport hands ``StreamReader.read`` every read of the
+answer's body and gets back that read's batch, in order. An item of the batch is
+an ``agent.v1.AgentServerMessage``, except a text or thinking delta: those are
+the whole of a long answer, one per frame, so they are read off the bytes by
+hand rather than parsed (a ``str`` item is a text delta's text, a
+``ThinkingText`` a thinking delta's; ``as_message`` turns either back into the
+message it came as). Only the exact shape of such a delta is read by hand:
+
+    0x0a len  AgentServerMessage.interaction_update (field 1)
+      0x0a len  InteractionUpdate.text_delta (field 1), or 0x22 thinking_delta (field 4)
+        0x0a len  TextDeltaUpdate.text / ThinkingDeltaUpdate.text (field 1), non-empty
+
+each length one varint byte and each one the exact rest of its message: any other
+field, an empty text, a longer delta goes to the protobuf parser, as does any
+other message. Text that is not UTF-8 is refused as the parser refuses it.
+
+The frames themselves are ``connect.FrameDecoder``'s; what a message means is
+the fold's (``core/fold.py``) and the answerer's.
+"""
+
+from __future__ import annotations
+
+from google.protobuf.message import DecodeError
+
+from .._proto import agent_pb2
+from ..errors import ProtocolError
+from ..limits import MAX_FRAME_BYTES
+from .connect import FrameDecoder, Payload
+
+__all__ = ["ServerItem", "StreamReader", "ThinkingText", "as_message", "decode_messages"]
+
+
+class ThinkingText(str):
+    """A thinking delta's text, read off the frame by hand (a plain ``str`` is a text delta's)."""
+
+    __slots__ = ()
+
+
+# One item of a read's batch: a message, or a delta's text (``ThinkingText`` is a str).
+ServerItem = agent_pb2.AgentServerMessage | str
+
+_TEXT_FIELD = 0x0A  # InteractionUpdate.text_delta, field 1, length-delimited
+_THINKING_FIELD = 0x22  # InteractionUpdate.thinking_delta, field 4, length-delimited
+# A delta read by hand has one-byte lengths: its payload is at most 2 + 127 bytes.
+_MAX_HAND_PAYLOAD = 129
+_HEAD = 6  # the payload's three tag-and-length pairs before the text
+
+
+def _heads(field: int) -> list[bytes | None]:
+    """Return, by frame size, the 11 bytes a whole frame of one delta starts with (None: none)."""
+    heads: list[bytes | None] = []
+    for size in range(5 + _MAX_HAND_PAYLOAD + 1):
+        payload = size - 5
+        if payload <= _HEAD:  # no text (an empty delta is the parser's: it is no progress)
+            heads.append(None)
+            continue
+        heads.append(
+            bytes((0, 0, 0, 0, payload, 0x0A, payload - 2, field, payload - 4, 0x0A, payload - 6))
+        )
+    return heads
+
+
+# Indexed by the read's size: a read of exactly one data frame holding one delta
+# matches one of these in a single comparison.
+_TEXT_HEADS = _heads(_TEXT_FIELD)
+_THINKING_HEADS = _heads(_THINKING_FIELD)
+_MAX_HAND_READ = len(_TEXT_HEADS) - 1
+# What a reader with a frame cap below a hand-read delta matches instead: nothing.
+_NO_HEADS: list[bytes | None] = [None] * len(_TEXT_HEADS)
+
+
+def _not_a_message() -> ProtocolError:
+    """Return the error for a data frame that holds no AgentServerMessage."""
+    return ProtocolError("Cursor sent a stream frame that is not an AgentServerMessage")
+
+
+def _hand_delta(payload: Payload) -> str | None:
+    """Return the text (or ``ThinkingText``) of a delta PAYLOAD in the exact shape, else None."""
+    size = len(payload)
+    if size <= _HEAD or size > _MAX_HAND_PAYLOAD:
+        return None
+    if payload[0] != 0x0A or payload[1] != size - 2 or payload[4] != 0x0A:
+        return None
+    if payload[3] != size - 4 or payload[5] != size - 6:
+        return None
+    field = payload[2]
+    if field != _TEXT_FIELD and field != _THINKING_FIELD:
+        return None
+    try:
+        text = str(payload[_HEAD:], "utf-8")
+    except UnicodeDecodeError:
+        raise _not_a_message() from None
+    return text if field == _TEXT_FIELD else ThinkingText(text)
+
+
+def decode_messages(payloads: list[Payload]) -> list[ServerItem]:
+    """Return the items a read's data frames carry: deltas read by hand, the rest parsed."""
+    parse = agent_pb2.AgentServerMessage.FromString
+    items: list[ServerItem] = []
+    try:
+        for payload in payloads:
+            text = _hand_delta(payload)
+            # upb parses any buffer (the stubs say bytes): a view is not copied.
+            items.append(parse(payload) if text is None else text)  # type: ignore[arg-type]
+    except (DecodeError, RecursionError):
+        raise _not_a_message() from None
+    return items
+
+
+def as_message(item: ServerItem) -> agent_pb2.AgentServerMessage:
+    """Return ITEM as the AgentServerMessage it came as."""
+    if isinstance(item, agent_pb2.AgentServerMessage):
+        return item
+    if isinstance(item, ThinkingText):
+        update = agent_pb2.InteractionUpdate(
+            thinking_delta=agent_pb2.ThinkingDeltaUpdate(text=str(item))
+        )
+    else:
+        update = agent_pb2.InteractionUpdate(text_delta=agent_pb2.TextDeltaUpdate(text=item))
+    return agent_pb2.AgentServerMessage(interaction_update=update)
+
+
+class StreamReader(FrameDecoder):
+    """A run's answer, read by read: Connect frames in, each read's ``ServerItem`` batch out.
+
+    ``end`` holds the end frame's payload once it came; what follows it stays
+    buffered (``pending``), as ``FrameDecoder.read`` leaves it.
+    """
+
+    __slots__ = ("_text_heads", "_thinking_heads", "end")
+
+    def __init__(self, *, max_frame: int = MAX_FRAME_BYTES) -> None:
+        """Start with nothing read; refuse any frame declaring more than MAX_FRAME bytes."""
+        super().__init__(max_frame=max_frame)
+        self.end: bytes | None = None
+        # A cap below the largest hand-read delta leaves every frame to the decoder,
+        # which enforces it.
+        hand = max_frame >= _MAX_HAND_PAYLOAD
+        self._text_heads = _TEXT_HEADS if hand else _NO_HEADS
+        self._thinking_heads = _THINKING_HEADS if hand else _NO_HEADS
+
+    def read_items(self, chunk: bytes) -> list[ServerItem]:
+        """Return the items CHUNK completes, in order; set ``end`` at the end frame.
+
+        The hot path of a long answer is a read of exactly one frame of one
+        delta: it is matched whole against the delta's expected first bytes
+        and its text decoded, with no frame or message object.
+        """
+        size = len(chunk)
+        if size <= _MAX_HAND_READ and not self._buffer:
+            head = chunk[:11]
+            if head == self._text_heads[size]:
+                try:
+                    return [str(chunk[11:], "utf-8")]
+                except UnicodeDecodeError:
+                    raise _not_a_message() from None
+            if head == self._thinking_heads[size]:
+                try:
+                    return [ThinkingText(str(chunk[11:], "utf-8"))]
+                except UnicodeDecodeError:
+                    raise _not_a_message() from None
+        payloads, end = self.read(chunk)
+        if end is not None:
+            self.end = end
+        return decode_messages(payloads)
