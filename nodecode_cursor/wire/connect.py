@@ -39,6 +39,8 @@ __all__ = [
     "ERROR_DETAILS_STATUS",
     "FLAG_COMPRESSED",
     "FLAG_END_STREAM",
+    "FRAME_HEADER",
+    "KNOWN_FLAGS",
     "OUTDATED_CLIENT_TEXT",
     "RESOURCE_EXHAUSTED_TEXT",
     "Frame",
@@ -46,6 +48,7 @@ __all__ = [
     "Payload",
     "classify_connect_error",
     "encode_frame",
+    "gunzip",
     "parse_end_stream",
     "parse_refusal",
     "read_unary_body",
@@ -54,8 +57,8 @@ __all__ = [
 FLAG_COMPRESSED = 0x01
 FLAG_END_STREAM = 0x02
 # Connect defines no other flag bit: a frame with one set is not Connect framing.
-_KNOWN_FLAGS = FLAG_COMPRESSED | FLAG_END_STREAM
-_HEADER = struct.Struct(">BI")
+KNOWN_FLAGS = FLAG_COMPRESSED | FLAG_END_STREAM
+FRAME_HEADER = struct.Struct(">BI")
 
 # aiserver.v1.ErrorDetails.Error codes → HTTP-like status (docs/protocol.md §9).
 ERROR_DETAILS_STATUS: dict[int, int] = {
@@ -138,7 +141,7 @@ def encode_frame(payload: bytes, *, flags: int = 0) -> bytes:
     """Return ``payload`` as one Connect frame with the given flags."""
     if len(payload) > 0xFFFFFFFF:
         raise ValueError("a Connect frame holds at most 4 GiB")
-    return _HEADER.pack(flags, len(payload)) + payload
+    return FRAME_HEADER.pack(flags, len(payload)) + payload
 
 
 class FrameDecoder:
@@ -172,10 +175,9 @@ class FrameDecoder:
         copy of the two. Reading stops at the end frame:
         whatever follows it stays buffered (``pending``).
         """
-        buf = self._buffer
-        unpack = _HEADER.unpack_from
+        unpack = FRAME_HEADER.unpack_from
         limit = self._max_frame
-        if not buf and len(chunk) > 4:
+        if not self._buffer and len(chunk) > 4:
             flags, length = unpack(chunk, 0)
             if not flags and len(chunk) == 5 + length and length <= limit:
                 # The common read: one whole data frame. Its payload is sliced, not
@@ -183,19 +185,9 @@ class FrameDecoder:
                 # (PyUpb_Message_MergeFromString), so a slice is that one copy
                 # without the two view objects.
                 return [chunk[5:]], None
-        if buf:
-            buf += chunk
-            if len(buf) < 5:
-                return [], None
-            flags, length = unpack(buf, 0)
-            if length > limit or flags & ~_KNOWN_FLAGS:
-                self._refuse(flags, length)
-            if len(buf) < 5 + length:
-                return [], None  # the frame goes on: no copy until it is whole
-            data: bytes = bytes(buf)
-            buf.clear()
-        else:
-            data = chunk
+        data = self._gather(chunk)
+        if data is None:
+            return [], None
         view = memoryview(data)
         size = len(data)
         payloads: list[Payload] = []
@@ -203,7 +195,7 @@ class FrameDecoder:
         end_payload: bytes | None = None
         while size - at >= 5:
             flags, length = unpack(data, at)
-            if length > limit or flags & ~_KNOWN_FLAGS:
+            if length > limit or flags & ~KNOWN_FLAGS:
                 self._refuse(flags, length)
             end = at + 5 + length
             if end > size:
@@ -211,7 +203,7 @@ class FrameDecoder:
             if flags:
                 payload = bytes(view[at + 5 : end])
                 if flags & FLAG_COMPRESSED:
-                    payload = _gunzip(payload, limit)
+                    payload = gunzip(payload, limit)
                 at = end
                 if flags & FLAG_END_STREAM:
                     end_payload = payload
@@ -220,13 +212,38 @@ class FrameDecoder:
                 continue
             payloads.append(view[at + 5 : end])
             at = end
-        if at < size:
-            buf += view[at:]
+        self._keep(data, at)
         return payloads, end_payload
+
+    def _gather(self, chunk: bytes) -> bytes | None:
+        """Return the bytes to read frames from: CHUNK after the buffer (None: no whole frame yet).
+
+        A frame begun in an earlier read is copied out with CHUNK once it is whole,
+        not before: a long frame arriving in many reads is copied once.
+        """
+        buf = self._buffer
+        if not buf:
+            return chunk
+        buf += chunk
+        if len(buf) < 5:
+            return None
+        flags, length = FRAME_HEADER.unpack_from(buf, 0)
+        if length > self._max_frame or flags & ~KNOWN_FLAGS:
+            self._refuse(flags, length)
+        if len(buf) < 5 + length:
+            return None  # the frame goes on: no copy until it is whole
+        data = bytes(buf)
+        buf.clear()
+        return data
+
+    def _keep(self, data: bytes, at: int) -> None:
+        """Buffer what DATA holds from AT on (an unfinished frame, or what follows the end)."""
+        if at < len(data):
+            self._buffer += memoryview(data)[at:]
 
     def _refuse(self, flags: int, length: int) -> None:
         """Raise the error for a frame header with unknown flag bits or a length past the cap."""
-        if flags & ~_KNOWN_FLAGS:
+        if flags & ~KNOWN_FLAGS:
             raise ProtocolError(
                 f"Connect frame has unknown flag bits 0x{flags:02x}; the stream is corrupt"
             )
@@ -244,11 +261,11 @@ class FrameDecoder:
         buf = self._buffer
         buf += chunk
         start = self._start
-        header = _HEADER.size
+        header = FRAME_HEADER.size
         try:
             while len(buf) - start >= header:
-                flags, length = _HEADER.unpack_from(buf, start)
-                if flags & ~_KNOWN_FLAGS:
+                flags, length = FRAME_HEADER.unpack_from(buf, start)
+                if flags & ~KNOWN_FLAGS:
                     raise ProtocolError(
                         f"Connect frame has unknown flag bits 0x{flags:02x}; the stream is corrupt"
                     )
@@ -263,7 +280,7 @@ class FrameDecoder:
                 payload = bytes(buf[start + header : end])
                 start = end
                 if flags & FLAG_COMPRESSED:
-                    payload = _gunzip(payload, self._max_frame)
+                    payload = gunzip(payload, self._max_frame)
                 yield Frame(flags, payload)
         finally:
             # Drop consumed bytes in one move, not per frame, to stay linear.
@@ -272,7 +289,7 @@ class FrameDecoder:
             self._start = 0
 
 
-def _gunzip(payload: bytes, limit: int) -> bytes:
+def gunzip(payload: bytes, limit: int) -> bytes:
     """Return the decompressed payload, refusing more than ``limit`` bytes of output.
 
     The frame length cap alone would let a small compressed frame expand to
@@ -547,12 +564,14 @@ def read_unary_body(body: bytes) -> bytes:
     starts like a frame and the declared length fits inside it; a trailer that
     follows is stepped over, and an error trailer is raised.
     """
-    if len(body) >= _HEADER.size:
-        flags, length = _HEADER.unpack_from(body, 0)
-        end = _HEADER.size + length
+    if len(body) >= FRAME_HEADER.size:
+        flags, length = FRAME_HEADER.unpack_from(body, 0)
+        end = FRAME_HEADER.size + length
         if flags in (0, FLAG_COMPRESSED) and end <= len(body):
             rest = body[end:]
-            trailer_ok = not rest or (len(rest) >= _HEADER.size and rest[0] & FLAG_END_STREAM != 0)
+            trailer_ok = not rest or (
+                len(rest) >= FRAME_HEADER.size and rest[0] & FLAG_END_STREAM != 0
+            )
             if trailer_ok:
                 decoder = FrameDecoder()
                 frames = decoder.feed(body)

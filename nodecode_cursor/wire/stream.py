@@ -27,7 +27,15 @@ from google.protobuf.message import DecodeError
 from .._proto import agent_pb2
 from ..errors import ProtocolError
 from ..limits import MAX_FRAME_BYTES
-from .connect import FrameDecoder, Payload
+from .connect import (
+    FLAG_COMPRESSED,
+    FLAG_END_STREAM,
+    FRAME_HEADER,
+    KNOWN_FLAGS,
+    FrameDecoder,
+    Payload,
+    gunzip,
+)
 
 __all__ = ["ServerItem", "StreamReader", "ThinkingText", "as_message", "decode_messages"]
 
@@ -161,7 +169,57 @@ class StreamReader(FrameDecoder):
                     return [ThinkingText(str(chunk[11:], "utf-8"))]
                 except UnicodeDecodeError:
                     raise _not_a_message() from None
-        payloads, end = self.read(chunk)
-        if end is not None:
-            self.end = end
-        return decode_messages(payloads)
+        data = self._gather(chunk)
+        if data is None:
+            return []
+        return self._items(data)
+
+    def _items(self, data: bytes) -> list[ServerItem]:
+        """Return the items of DATA's whole frames; keep what follows them buffered.
+
+        ``FrameDecoder.read``'s loop, with each delta frame matched in place: a
+        read of many small frames (RunSSE's chunks) makes no view or call per delta.
+        """
+        unpack = FRAME_HEADER.unpack_from
+        limit = self._max_frame
+        text_heads, thinking_heads = self._text_heads, self._thinking_heads
+        parse = agent_pb2.AgentServerMessage.FromString
+        view = memoryview(data)
+        size = len(data)
+        items: list[ServerItem] = []
+        at = 0
+        try:
+            while size - at >= 5:
+                flags, length = unpack(data, at)
+                if length > limit or flags & ~KNOWN_FLAGS:
+                    self._refuse(flags, length)
+                end = at + 5 + length
+                if end > size:
+                    break
+                if flags:
+                    payload = bytes(view[at + 5 : end])
+                    if flags & FLAG_COMPRESSED:
+                        payload = gunzip(payload, limit)
+                    at = end
+                    if flags & FLAG_END_STREAM:
+                        self.end = payload
+                        break
+                    items += decode_messages([payload])
+                    continue
+                if end - at <= _MAX_HAND_READ:
+                    head = data[at : at + 11]
+                    if head == text_heads[end - at]:
+                        items.append(str(data[at + 11 : end], "utf-8"))
+                        at = end
+                        continue
+                    if head == thinking_heads[end - at]:
+                        items.append(ThinkingText(str(data[at + 11 : end], "utf-8")))
+                        at = end
+                        continue
+                # upb parses any buffer (the stubs say bytes): a view is not copied.
+                items.append(parse(view[at + 5 : end]))  # type: ignore[arg-type]
+                at = end
+        except (DecodeError, RecursionError, UnicodeDecodeError):
+            raise _not_a_message() from None
+        self._keep(data, at)
+        return items

@@ -158,3 +158,21 @@ def test_any_payload_reads_as_the_parser_reads_it(payload: bytes) -> None:
         return
     (item,) = StreamReader().read_items(frame(payload))
     assert as_message(item) == parsed
+
+
+def test_a_compressed_frame_among_deltas_is_decompressed_and_parsed() -> None:
+    import gzip
+
+    packed = frame(gzip.compress(delta(b"zipped")), flags=1)
+    items = StreamReader().read_items(frame(delta(b"a")) + packed + frame(delta(b"b")))
+    assert [as_message(item).interaction_update.text_delta.text for item in items] == [
+        "a",
+        "zipped",
+        "b",
+    ]
+
+
+def test_a_frame_past_the_cap_inside_a_read_is_refused() -> None:
+    reader = StreamReader(max_frame=200)
+    with pytest.raises(ProtocolError, match="above the 200-byte limit"):
+        reader.read_items(frame(delta(b"ok")) + b"\x00\x00\x00\x01\x00")
