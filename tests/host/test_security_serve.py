@@ -47,6 +47,9 @@ class Served:
 
     def __exit__(self, *_: object) -> None:
         asyncio.run_coroutine_threadsafe(self.server.close(), self.loop).result(10)
+        # What asyncio.run does at the end of `serve`: what a cancelled round left in
+        # flight for the next one (a shielded catalog fetch) is cancelled and awaited.
+        asyncio.run_coroutine_threadsafe(_cancel_the_rest(), self.loop).result(10)
         done = asyncio.run_coroutine_threadsafe(self.loop.shutdown_default_executor(), self.loop)
         done.result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
@@ -62,6 +65,14 @@ class Served:
         with socket.create_connection(self.address, timeout=wait) as sock:
             sock.sendall(raw)
             return _read_all(sock, wait)
+
+
+async def _cancel_the_rest() -> None:
+    """Cancel every other task of the running loop and wait for them to end."""
+    rest = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+    for task in rest:
+        task.cancel()
+    await asyncio.gather(*rest, return_exceptions=True)
 
 
 def _read_all(sock: socket.socket, wait: float) -> bytes:
