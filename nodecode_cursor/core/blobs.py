@@ -128,25 +128,39 @@ class BlobStore:
 
     def cached(self, key: Hashable, build: Callable[[], bytes]) -> bytes:
         """Return the blob id built from KEY, running BUILD (and storing its bytes) only once."""
-        known = self._memo.get(key)
-        if known is not None:
-            return known
-        known = self._older.pop(key, None)
-        if known is None:
-            known = self.put(build())
-        self._memo[key] = known
-        return known
+        known = self.recall(key)
+        return self.remember(key, build()) if known is None else known
 
     def cached_or_none(self, key: Hashable, build: Callable[[], bytes | None]) -> bytes | None:
         """Return the blob id built from KEY, or None when BUILD made no blob (memoised too)."""
-        known = self._memo.get(key)
+        known = self.recall(key)
         if known is None:
-            known = self._older.pop(key, None)
-            if known is None:
-                data = build()
-                known = b"" if data is None else self.put(data)
-            self._memo[key] = known
+            known = self.remember(key, build())
         return known or None
+
+    def recall(self, key: Hashable) -> bytes | None:
+        """Return the blob id memoised under KEY (``b""``: no blob), or None when not memoised.
+
+        With ``remember`` this is ``cached`` for a hot loop: the caller builds the
+        bytes itself on a miss, rather than through a closure made for every blob.
+        """
+        known = self._memo.get(key)
+        if known is None and self._older:
+            known = self._older.pop(key, None)
+            if known is not None:
+                self._memo[key] = known
+        return known
+
+    def remember(self, key: Hashable, data: bytes | None) -> bytes:
+        """Keep DATA, memoise its id under KEY and return it (``b""`` when DATA is None)."""
+        if data is None:
+            self._memo[key] = b""
+            return b""
+        self.hashed_bytes += len(data)
+        digest = hashlib.sha256(data).digest()
+        self._blobs[digest] = data  # the same bytes as any blob already under it
+        self._memo[key] = digest
+        return digest
 
     # --- bounds -------------------------------------------------------------------------
 
@@ -165,10 +179,10 @@ class BlobStore:
         one history; the service's blobs are untouched (only their budget drops them).
         """
         self._older = {}
-        keep = set(ids)
-        for pinned in self._pins.values():
-            keep |= pinned
-        if len(self._blobs) > len(keep) or any(k not in keep for k in self._blobs):
+        keep = ids if isinstance(ids, set | frozenset) else set(ids)
+        if self._pins:
+            keep = keep.union(*self._pins.values())
+        if not self._blobs.keys() <= keep:
             self._blobs = {k: v for k, v in self._blobs.items() if k in keep}
             # The memo must never name a dropped blob (a later build would trust it).
             self._memo = {k: v for k, v in self._memo.items() if not v or v in self._blobs}
