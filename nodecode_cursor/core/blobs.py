@@ -77,6 +77,7 @@ class BlobStore:
         "_service",
         "_service_bytes",
         "hashed_bytes",
+        "recall",
         "service_budget",
     )
 
@@ -86,6 +87,7 @@ class BlobStore:
         # moved forward on use, dropped by ``retain``).
         self._memo: dict[Hashable, bytes] = {}
         self._older: dict[Hashable, bytes] = {}
+        self.recall: Callable[[Hashable], bytes | None] = self._memo.get
         self._service: OrderedDict[bytes, bytes] = OrderedDict()
         self._service_bytes = 0
         self.service_budget = service_budget
@@ -138,12 +140,8 @@ class BlobStore:
             known = self.remember(key, build())
         return known or None
 
-    def recall(self, key: Hashable) -> bytes | None:
-        """Return the blob id memoised under KEY (``b""``: no blob), or None when not memoised.
-
-        With ``remember`` this is ``cached`` for a hot loop: the caller builds the
-        bytes itself on a miss, rather than through a closure made for every blob.
-        """
+    def _recall_older(self, key: Hashable) -> bytes | None:
+        """Return the blob id memoised under KEY in either generation (moved to the current)."""
         known = self._memo.get(key)
         if known is None and self._older:
             known = self._older.pop(key, None)
@@ -170,7 +168,7 @@ class BlobStore:
             self._older.update(self._memo)
         else:
             self._older = self._memo
-        self._memo = {}
+        self._new_memo({})
 
     def retain(self, ids: Iterable[bytes]) -> None:
         """Close a request build: keep only the history blobs IDS name, and pinned ones.
@@ -185,8 +183,16 @@ class BlobStore:
         if not self._blobs.keys() <= keep:
             self._blobs = {k: v for k, v in self._blobs.items() if k in keep}
             # The memo must never name a dropped blob (a later build would trust it).
-            self._memo = {k: v for k, v in self._memo.items() if not v or v in self._blobs}
+            self._new_memo({k: v for k, v in self._memo.items() if not v or v in self._blobs})
+        else:
+            self._new_memo(self._memo)
         self._evict_service()
+
+    def _new_memo(self, memo: dict[Hashable, bytes]) -> None:
+        """Make MEMO the current memo, and ``recall`` read through what is memoised now."""
+        self._memo = memo
+        # With no older generation a lookup is the memo's own get, with no frame of ours.
+        self.recall = memo.get if not self._older else self._recall_older
 
     def pin(self, ids: Iterable[bytes]) -> int:
         """Keep IDS and every service blob set from now on, until ``unpin(token)``; return token."""

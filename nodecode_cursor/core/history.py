@@ -470,9 +470,15 @@ def _result_content(items: Items) -> tuple[list[bytes], int]:
     2 image: McpImageContent{1 data, 2 mime_type}}}: each item its head, then its
     payload, so a large one is copied only by the caller's join.
     """
+    if isinstance(items, str):  # one text item (the common case)
+        data = items.encode("utf-8")
+        inner = b"\x0a" + varint(len(data)) if data else b""  # McpTextContent{1 text}
+        item_head = b"\x0a" + varint(len(inner) + len(data))  # McpToolResultContentItem{1 text}
+        head = b"\x0a" + varint(len(item_head) + len(inner) + len(data)) + item_head + inner
+        return [head, data], len(head) + len(data)
     parts: list[bytes] = []
     size = 0
-    for item in (("text", items),) if isinstance(items, str) else items:
+    for item in items:
         if item[0] == "text":
             data = item[1].encode("utf-8")
             inner = b"\x0a" + varint(len(data)) if data else b""
@@ -801,7 +807,9 @@ def _text_step(text: str) -> bytes:
 
     ConversationStep{1 assistant_message: AssistantMessage{1 text}}.
     """
-    return field(b"\x0a", text_field(b"\x0a", text))
+    data = text.encode("utf-8")
+    inner = b"\x0a" + varint(len(data)) + data if data else b""  # AssistantMessage{1 text}
+    return b"\x0a" + varint(len(inner)) + inner
 
 
 def _user_step(items: Items, turn_index: int) -> bytes:
