@@ -333,6 +333,10 @@ class _Call:
     key: tuple[str, str, Hashable]
     # the arguments parsed, once: the root prompt and the turn step both need them
     parsed: dict[str, Any] | None = None
+    # the index of the tool message answering it, and whether that says it failed
+    # (set by the pairing)
+    result: int | None = None
+    failed: bool = False
 
     def arguments_object(self) -> dict[str, Any]:
         """Return the call's arguments as a JSON object (parsed on first use)."""
@@ -583,10 +587,8 @@ class _Pairing:
 
     rows: list[Mapping[str, Any]]
     roles: list[str]
-    # message index -> that assistant message's tool calls
+    # message index -> that assistant message's tool calls (each knows its result)
     calls: dict[int, list[_Call]]
-    # (message index, call index) -> the index of the tool message answering it
-    result_of: dict[tuple[int, int], int]
     # tool message indexes that answer a call
     answering: set[int]
     # tool message indexes whose id names no call at all: orphans
@@ -607,11 +609,10 @@ def _pair(
     rows: list[Mapping[str, Any]], roles: list[str], end: int, wire: Mapping[str, str]
 ) -> _Pairing:
     """Return how the tool results of ROWS[:END] pair with the calls before them."""
-    pending: dict[str, tuple[int, int]] = {}
+    pending: dict[str, _Call] = {}
     called: set[str] = set()
     names: dict[str, str] = {}
     calls_of: dict[int, list[_Call]] = {}
-    result_of: dict[tuple[int, int], int] = {}
     answering: set[int] = set()
     orphans: set[int] = set()
     tool_indexes: list[int] = []
@@ -620,8 +621,8 @@ def _pair(
         role = roles[index]
         if role == "assistant":
             calls = calls_of[index] = _calls(rows[index], wire)
-            for call_index, call in enumerate(calls):
-                pending[call.raw_id] = (index, call_index)
+            for call in calls:
+                pending[call.raw_id] = call
                 called.add(call.raw_id)
                 names.setdefault(call.raw_id, call.name)
         elif role == "user":
@@ -629,31 +630,21 @@ def _pair(
         elif role == "tool":
             content[index] = _items(rows[index].get("content"))
             tool_indexes.append(index)
-            slot = pending.pop(_tool_call_id(rows[index]), None)
-            if slot is not None:
-                result_of[slot] = index
+            answered = pending.pop(_tool_call_id(rows[index]), None)
+            if answered is not None:
+                answered.result = index
+                answered.failed = failed_result(rows[index])
                 answering.add(index)
     for index in tool_indexes:
         if index not in answering and _tool_call_id(rows[index]) not in called:
             orphans.add(index)
-    return _Pairing(rows, roles, calls_of, result_of, answering, orphans, names, content)
+    return _Pairing(rows, roles, calls_of, answering, orphans, names, content)
 
 
 def _tool_result_blob(
-    store: BlobStore,
-    message: Mapping[str, Any],
-    items: Items,
-    name: str,
-    call_id: str | None = None,
+    store: BlobStore, items: Items, name: str, call_id: str, failed: bool
 ) -> bytes:
-    """Store a tool result's root JSON blob and return its id.
-
-    CALL_ID is the wire id of the call it answers, when the caller has it
-    (otherwise it is read from MESSAGE).
-    """
-    if call_id is None:
-        call_id = normalize_call_id(_tool_call_id(message))
-    failed = failed_result(message)
+    """Store the root JSON blob of a tool result (ITEMS, of call CALL_ID of NAME); return its id."""
     key = ("root-tool", call_id, name, items, failed)
     known = store.recall(key)
     if known is not None:
@@ -738,7 +729,7 @@ def _orphan_json(items: Items, failed: bool = False) -> bytes:
 def _root_ids(store: BlobStore, end: int, pairing: _Pairing, replay: ThinkingReplay) -> list[bytes]:
     """Return the root prompt blob ids of the history before END (the system ids not included)."""
     rows, roles, content = pairing.rows, pairing.roles, pairing.content
-    result_of, names = pairing.result_of, pairing.names
+    names = pairing.names
     recall, remember = store.recall, store.remember
     ids: list[bytes] = []
     emitted: set[int] = set()
@@ -760,14 +751,13 @@ def _root_ids(store: BlobStore, end: int, pairing: _Pairing, replay: ThinkingRep
                 ids.append(blob)
             # each result right after its round, in call order (the result's own
             # call id is the call's, which is how they paired)
-            for call_index, call in enumerate(calls):
-                result_index = result_of.get((index, call_index))
+            for call in calls:
+                result_index = call.result
                 if result_index is None:
                     continue
-                result = rows[result_index]
                 name = names.get(call.raw_id, "")
                 items = content[result_index]
-                ids.append(_tool_result_blob(store, result, items, name, call.call_id))
+                ids.append(_tool_result_blob(store, items, name, call.call_id, call.failed))
                 emitted.add(result_index)
         elif role == "tool":
             if index in emitted or index in pairing.answering:
@@ -781,8 +771,11 @@ def _root_ids(store: BlobStore, end: int, pairing: _Pairing, replay: ThinkingRep
             else:
                 # a second result for a call already answered: its call is in
                 # the history, so it stands where the host put it
-                name = names.get(_tool_call_id(rows[index]), "")
-                ids.append(_tool_result_blob(store, rows[index], items, name))
+                raw_id = _tool_call_id(rows[index])
+                name = names.get(raw_id, "")
+                call_id = normalize_call_id(raw_id)
+                failed = failed_result(rows[index])
+                ids.append(_tool_result_blob(store, items, name, call_id, failed))
     return ids
 
 
@@ -861,10 +854,9 @@ def _assistant_steps(
         key = ("step-text", text)
         known = recall(key)
         steps.append(remember(key, _text_step(text)) if known is None else known)
-    for call_index, call in enumerate(pairing.calls[index]):
-        result_index = pairing.result_of.get((index, call_index))
-        result = None if result_index is None else pairing.content[result_index]
-        failed = result_index is not None and failed_result(pairing.rows[result_index])
+    for call in pairing.calls[index]:
+        result = None if call.result is None else pairing.content[call.result]
+        failed = call.failed
         bridged = native(call.raw_id) if native is not None and result is not None else None
         if bridged is not None and result is not None:
             # A native ask a host tool ran: its step in the ask's own typed shape.
