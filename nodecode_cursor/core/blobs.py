@@ -54,7 +54,13 @@ class BlobStore:
     The memo is what keeps request building linear across rounds: a builder asks
     ``cached(key, build)`` with a key made of the host's own strings (whose hash
     Python caches on the string object), so a message already seen costs one
-    dict lookup instead of a JSON encode and a SHA-256 over its bytes.
+    dict lookup instead of a JSON encode and a SHA-256 over its bytes. In a hot
+    loop a builder asks ``recall(key)`` and, on a miss, ``remember(key, bytes)``
+    (no closure per blob). ``recall`` is an attribute, not a method: while
+    nothing older is memoised it is the memo's own ``get`` (a fresh conversation's
+    first build, the costly one, looks up every key once), else a method that
+    reads through the older generation; ``_new_memo`` keeps it bound to the memo
+    in use whenever that is replaced.
 
     Two kinds of blob live here, bounded differently:
 

@@ -684,7 +684,7 @@ def _assistant_blob(
         thinking,
         writer if thinking else None,
         text_key,
-        tuple([call.key for call in calls]),
+        tuple([call.key for call in calls]) if calls else (),
     )
     known = store.recall(key)
     return (
