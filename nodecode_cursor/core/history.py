@@ -378,7 +378,7 @@ def _arguments_object(arguments: Any) -> dict[str, Any]:
         return finite(arguments)  # type: ignore[no-any-return]
     if isinstance(arguments, str):
         try:
-            parsed = _ARGUMENTS.decode(arguments)
+            parsed = _parse_arguments(arguments)
         except (ValueError, RecursionError):
             return {}
         if isinstance(parsed, dict):
@@ -395,6 +395,23 @@ def _finite_float(text: str) -> float | None:
 # Call arguments as JSON, a NaN, an infinity or an overflowing number read as None
 # while parsing, rather than by a second walk over what was parsed (``finite``).
 _ARGUMENTS = json.JSONDecoder(parse_float=_finite_float, parse_constant=lambda _: None)
+# Its scanner: (text, index) -> (value, end), StopIteration when no value starts there.
+_SCAN: Callable[[str, int], tuple[Any, int]] = _ARGUMENTS.scan_once  # type: ignore[attr-defined]
+
+
+def _parse_arguments(text: str) -> Any:
+    """Return the JSON value TEXT holds (``_ARGUMENTS.decode``); ValueError when it holds none.
+
+    A value that starts at the first character and ends at the last (compact JSON,
+    as hosts send arguments) is read by the decoder's scanner alone: ``decode``
+    would skip no whitespace either, and its two frames and two regex matches
+    cost more than the scan. Anything else goes through ``decode``.
+    """
+    try:
+        value, end = _SCAN(text, 0)
+    except StopIteration:  # no value at the first character (whitespace, or none)
+        return _ARGUMENTS.decode(text)
+    return value if end == len(text) else _ARGUMENTS.decode(text)
 
 
 def _arguments_key(arguments: Any) -> Hashable:
