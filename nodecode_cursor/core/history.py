@@ -207,16 +207,22 @@ def _unbase64(data: str) -> bytes | None:
         return None
 
 
-def _role(message: Mapping[str, Any]) -> str:
-    """Return MESSAGE's role; developer and system messages in the history ride as user turns.
+# The roles that read as another in the history (the others read as themselves).
+_HISTORY_ROLE = {"developer": "user", "system": "user"}
+
+
+def _roles(rows: list[Mapping[str, Any]]) -> list[str]:
+    """Return each message's role; developer and system messages in the history ride as user turns.
 
     The lane takes the system/developer messages that open the history as the
-    system prompt and leaves them out, so only later ones reach here.
+    system prompt and leaves them out, so only later ones reach here. A role
+    that is not a string reads as "".
     """
-    role = message.get("role")
-    if role in ("user", "developer", "system"):
-        return "user"
-    return role if isinstance(role, str) else ""
+    roles: list[str] = []
+    for message in rows:
+        role = message.get("role")
+        roles.append(_HISTORY_ROLE.get(role, role) if isinstance(role, str) else "")
+    return roles
 
 
 # Content items: a string stays a string; parts become ("text", text) or
@@ -974,7 +980,7 @@ def build_history(
     policy = replay or _no_replay
     # (a dict is a Mapping: asking its type first spares the ABC check per message)
     rows = [m if type(m) is dict or isinstance(m, Mapping) else {} for m in messages]
-    roles = [_role(message) for message in rows]
+    roles = _roles(rows)
     end = len(rows)
     active: ActiveUser | None = None
     if rows and roles[-1] == "user":
