@@ -54,7 +54,13 @@ class BlobStore:
     The memo is what keeps request building linear across rounds: a builder asks
     ``cached(key, build)`` with a key made of the host's own strings (whose hash
     Python caches on the string object), so a message already seen costs one
-    dict lookup instead of a JSON encode and a SHA-256 over its bytes.
+    dict lookup instead of a JSON encode and a SHA-256 over its bytes. In a hot
+    loop a builder asks ``recall(key)`` and, on a miss, ``remember(key, bytes)``
+    (no closure per blob). ``recall`` is an attribute, not a method: while
+    nothing older is memoised it is the memo's own ``get`` (a fresh conversation's
+    first build, the costly one, looks up every key once), else a method that
+    reads through the older generation; ``_new_memo`` keeps it bound to the memo
+    in use whenever that is replaced.
 
     Two kinds of blob live here, bounded differently:
 
@@ -77,6 +83,7 @@ class BlobStore:
         "_service",
         "_service_bytes",
         "hashed_bytes",
+        "recall",
         "service_budget",
     )
 
@@ -86,6 +93,7 @@ class BlobStore:
         # moved forward on use, dropped by ``retain``).
         self._memo: dict[Hashable, bytes] = {}
         self._older: dict[Hashable, bytes] = {}
+        self.recall: Callable[[Hashable], bytes | None] = self._memo.get
         self._service: OrderedDict[bytes, bytes] = OrderedDict()
         self._service_bytes = 0
         self.service_budget = service_budget
@@ -128,25 +136,35 @@ class BlobStore:
 
     def cached(self, key: Hashable, build: Callable[[], bytes]) -> bytes:
         """Return the blob id built from KEY, running BUILD (and storing its bytes) only once."""
-        known = self._memo.get(key)
-        if known is not None:
-            return known
-        known = self._older.pop(key, None)
-        if known is None:
-            known = self.put(build())
-        self._memo[key] = known
-        return known
+        known = self.recall(key)
+        return self.remember(key, build()) if known is None else known
 
     def cached_or_none(self, key: Hashable, build: Callable[[], bytes | None]) -> bytes | None:
         """Return the blob id built from KEY, or None when BUILD made no blob (memoised too)."""
-        known = self._memo.get(key)
+        known = self.recall(key)
         if known is None:
-            known = self._older.pop(key, None)
-            if known is None:
-                data = build()
-                known = b"" if data is None else self.put(data)
-            self._memo[key] = known
+            known = self.remember(key, build())
         return known or None
+
+    def _recall_older(self, key: Hashable) -> bytes | None:
+        """Return the blob id memoised under KEY in either generation (moved to the current)."""
+        known = self._memo.get(key)
+        if known is None and self._older:
+            known = self._older.pop(key, None)
+            if known is not None:
+                self._memo[key] = known
+        return known
+
+    def remember(self, key: Hashable, data: bytes | None) -> bytes:
+        """Keep DATA, memoise its id under KEY and return it (``b""`` when DATA is None)."""
+        if data is None:
+            self._memo[key] = b""
+            return b""
+        self.hashed_bytes += len(data)
+        digest = hashlib.sha256(data).digest()
+        self._blobs[digest] = data  # the same bytes as any blob already under it
+        self._memo[key] = digest
+        return digest
 
     # --- bounds -------------------------------------------------------------------------
 
@@ -156,7 +174,7 @@ class BlobStore:
             self._older.update(self._memo)
         else:
             self._older = self._memo
-        self._memo = {}
+        self._new_memo({})
 
     def retain(self, ids: Iterable[bytes]) -> None:
         """Close a request build: keep only the history blobs IDS name, and pinned ones.
@@ -165,14 +183,22 @@ class BlobStore:
         one history; the service's blobs are untouched (only their budget drops them).
         """
         self._older = {}
-        keep = set(ids)
-        for pinned in self._pins.values():
-            keep |= pinned
-        if len(self._blobs) > len(keep) or any(k not in keep for k in self._blobs):
+        keep = ids if isinstance(ids, set | frozenset) else set(ids)
+        if self._pins:
+            keep = keep.union(*self._pins.values())
+        if not self._blobs.keys() <= keep:
             self._blobs = {k: v for k, v in self._blobs.items() if k in keep}
             # The memo must never name a dropped blob (a later build would trust it).
-            self._memo = {k: v for k, v in self._memo.items() if not v or v in self._blobs}
+            self._new_memo({k: v for k, v in self._memo.items() if not v or v in self._blobs})
+        else:
+            self._new_memo(self._memo)
         self._evict_service()
+
+    def _new_memo(self, memo: dict[Hashable, bytes]) -> None:
+        """Make MEMO the current memo, and ``recall`` read through what is memoised now."""
+        self._memo = memo
+        # With no older generation a lookup is the memo's own get, with no frame of ours.
+        self.recall = memo.get if not self._older else self._recall_older
 
     def pin(self, ids: Iterable[bytes]) -> int:
         """Keep IDS and every service blob set from now on, until ``unpin(token)``; return token."""

@@ -207,16 +207,22 @@ def _unbase64(data: str) -> bytes | None:
         return None
 
 
-def _role(message: Mapping[str, Any]) -> str:
-    """Return MESSAGE's role; developer and system messages in the history ride as user turns.
+# The roles that read as another in the history (the others read as themselves).
+_HISTORY_ROLE = {"developer": "user", "system": "user"}
+
+
+def _roles(rows: list[Mapping[str, Any]]) -> list[str]:
+    """Return each message's role; developer and system messages in the history ride as user turns.
 
     The lane takes the system/developer messages that open the history as the
-    system prompt and leaves them out, so only later ones reach here.
+    system prompt and leaves them out, so only later ones reach here. A role
+    that is not a string reads as "".
     """
-    role = message.get("role")
-    if role in ("user", "developer", "system"):
-        return "user"
-    return role if isinstance(role, str) else ""
+    roles: list[str] = []
+    for message in rows:
+        role = message.get("role")
+        roles.append(_HISTORY_ROLE.get(role, role) if isinstance(role, str) else "")
+    return roles
 
 
 # Content items: a string stays a string; parts become ("text", text) or
@@ -329,8 +335,14 @@ class _Call:
     call_id: str
     name: str
     arguments: Any  # the host's arguments: usually a JSON string
+    # what the memo keys of its root blob and its step hold of it, made once
+    key: tuple[str, str, Hashable]
     # the arguments parsed, once: the root prompt and the turn step both need them
     parsed: dict[str, Any] | None = None
+    # the index of the tool message answering it, and whether that says it failed
+    # (set by the pairing)
+    result: int | None = None
+    failed: bool = False
 
     def arguments_object(self) -> dict[str, Any]:
         """Return the call's arguments as a JSON object (parsed on first use)."""
@@ -353,14 +365,11 @@ def _calls(message: Mapping[str, Any], names: Mapping[str, str]) -> list[_Call]:
         call_id = call.get("id")
         name = function.get("name")
         raw_id = call_id if isinstance(call_id, str) else ""
-        calls.append(
-            _Call(
-                raw_id,
-                normalize_call_id(raw_id),
-                names.get(name, name) if isinstance(name, str) else "",
-                function.get("arguments"),
-            )
-        )
+        wire_id = normalize_call_id(raw_id)
+        wire_name = names.get(name, name) if isinstance(name, str) else ""
+        arguments = function.get("arguments")
+        key = (wire_id, wire_name, _arguments_key(arguments))
+        calls.append(_Call(raw_id, wire_id, wire_name, arguments, key))
     return calls
 
 
@@ -375,7 +384,7 @@ def _arguments_object(arguments: Any) -> dict[str, Any]:
         return finite(arguments)  # type: ignore[no-any-return]
     if isinstance(arguments, str):
         try:
-            parsed = _ARGUMENTS.decode(arguments)
+            parsed = _parse_arguments(arguments)
         except (ValueError, RecursionError):
             return {}
         if isinstance(parsed, dict):
@@ -392,6 +401,23 @@ def _finite_float(text: str) -> float | None:
 # Call arguments as JSON, a NaN, an infinity or an overflowing number read as None
 # while parsing, rather than by a second walk over what was parsed (``finite``).
 _ARGUMENTS = json.JSONDecoder(parse_float=_finite_float, parse_constant=lambda _: None)
+# Its scanner: (text, index) -> (value, end), StopIteration when no value starts there.
+_SCAN: Callable[[str, int], tuple[Any, int]] = _ARGUMENTS.scan_once  # type: ignore[attr-defined]
+
+
+def _parse_arguments(text: str) -> Any:
+    """Return the JSON value TEXT holds (``_ARGUMENTS.decode``); ValueError when it holds none.
+
+    A value that starts at the first character and ends at the last (compact JSON,
+    as hosts send arguments) is read by the decoder's scanner alone: ``decode``
+    would skip no whitespace either, and its two frames and two regex matches
+    cost more than the scan. Anything else goes through ``decode``.
+    """
+    try:
+        value, end = _SCAN(text, 0)
+    except StopIteration:  # no value at the first character (whitespace, or none)
+        return _ARGUMENTS.decode(text)
+    return value if end == len(text) else _ARGUMENTS.decode(text)
 
 
 def _arguments_key(arguments: Any) -> Hashable:
@@ -471,9 +497,15 @@ def _result_content(items: Items) -> tuple[list[bytes], int]:
     2 image: McpImageContent{1 data, 2 mime_type}}}: each item its head, then its
     payload, so a large one is copied only by the caller's join.
     """
+    if isinstance(items, str):  # one text item (the common case)
+        data = items.encode("utf-8")
+        inner = b"\x0a" + varint(len(data)) if data else b""  # McpTextContent{1 text}
+        item_head = b"\x0a" + varint(len(inner) + len(data))  # McpToolResultContentItem{1 text}
+        head = b"\x0a" + varint(len(item_head) + len(inner) + len(data)) + item_head + inner
+        return [head, data], len(head) + len(data)
     parts: list[bytes] = []
     size = 0
-    for item in (("text", items),) if isinstance(items, str) else items:
+    for item in items:
         if item[0] == "text":
             data = item[1].encode("utf-8")
             inner = b"\x0a" + varint(len(data)) if data else b""
@@ -502,22 +534,27 @@ def _call_args(call: _Call) -> bytes:
     """
     values: dict[str, bytes] = {}
     for key, value in call.arguments_object().items():
+        if type(value) is str and value.isascii():
+            # Value{3 string_value}, byte for byte what encode_value writes: the
+            # common argument, spared its checks for the other kinds
+            values[str(key)] = field(b"\x1a", value.encode("ascii"))
+            continue
         try:
             values[str(key)] = encode_value(value)
         except TypeError:
             continue
-    entries = b"".join(
-        field(b"\x12", field(b"\x0a", key.encode("utf-8")) + field(b"\x12", values[key]))
-        for key in map_order(values)
-    )
+    name = text_field(b"\x0a", call.name)
     return b"".join(
-        (
-            text_field(b"\x0a", call.name),
-            entries,
+        [
+            name,
+            *[
+                field(b"\x12", field(b"\x0a", key.encode("utf-8")) + field(b"\x12", values[key]))
+                for key in (map_order(values) if len(values) > 1 else values)
+            ],
             text_field(b"\x1a", call.call_id),
             _PROVIDER_FIELD,
-            text_field(b"\x2a", call.name),
-        )
+            b"\x2a" + name[1:] if name else b"",  # 5 tool_name: the name again, its own tag
+        ]
     )
 
 
@@ -542,7 +579,7 @@ def _tool_call_step(call: _Call, result: Items | None, failed: bool = False) -> 
         success = b"\x0a" + varint(content_size)  # McpToolResult{1 success}
         parts.append(b"\x12" + varint(len(success) + content_size) + success)
         parts += content
-    mcp_size = sum(len(part) for part in parts)
+    mcp_size = sum(map(len, parts))
     data = call.call_id.encode("utf-8")
     call_id = b"\xca\x03" + varint(len(data)) + data  # ToolCall{57 tool_call_id}, optional
     mcp_head = b"\x7a" + varint(mcp_size)  # ToolCall{15 mcp_tool_call}
@@ -573,25 +610,16 @@ class _Pairing:
 
     rows: list[Mapping[str, Any]]
     roles: list[str]
-    # message index -> that assistant message's tool calls
+    # message index -> that assistant message's tool calls (each knows its result)
     calls: dict[int, list[_Call]]
-    # (message index, call index) -> the index of the tool message answering it
-    result_of: dict[tuple[int, int], int]
     # tool message indexes that answer a call
     answering: set[int]
     # tool message indexes whose id names no call at all: orphans
     orphans: set[int]
     # raw call id -> the tool's name (first call that names it)
     names: dict[str, str]
-    # message index -> its content items (filled on first use)
-    content: dict[int, Items]
-
-    def items(self, index: int) -> Items:
-        """Return the content items of the message at INDEX (read once per build)."""
-        known = self.content.get(index)
-        if known is None:
-            known = self.content[index] = _items(self.rows[index].get("content"))
-        return known
+    # message index -> its content items (user and tool messages; "" for the others)
+    content: list[Items]
 
 
 def _tool_call_id(message: Mapping[str, Any]) -> str:
@@ -604,57 +632,57 @@ def _pair(
     rows: list[Mapping[str, Any]], roles: list[str], end: int, wire: Mapping[str, str]
 ) -> _Pairing:
     """Return how the tool results of ROWS[:END] pair with the calls before them."""
-    pending: dict[str, tuple[int, int]] = {}
+    pending: dict[str, _Call] = {}
     called: set[str] = set()
     names: dict[str, str] = {}
     calls_of: dict[int, list[_Call]] = {}
-    result_of: dict[tuple[int, int], int] = {}
     answering: set[int] = set()
     orphans: set[int] = set()
     tool_indexes: list[int] = []
+    content: list[Items] = [""] * end
     for index in range(end):
         role = roles[index]
         if role == "assistant":
             calls = calls_of[index] = _calls(rows[index], wire)
-            for call_index, call in enumerate(calls):
-                pending[call.raw_id] = (index, call_index)
+            for call in calls:
+                pending[call.raw_id] = call
                 called.add(call.raw_id)
                 names.setdefault(call.raw_id, call.name)
+        elif role == "user":
+            content[index] = _items(rows[index].get("content"))
         elif role == "tool":
+            content[index] = _items(rows[index].get("content"))
             tool_indexes.append(index)
-            slot = pending.pop(_tool_call_id(rows[index]), None)
-            if slot is not None:
-                result_of[slot] = index
+            answered = pending.pop(_tool_call_id(rows[index]), None)
+            if answered is not None:
+                answered.result = index
+                answered.failed = failed_result(rows[index])
                 answering.add(index)
     for index in tool_indexes:
         if index not in answering and _tool_call_id(rows[index]) not in called:
             orphans.add(index)
-    return _Pairing(rows, roles, calls_of, result_of, answering, orphans, names, {})
+    return _Pairing(rows, roles, calls_of, answering, orphans, names, content)
 
 
 def _tool_result_blob(
-    store: BlobStore, message: Mapping[str, Any], items: Items, name: str
+    store: BlobStore, items: Items, name: str, call_id: str, failed: bool
 ) -> bytes:
-    """Store a tool result's root JSON blob and return its id."""
-    raw = message.get("tool_call_id")
-    call_id = normalize_call_id(raw if isinstance(raw, str) else "")
-    failed = failed_result(message)
-
-    def build() -> bytes:
-        """Return the tool result's JSON blob (``isError`` only when it failed, as omp has it).
-
-        ``{"role":"tool","id":…,"content":[{"type":"tool-result","toolName":…,
-        "toolCallId":…,"result":…[,"isError":true]}]}``
-        """
-        quoted = _quote(call_id)
-        return _utf8(
-            f'{{"role":"tool","id":{quoted},"content":[{{"type":"tool-result",'
-            f'"toolName":{_quote(name)},"toolCallId":{quoted},'
-            f'"result":{_quote(_items_text(items, images=True))}'
-            f"{_IS_ERROR if failed else ''}}}]}}"
-        )
-
-    return store.cached(("root-tool", call_id, name, items, failed), build)
+    """Store the root JSON blob of a tool result (ITEMS, of call CALL_ID of NAME); return its id."""
+    key = ("root-tool", call_id, name, items, failed)
+    known = store.recall(key)
+    if known is not None:
+        return known
+    # {"role":"tool","id":…,"content":[{"type":"tool-result","toolName":…,
+    # "toolCallId":…,"result":…[,"isError":true]}]}: ``isError`` only when it
+    # failed, as omp has it.
+    quoted = _quote(call_id)
+    data = _utf8(
+        f'{{"role":"tool","id":{quoted},"content":[{{"type":"tool-result",'
+        f'"toolName":{_quote(name)},"toolCallId":{quoted},'
+        f'"result":{_quote(items if isinstance(items, str) else _items_text(items, images=True))}'
+        f"{_IS_ERROR if failed else ''}}}]}}"
+    )
+    return store.remember(key, data)
 
 
 def _assistant_blob(
@@ -666,44 +694,53 @@ def _assistant_blob(
         reasoning if writer is not None and isinstance(reasoning, str) and reasoning else None
     )
     content = message.get("content")
-    text_key: Hashable = (
-        content if isinstance(content, str) or content is None else visible_text(content)
-    )
+    text_key: Hashable
+    if isinstance(content, str):
+        text = text_key = content
+    else:
+        text = visible_text(content)
+        text_key = None if content is None else text
+    if not thinking and not text and not calls:
+        return None
     key = (
         "root-assistant",
         thinking,
         writer if thinking else None,
         text_key,
-        tuple((c.call_id, c.name, _arguments_key(c.arguments)) for c in calls),
+        tuple([call.key for call in calls]) if calls else (),
+    )
+    known = store.recall(key)
+    return (
+        store.remember(key, _assistant_json(thinking, writer, text, calls))
+        if known is None
+        else known
     )
 
-    def build() -> bytes:
-        """Return the assistant message's JSON blob.
 
-        ``{"role":"assistant","content":[…]}`` with its parts in order: the
-        reasoning (``{"type":"reasoning","text":…,"providerOptions":{"cursor":
-        {"modelName":…}}}``), the text (``{"type":"text","text":…}``), and each
-        call (``{"type":"tool-call","toolCallId":…,"toolName":…,"args":{…}}``).
-        """
-        parts: list[str] = []
-        if thinking:
-            parts.append(
-                f'{{"type":"reasoning","text":{_quote(thinking)},'
-                f'"providerOptions":{{"cursor":{{"modelName":{_json_text(writer)}}}}}}}'
-            )
-        text = visible_text(content)
-        if text:
-            parts.append(f'{{"type":"text","text":{_quote(text)}}}')
-        for call in calls:
-            parts.append(
-                f'{{"type":"tool-call","toolCallId":{_quote(call.call_id)},'
-                f'"toolName":{_quote(call.name)},"args":{_json_text(call.arguments_object())}}}'
-            )
-        return _utf8(f'{{"role":"assistant","content":[{",".join(parts)}]}}')
+def _assistant_json(
+    thinking: str | None, writer: str | None, text: str, calls: list[_Call]
+) -> bytes:
+    """Return an assistant message's root JSON blob.
 
-    if not thinking and not visible_text(content) and not calls:
-        return None
-    return store.cached(key, build)
+    ``{"role":"assistant","content":[…]}`` with its parts in order: the
+    reasoning (``{"type":"reasoning","text":…,"providerOptions":{"cursor":
+    {"modelName":…}}}``), the text (``{"type":"text","text":…}``), and each
+    call (``{"type":"tool-call","toolCallId":…,"toolName":…,"args":{…}}``).
+    """
+    parts: list[str] = []
+    if thinking:
+        parts.append(
+            f'{{"type":"reasoning","text":{_quote(thinking)},'
+            f'"providerOptions":{{"cursor":{{"modelName":{_json_text(writer)}}}}}}}'
+        )
+    if text:
+        parts.append(f'{{"type":"text","text":{_quote(text)}}}')
+    for call in calls:
+        parts.append(
+            f'{{"type":"tool-call","toolCallId":{_quote(call.call_id)},'
+            f'"toolName":{_quote(call.name)},"args":{_json_text(call.arguments_object())}}}'
+        )
+    return _utf8(f'{{"role":"assistant","content":[{",".join(parts)}]}}')
 
 
 def _orphan_json(items: Items, failed: bool = False) -> bytes:
@@ -714,15 +751,20 @@ def _orphan_json(items: Items, failed: bool = False) -> bytes:
 
 def _root_ids(store: BlobStore, end: int, pairing: _Pairing, replay: ThinkingReplay) -> list[bytes]:
     """Return the root prompt blob ids of the history before END (the system ids not included)."""
-    rows, roles = pairing.rows, pairing.roles
+    rows, roles, content = pairing.rows, pairing.roles, pairing.content
+    names = pairing.names
+    recall, remember = store.recall, store.remember
     ids: list[bytes] = []
     emitted: set[int] = set()
     for index in range(end):
         role = roles[index]
         if role == "user":
-            items = pairing.items(index)
-            known = store.cached_or_none(("root-user", items), partial(_user_json, items))
-            if known is not None:
+            items = content[index]
+            key: tuple[Hashable, ...] = ("root-user", items)
+            known = recall(key)
+            if known is None:
+                known = remember(key, _user_json(items))
+            if known:
                 ids.append(known)
         elif role == "assistant":
             message = rows[index]
@@ -730,31 +772,33 @@ def _root_ids(store: BlobStore, end: int, pairing: _Pairing, replay: ThinkingRep
             blob = _assistant_blob(store, message, calls, replay(message))
             if blob is not None:
                 ids.append(blob)
-            # each result right after its round, in call order
-            for call_index, call in enumerate(calls):
-                result_index = pairing.result_of.get((index, call_index))
+            # each result right after its round, in call order (the result's own
+            # call id is the call's, which is how they paired)
+            for call in calls:
+                result_index = call.result
                 if result_index is None:
                     continue
-                name = pairing.names.get(call.raw_id, "")
-                result = rows[result_index]
-                ids.append(_tool_result_blob(store, result, pairing.items(result_index), name))
+                name = names.get(call.raw_id, "")
+                items = content[result_index]
+                ids.append(_tool_result_blob(store, items, name, call.call_id, call.failed))
                 emitted.add(result_index)
         elif role == "tool":
             if index in emitted or index in pairing.answering:
                 continue
-            items = pairing.items(index)
+            items = content[index]
             if index in pairing.orphans:
                 failed = failed_result(rows[index])
-                ids.append(
-                    store.cached(
-                        ("root-orphan", items, failed), partial(_orphan_json, items, failed)
-                    )
-                )
+                key = ("root-orphan", items, failed)
+                known = recall(key)
+                ids.append(remember(key, _orphan_json(items, failed)) if known is None else known)
             else:
                 # a second result for a call already answered: its call is in
                 # the history, so it stands where the host put it
-                name = pairing.names.get(_tool_call_id(rows[index]), "")
-                ids.append(_tool_result_blob(store, rows[index], items, name))
+                raw_id = _tool_call_id(rows[index])
+                name = names.get(raw_id, "")
+                call_id = normalize_call_id(raw_id)
+                failed = failed_result(rows[index])
+                ids.append(_tool_result_blob(store, items, name, call_id, failed))
     return ids
 
 
@@ -779,24 +823,35 @@ def _text_step(text: str) -> bytes:
 
     ConversationStep{1 assistant_message: AssistantMessage{1 text}}.
     """
-    return field(b"\x0a", text_field(b"\x0a", text))
+    data = text.encode("utf-8")
+    inner = b"\x0a" + varint(len(data)) + data if data else b""  # AssistantMessage{1 text}
+    return b"\x0a" + varint(len(inner)) + inner
 
 
 def _user_step(items: Items, turn_index: int) -> bytes:
     """Return the UserMessage bytes of history turn TURN_INDEX's user message."""
+    if isinstance(items, str):  # the common case: no parts, no images
+        text = items.strip()
+        return _user_message(text, _uuid5(f"u:{turn_index}:{text}"), ())
     return _user_message(
         _items_text(items).strip(), _message_id(turn_index, items), _items_images(items)
     )
+
+
+# Each step of a turn: AgentConversationTurnStructure{2 steps}, a 32-byte blob id.
+_STEP_FIELD = b"\x12\x20"
 
 
 def _turn(user_id: bytes, step_ids: tuple[bytes, ...]) -> bytes:
     """Return the ConversationTurnStructure bytes of one agent turn of blob ids.
 
     ConversationTurnStructure{1 agent_conversation_turn:
-    AgentConversationTurnStructure{1 user_message, 2 steps (repeated)}}.
+    AgentConversationTurnStructure{1 user_message, 2 steps (repeated)}}. Every id
+    is a blob id (32 bytes), so each step's head is the same two bytes.
     """
     user = field(b"\x0a", user_id) if user_id else b""
-    return field(b"\x0a", b"".join((user, *[field(b"\x12", step) for step in step_ids])))
+    steps = _STEP_FIELD + _STEP_FIELD.join(step_ids) if step_ids else b""
+    return field(b"\x0a", user + steps)
 
 
 def _assistant_steps(
@@ -807,18 +862,24 @@ def _assistant_steps(
     native: NativeReplay | None = None,
 ) -> list[bytes]:
     """Return the step blob ids of the assistant message at INDEX."""
+    recall, remember = store.recall, store.remember
     step = pairing.rows[index]
     steps: list[bytes] = []
+    key: tuple[Hashable, ...]
     reasoning = step.get("reasoning_content")
     if isinstance(reasoning, str) and reasoning and replay(step) is not None:
-        steps.append(store.cached(("step-thinking", reasoning), partial(_thinking_step, reasoning)))
-    text = visible_text(step.get("content"))
+        key = ("step-thinking", reasoning)
+        known = recall(key)
+        steps.append(remember(key, _thinking_step(reasoning)) if known is None else known)
+    content = step.get("content")
+    text = content if isinstance(content, str) else visible_text(content)
     if text:
-        steps.append(store.cached(("step-text", text), partial(_text_step, text)))
-    for call_index, call in enumerate(pairing.calls[index]):
-        result_index = pairing.result_of.get((index, call_index))
-        result = None if result_index is None else pairing.items(result_index)
-        failed = result_index is not None and failed_result(pairing.rows[result_index])
+        key = ("step-text", text)
+        known = recall(key)
+        steps.append(remember(key, _text_step(text)) if known is None else known)
+    for call in pairing.calls[index]:
+        result = None if call.result is None else pairing.content[call.result]
+        failed = call.failed
         bridged = native(call.raw_id) if native is not None and result is not None else None
         if bridged is not None and result is not None:
             # A native ask a host tool ran: its step in the ask's own typed shape.
@@ -826,15 +887,11 @@ def _assistant_steps(
             native_key = ("step-native", call.call_id, result, failed)
             steps.append(store.cached(native_key, partial(bridged, text, failed)))
             continue
-        key = (
-            "step-call",
-            call.call_id,
-            call.name,
-            _arguments_key(call.arguments),
-            result,
-            failed,
-        )
-        steps.append(store.cached(key, partial(_tool_call_step, call, result, failed)))
+        key = ("step-call", call.key, result, failed)
+        known = recall(key)
+        if known is None:
+            known = remember(key, _tool_call_step(call, result, failed))
+        steps.append(known)
     return steps
 
 
@@ -850,39 +907,47 @@ def _turn_ids(
 
     The user message and step ids each turn names are added to NAMED.
     """
-    roles = pairing.roles
+    roles, content = pairing.roles, pairing.content
+    recall, remember = store.recall, store.remember
     turns: list[bytes] = []
+    key: tuple[Hashable, ...]
     index = 0
     while index < end:
         role = roles[index]
         index += 1
         if role != "user":
             continue
-        items = pairing.items(index - 1)
-        images = not isinstance(items, str) and any(item[0] == "image" for item in items)
-        if not images and not _items_text(items).strip():
+        items = content[index - 1]
+        if isinstance(items, str):
+            if not items.strip():
+                continue
+        elif not any(item[0] == "image" for item in items) and not _items_text(items).strip():
             continue
         turn_index = len(turns)
-        user_id = store.cached(
-            ("turn-user", turn_index, items), partial(_user_step, items, turn_index)
-        )
+        key = ("turn-user", turn_index, items)
+        user_id = recall(key)
+        if user_id is None:
+            user_id = remember(key, _user_step(items, turn_index))
         steps: list[bytes] = []
         while index < end and roles[index] != "user":
             role = roles[index]
             if role == "assistant":
-                steps.extend(_assistant_steps(store, index, pairing, replay, native))
+                steps += _assistant_steps(store, index, pairing, replay, native)
             elif role == "tool" and index in pairing.orphans:
-                orphan = pairing.items(index)
+                orphan = content[index]
                 failed = failed_result(pairing.rows[index])
-                text = _orphan_text(orphan, failed)
-                steps.append(
-                    store.cached(("step-orphan", orphan, failed), partial(_text_step, text))
-                )
+                key = ("step-orphan", orphan, failed)
+                known = recall(key)
+                if known is None:
+                    known = remember(key, _text_step(_orphan_text(orphan, failed)))
+                steps.append(known)
             index += 1
         step_ids = tuple(steps)
         named.append(user_id)
-        named.extend(step_ids)
-        turns.append(store.cached(("turn", user_id, step_ids), partial(_turn, user_id, step_ids)))
+        named += step_ids
+        key = ("turn", user_id, step_ids)
+        known = recall(key)
+        turns.append(remember(key, _turn(user_id, step_ids)) if known is None else known)
     return turns
 
 
@@ -913,8 +978,9 @@ def build_history(
     call (``BlobStore.retain``).
     """
     policy = replay or _no_replay
-    rows = [message if isinstance(message, Mapping) else {} for message in messages]
-    roles = [_role(message) for message in rows]
+    # (a dict is a Mapping: asking its type first spares the ABC check per message)
+    rows = [m if type(m) is dict or isinstance(m, Mapping) else {} for m in messages]
+    roles = _roles(rows)
     end = len(rows)
     active: ActiveUser | None = None
     if rows and roles[-1] == "user":

@@ -39,6 +39,27 @@ def test_cached_builds_once_per_key() -> None:
     assert store.cached_or_none("empty", lambda: b"not asked") is None
 
 
+def test_recall_and_remember_follow_the_memo_through_builds_and_pruning() -> None:
+    store = BlobStore()
+    store.begin()  # a fresh store's first build
+    first = store.remember("a", b"blob a")
+    assert first == hashlib.sha256(b"blob a").digest() and store.get(first) == b"blob a"
+    assert store.recall("a") == first and store.recall("b") is None
+    assert store.remember("nothing", None) == b"" and store.recall("nothing") == b""
+    dropped = store.remember("b", b"blob b")
+    store.retain({first})  # the build named only "a": "b" goes, blob and memo entry
+    assert dropped not in store and store.recall("b") is None
+    assert store.recall("a") == first and store.recall("nothing") == b""
+    store.begin()  # what was memoised is older now: recall reads through it
+    assert store.recall("a") == first
+    again = store.remember("b", b"blob b")  # hashed anew: its old id was dropped
+    store.retain({first, again})  # nothing to prune; "nothing" went unused
+    assert store.recall("nothing") is None and store.memo_size() == 2
+    store.begin()
+    assert store.recall("b") == again
+    assert store.hashed_bytes == len(b"blob a") + 2 * len(b"blob b")
+
+
 def test_conversation_ids_are_deterministic_uuids_per_session() -> None:
     first = conversation_id_for("session-1")
     assert first == conversation_id_for("session-1")

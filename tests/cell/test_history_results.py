@@ -121,6 +121,34 @@ def test_finite_copies_only_what_changed() -> None:
     assert finite((math.inf,)) == (None,)
 
 
+# --- arguments as text ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("arguments", "args"),
+    [
+        ('{"path":"a"}', b'{"path":"a"}'),
+        (' \n{"path": "a"}\t ', b'{"path":"a"}'),  # whitespace around the object is JSON too
+        ('{"path":"a"} x', b"{}"),  # anything after it is not
+        ('{"path":"a"}{"b":1}', b"{}"),
+        ('["a"]', b"{}"),  # arguments are an object
+        ("", b"{}"),
+    ],
+)
+def test_call_arguments_are_read_as_one_json_object(arguments: str, args: bytes) -> None:
+    messages = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": None, "tool_calls": [call("c1", "t", arguments)]},
+        {"role": "user", "content": "next"},
+    ]
+    store = BlobStore()
+    root = blobs(store, build_history(messages, "sys", store).root_ids)
+    assert root[2] == (
+        b'{"role":"assistant","content":[{"type":"tool-call","toolCallId":"c1","toolName":"t",'
+        b'"args":' + args + b"}]}"
+    )
+
+
 # --- failed tool results -------------------------------------------------------------------
 
 
