@@ -44,6 +44,9 @@ _READ_SIZE = 65536
 # writes (one TLS record and one send for many streams' small messages); larger is
 # written at once, so a big request body waits for the socket as it goes.
 _COALESCE_BYTES = 16384
+# ... but never held longer than this: a turn that runs many rounds' work (a burst)
+# would otherwise keep the first stream's frames from the service until its end.
+_COALESCE_SECONDS = 0.001
 
 
 class StreamCut(Exception):
@@ -129,6 +132,7 @@ class H2Connection:
         self._pings = 0
         self.streams_opened = 0
         self._flush_pending = False  # a _flush is scheduled for the end of this loop turn
+        self._pending_since = 0.0  # when the frames it will write began to wait
         self._flush()
         self._tasks = [
             self.loop.create_task(self._read_loop(), name="cursor-h2-read"),
@@ -258,11 +262,15 @@ class H2Connection:
         """Flush once this turn of the event loop is over, with what other streams add.
 
         A burst of rounds answers many streams in one turn (one socket read woke
-        them all): their frames then go out as one write, not one each.
+        them all): their frames then go out as one write, not one each, held at
+        most ``_COALESCE_SECONDS``.
         """
         if not self._flush_pending:
             self._flush_pending = True
+            self._pending_since = time.monotonic()
             self.loop.call_soon(self._flush)
+        elif time.monotonic() - self._pending_since > _COALESCE_SECONDS:
+            self._flush()  # the scheduled one then finds nothing left, or what came since
 
     async def _drain(self, *, soon: bool = False) -> None:
         """Flush (now, or SOON: with this turn's other frames), then wait until the socket
