@@ -61,6 +61,8 @@ DEFAULT_PORT = 8765
 # rather than held in memory.
 MAX_BODY_BYTES = 64 * 1024 * 1024
 _READ_SIZE = 65536
+# What an Exchange sends through h11.
+_Event = h11.Response | h11.Data | h11.EndOfMessage
 # accept() failures for want of resources (asyncio retries them on its own after a pause).
 _ACCEPT_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
 
@@ -136,12 +138,12 @@ class Exchange:
             headers.append(("connection", "close"))
         if status >= 400:
             self.reason = error_message(obj)
-        await self._send(h11.Response(status_code=status, headers=headers))
         # An answer to HEAD has the headers alone (h11 refuses a body there, and the
         # connection would be lost: Claude Code's first request is HEAD /).
+        events: list[_Event] = [h11.Response(status_code=status, headers=headers)]
         if self.method != "HEAD":
-            await self._send(h11.Data(data=body))
-        await self._send(h11.EndOfMessage())
+            events.append(h11.Data(data=body))
+        await self._send(*events, h11.EndOfMessage())
 
     async def send_preflight(self, headers: list[tuple[str, str]]) -> None:
         """Answer a CORS preflight: 204 with HEADERS, and the connection closed."""
@@ -153,22 +155,30 @@ class Exchange:
         )
         await self.end()
 
-    async def start_stream(self) -> None:
-        """Send the head of an SSE stream (chunked: h11 adds the encoding)."""
-        await self._send(
-            h11.Response(
-                status_code=200,
-                headers=[
-                    ("content-type", "text/event-stream; charset=utf-8"),
-                    ("cache-control", "no-cache"),
-                    ("x-accel-buffering", "no"),
-                ],
-            )
+    async def start_stream(self, first: bytes = b"", *, end: bool = False) -> None:
+        """Send the head of an SSE stream (chunked: h11 adds the encoding), with FIRST,
+        the start of its body, in the same write (and its end, with END)."""
+        head = h11.Response(
+            status_code=200,
+            headers=[
+                ("content-type", "text/event-stream; charset=utf-8"),
+                ("cache-control", "no-cache"),
+                ("x-accel-buffering", "no"),
+            ],
         )
+        await self._send(head, *self._body(first, end=end))
 
-    async def send(self, data: bytes) -> None:
-        """Send DATA as part of the answer's body."""
-        await self._send(h11.Data(data=data))
+    async def send(self, data: bytes, *, end: bool = False) -> None:
+        """Send DATA as part of the answer's body (and, with END, the body's end with it)."""
+        await self._send(*self._body(data, end=end))
+
+    @staticmethod
+    def _body(data: bytes, *, end: bool) -> list[_Event]:
+        """Return the h11 events that send DATA (none when empty), then the end with END."""
+        events: list[_Event] = [h11.Data(data=data)] if data else []
+        if end:
+            events.append(h11.EndOfMessage())
+        return events
 
     async def end(self) -> None:
         """End the answer's body."""
@@ -192,19 +202,28 @@ class Exchange:
                 return
             self._conn.receive_data(data)
 
-    async def _send(self, event: h11.Response | h11.Data | h11.EndOfMessage) -> None:
-        """Send one h11 event and wait until the socket takes it; AnswerFailed if h11 refuses."""
-        if isinstance(event, h11.Response):
-            self.status = event.status_code
-            cors = self._server.gate.cors_headers(self.headers.get("origin"))
-            if cors and event.status_code != 204:
-                event = h11.Response(status_code=event.status_code, headers=[*event.headers, *cors])
+    async def _send(self, *events: _Event) -> None:
+        """Send h11 EVENTS in one write and wait until the socket takes them; AnswerFailed
+        if h11 refuses one (what came before it is still sent)."""
+        out: list[bytes] = []
         try:
-            data = self._conn.send(event)
-        except h11.LocalProtocolError as exc:
-            raise AnswerFailed(str(exc)) from exc
-        if data:
-            self._writer.write(data)
+            for event in events:
+                if isinstance(event, h11.Response):
+                    self.status = event.status_code
+                    cors = self._server.gate.cors_headers(self.headers.get("origin"))
+                    if cors and event.status_code != 204:
+                        headers = [*event.headers, *cors]
+                        event = h11.Response(status_code=event.status_code, headers=headers)
+                try:
+                    data = self._conn.send(event)
+                except h11.LocalProtocolError as exc:
+                    raise AnswerFailed(str(exc)) from exc
+                if data:
+                    out.append(data)
+        finally:
+            if out:
+                self._writer.write(b"".join(out))
+        if out:
             await self._writer.drain()
 
 
