@@ -11,7 +11,8 @@ of file descriptors is logged in one line and retried. Each served request is
 logged in one line (method, path, status, duration, model, why an error was
 answered), never with a header.
 
-A request that passes is handed to the server's ``Routes`` as an ``Exchange``:
+A request that passes is handed to the server's ``Routes`` as an ``Exchange``,
+one per turn of the event loop (``turnstile.Turnstile``):
 its method, path, headers and body, and the calls that answer it (a whole JSON
 answer, or an SSE stream's head, its events and its end), plus ``closed`` for
 a route that must notice the client going away (it bounds what the client may
@@ -37,6 +38,7 @@ from . import contract
 from . import limits as host_limits
 from .api_round import error_object
 from .serve_gate import Gate, Preflight
+from .turnstile import Turnstile
 
 __all__ = [
     "DEFAULT_LISTEN_HOST",
@@ -255,6 +257,7 @@ class HttpServer:
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._previous_handler: Any = None
+        self.turnstile = Turnstile()
 
     @property
     def url(self) -> str:
@@ -309,6 +312,9 @@ class HttpServer:
                     if body is None:
                         return
                     exchange.body = body
+                    # One route starts per turn of the loop: a burst of requests then
+                    # starts its rounds between reads of what the open ones are sent.
+                    await self.turnstile.wait()
                     await self.routes.answer(exchange)
                 finally:
                     _log_request(exchange, time.monotonic() - started)
