@@ -39,10 +39,10 @@ during the last raised-cap burst (a wall-clock check around every callback,
 counted by where the task stood: ``setup`` is a task inside the cell opening a
 round; target none). With SERVE_LOAD_PROFILE=PATH set, serve's process profiles
 its first raised-cap burst into PATH.TRANSPORT and the simulator's into
-PATH.simulator (pstats files: every thread's CPU with yappi when it is installed,
-else cProfile's of the main thread). Every wait is bounded:
-each request by REQUEST_SECONDS, each exchange with a child process by
-CONTROL_SECONDS, the children by SESSION_SECONDS of silence.
+PATH.simulator (pstats files: every thread's CPU with yappi when it is installed
+and SERVE_LOAD_PROFILER is not ``cprofile``, else cProfile's of the main thread).
+Every wait is bounded: each request by REQUEST_SECONDS, each exchange with a
+child process by CONTROL_SECONDS, the children by SESSION_SECONDS of silence.
 """
 
 from __future__ import annotations
@@ -119,6 +119,8 @@ class Profiler:
 
     def __init__(self) -> None:
         try:
+            if os.environ.get("SERVE_LOAD_PROFILER") == "cprofile":
+                raise ImportError("cProfile asked for")
             import yappi
         except ImportError:
             import cProfile
