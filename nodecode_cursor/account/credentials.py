@@ -217,6 +217,7 @@ async def resolve_credential_async(
     where = (str(host.home), base_url, proxy)
     known = _remembered.get(where)
     if known is not None and known.holds(_looks(Path(host.home))):
+        remember_secret(known.token)  # kept the newest secret to scrub, as each read does
         return known.token
     # One read at a time: the rounds of a burst that arrive while it runs wait for it.
     loop = asyncio.get_running_loop()
