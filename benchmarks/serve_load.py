@@ -1,6 +1,9 @@
 """``serve`` under load, over both of the cell's transports: time to the first token, the cap.
 
-Usage: python benchmarks/serve_load.py [concurrent]
+Usage: python benchmarks/serve_load.py [concurrent] [--transport http2|sse] [--no-capped]
+
+``--transport`` measures one transport only, ``--no-capped`` skips the bursts at
+the shipped cap (and their verdicts): for profiling one path quickly.
 
 Three processes on loopback, so none of them steals the others' interpreter: the
 simulator (its model thinks ``THINK_SECONDS`` before the first token, as a real
@@ -35,9 +38,11 @@ each BidiAppend's client message), and serve's event-loop callbacks over 5 ms
 during the last raised-cap burst (a wall-clock check around every callback,
 counted by where the task stood: ``setup`` is a task inside the cell opening a
 round; target none). With SERVE_LOAD_PROFILE=PATH set, serve's process profiles
-its first raised-cap burst (cProfile) into PATH.TRANSPORT. Every wait is bounded:
-each request by REQUEST_SECONDS, each exchange with a child process by
-CONTROL_SECONDS, the children by SESSION_SECONDS of silence.
+its first raised-cap burst into PATH.TRANSPORT and the simulator's into
+PATH.simulator (pstats files: every thread's CPU with yappi when it is installed
+and SERVE_LOAD_PROFILER is not ``cprofile``, else cProfile's of the main thread).
+Every wait is bounded: each request by REQUEST_SECONDS, each exchange with a
+child process by CONTROL_SECONDS, the children by SESSION_SECONDS of silence.
 """
 
 from __future__ import annotations
@@ -105,6 +110,40 @@ SETUP_MODULES = (
 )
 
 
+# --- profiling (SERVE_LOAD_PROFILE) ---------------------------------------------------------
+
+
+class Profiler:
+    """A profile of this process from now on: every thread's CPU with yappi when it is
+    installed (the simulator answers each stream in a thread), else cProfile's of this thread."""
+
+    def __init__(self) -> None:
+        try:
+            if os.environ.get("SERVE_LOAD_PROFILER") == "cprofile":
+                raise ImportError("cProfile asked for")
+            import yappi
+        except ImportError:
+            import cProfile
+
+            self.yappi: Any = None
+            self.profile: Any = cProfile.Profile()
+            self.profile.enable()
+        else:
+            self.yappi = yappi
+            yappi.set_clock_type("cpu")
+            yappi.clear_stats()
+            yappi.start()
+
+    def save(self, path: str) -> None:
+        """Stop and write the profile to PATH (pstats format)."""
+        if self.yappi is None:
+            self.profile.disable()
+            self.profile.dump_stats(path)
+            return
+        self.yappi.stop()
+        self.yappi.get_func_stats().save(path, type="pstat")
+
+
 # --- the simulator's process ---------------------------------------------------------------
 
 
@@ -126,11 +165,19 @@ def simulator_process(pipe: Connection, think: float, folder: str) -> None:
         sim.agent.first_token_delay = think
         pipe.send((sim.url, sim.listen_tls(context), str(bundle)))
         marks = (0, 0)
+        profiler: Profiler | None = None
         while pipe.poll(SESSION_SECONDS):
             command = pipe.recv()
             if command == "stop":
                 break
-            if command == "mark":  # what is received from now on is counted by "since"
+            if command == "profile on":
+                profiler = Profiler()
+                pipe.send("ok")
+            elif command == "profile off":
+                assert profiler is not None
+                profiler.save(f"{os.environ['SERVE_LOAD_PROFILE']}.simulator")
+                pipe.send("ok")
+            elif command == "mark":  # what is received from now on is counted by "since"
                 marks = (len(sim.server.requests), len(sim.agent.runs))
                 pipe.send((sim.server.accepted, time.process_time()))
             elif command == "since":
@@ -293,14 +340,10 @@ async def _serve_main(
             elif command == "cpu":
                 pipe.send(time.process_time())
             elif command == "profile on":
-                import cProfile
-
-                profiler = cProfile.Profile()
-                profiler.enable()
+                profiler = Profiler()
                 pipe.send("ok")
             elif command == "profile off":
-                profiler.disable()
-                profiler.dump_stats(f"{os.environ['SERVE_LOAD_PROFILE']}.{transport}")
+                profiler.save(f"{os.environ['SERVE_LOAD_PROFILE']}.{transport}")
                 pipe.send("ok")
     finally:
         loop.remove_reader(pipe.fileno())
@@ -468,7 +511,9 @@ class Measured:
     capped_served: list[int]
 
 
-def run_transport(transport: str, url: str, home: str, ca: str, sim: Child, count: int) -> Measured:
+def run_transport(
+    transport: str, url: str, home: str, ca: str, sim: Child, count: int, *, capped_too: bool = True
+) -> Measured:
     """Measure TRANSPORT in one serve process; print what it saw; return its figures."""
     loads = os.getloadavg()
     print(f"\n{transport}: {url} (load average {loads[0]:.2f} {loads[1]:.2f} {loads[2]:.2f})")
@@ -499,6 +544,7 @@ def run_transport(transport: str, url: str, home: str, ca: str, sim: Child, coun
                 child.ask("check on")
             if profiling and index == 0:
                 child.ask("profile on")
+                sim.ask("profile on")
             accepted, sim_cpu0 = sim.ask("mark")
             cpu0, own0 = child.ask("cpu"), time.process_time()
             wall0 = time.perf_counter()
@@ -509,6 +555,7 @@ def run_transport(transport: str, url: str, home: str, ca: str, sim: Child, coun
             sim_cpu = seen[-1]["cpu"] - sim_cpu0
             if profiling and index == 0:
                 child.ask("profile off")
+                sim.ask("profile off")
             stalls = child.ask("check off") if last else None
             check(crowd, f"{transport} burst {index + 1}")
             firsts = sorted(a.first_delta for a in crowd if a.first_delta is not None)
@@ -527,7 +574,7 @@ def run_transport(transport: str, url: str, home: str, ca: str, sim: Child, coun
         capped: list[float] = []
         turned: list[tuple[int, int, int]] = []
         capped_served: list[int] = []
-        for index in range(BURSTS):
+        for index in range(BURSTS if capped_too else 0):
             answers = run(burst(shipped_port, count, f"capped {index}"))
             good = served(answers)
             refused = sum(1 for a in answers if readable_503(a))
@@ -587,6 +634,8 @@ def verdicts(measured: Measured, count: int) -> None:
         f" concurrent, first delta {', '.join(f'{r:.2f}x' for r in ratios)} one request's"
         f" {measured.one * 1000:.0f} ms in {BURSTS} bursts (goal <= {goal}x each)"
     )
+    if not measured.capped:
+        return  # the capped bursts were skipped (--no-capped)
     capped = [m / measured.one for m in measured.capped]
     print(
         f"  verdict: {'PASS' if max(capped) <= goal else 'FAIL'} — {measured.transport}: {count}"
@@ -604,7 +653,14 @@ def verdicts(measured: Measured, count: int) -> None:
 
 def main() -> int:
     """Run the measurements over both transports, print them and their verdicts; return 0."""
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    import argparse
+
+    parser = argparse.ArgumentParser(description="serve under load")
+    parser.add_argument("concurrent", type=int, nargs="?", default=100)
+    parser.add_argument("--transport", choices=("http2", "sse"), help="measure this one only")
+    parser.add_argument("--no-capped", action="store_true", help="skip the shipped-cap bursts")
+    options = parser.parse_args()
+    count = options.concurrent
     loads = os.getloadavg()
     print(
         f"serve under load: {count} concurrent streamed chat completions vs one at a time,"
@@ -619,9 +675,15 @@ def main() -> int:
         try:
             sim_url, tls_url, ca = sim.ask()
             for transport, url in (("http2", tls_url), ("sse", sim_url)):
+                if options.transport not in (None, transport):
+                    continue
                 home = Path(folder) / transport
                 home.mkdir()
-                results.append(run_transport(transport, url, str(home), ca, sim, count))
+                results.append(
+                    run_transport(
+                        transport, url, str(home), ca, sim, count, capped_too=not options.no_capped
+                    )
+                )
         finally:
             sim.stop()
     print()

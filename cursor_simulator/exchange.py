@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import select
 import socket
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import ClassVar
 from urllib.parse import parse_qs, urlsplit
 
 __all__ = ["PREFACE", "Cut", "SimRequest", "SimResponse", "Trailers"]
@@ -54,6 +56,10 @@ class SimRequest:
     headers: dict[str, str]
     body: bytes
     _sock: socket.socket | None = field(default=None, repr=False)
+    # How long a wait may go without looking whether the client left: a socket cannot
+    # wake a waiter when its peer goes, so it is looked at this often (h2server's
+    # H2Request is woken instead, and looks less often).
+    poll_seconds: ClassVar[float] = 0.02
 
     @property
     def path(self) -> str:
@@ -79,6 +85,12 @@ class SimRequest:
             return False  # TLS cannot peek: the client counts as present
         except OSError:
             return True
+
+    def wait_gone(self, seconds: float) -> bool:
+        """Return whether the client left, after waiting up to SECONDS (here at most
+        ``poll_seconds``: the socket is looked at once the wait is over)."""
+        time.sleep(min(seconds, self.poll_seconds))
+        return self.client_gone()
 
 
 @dataclass

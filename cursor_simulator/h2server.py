@@ -30,7 +30,7 @@ import socket
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import h2.config
 import h2.connection
@@ -74,10 +74,17 @@ class H2Request(SimRequest):
     """A request on an HTTP/2 stream; gone once the client reset the stream or left."""
 
     gone: threading.Event = field(default_factory=threading.Event, repr=False)
+    # ``gone`` wakes a sleeping player at once; a player waiting for a client
+    # message looks at it this often (the connection thread's own period).
+    poll_seconds: ClassVar[float] = 0.2
 
     def client_gone(self) -> bool:
         """Return whether the client reset the stream or the connection ended."""
         return self.gone.is_set()
+
+    def wait_gone(self, seconds: float) -> bool:
+        """Return whether the client left, waiting up to SECONDS for it (woken when it does)."""
+        return self.gone.wait(seconds)
 
 
 class _Stream:
@@ -159,6 +166,14 @@ class _Connection:
         self.threads: list[threading.Thread] = []
         self.wake_r, self.wake_w = socket.socketpair()
         self.wake_w.setblocking(False)
+        # The streams whose threads produced something since the connection thread last
+        # looked (so it visits those, not every stream), and whether a wake-up byte is
+        # already on its way (one is enough, however many streams produced).
+        self.ready: dict[int, _Stream] = {}
+        self.ready_lock = threading.Lock()
+        self.woken = False
+        # Streams whose next item waits for the flow-control window: tried every round.
+        self.waiting: dict[int, _Stream] = {}
         self.data_frames = 0
         self.closing = False
         self.bidi_ids: set[int] = set()  # the streams a bidi handler answers
@@ -223,6 +238,15 @@ class _Connection:
     def _wake(self) -> None:
         with contextlib.suppress(OSError):
             self.wake_w.send(b"x")
+
+    def _ready(self, stream: _Stream) -> None:
+        """Tell the connection thread STREAM has something to send (a stream's thread)."""
+        with self.ready_lock:
+            self.ready[stream.id] = stream
+            if self.woken:
+                return
+            self.woken = True
+        self._wake()
 
     # --- what the client sends -----------------------------------------------------
 
@@ -323,13 +347,28 @@ class _Connection:
     def _put(self, stream: _Stream, kind: str, value: Any) -> None:
         with stream.lock:
             stream.out.append((kind, value))
-        self._wake()
+        self._ready(stream)
 
     # --- sending (the connection thread) --------------------------------------------
 
     def _send_pending(self) -> None:
-        """Send what the streams produced, as far as the windows allow."""
-        for stream in list(self.streams.values()):
+        """Send what the streams produced, as far as the windows allow.
+
+        Only the streams that produced something since the last look, and those
+        waiting for a window, are visited, in the order they were opened.
+        """
+        with self.ready_lock:
+            # Cleared before the streams are read: what is produced from now on wakes
+            # the next select, so nothing waits for its timeout.
+            self.woken = False
+            ready, self.ready = self.ready, {}
+        if self.waiting:
+            ready.update(self.waiting)
+            self.waiting.clear()
+        for stream_id in sorted(ready):
+            stream = ready[stream_id]
+            if self.streams.get(stream_id) is not stream:
+                continue  # over, its last item sent
             while True:
                 with stream.lock:
                     if not stream.out:
@@ -339,6 +378,7 @@ class _Connection:
                 if self.closing or self.muted:
                     return
                 if not sent:
+                    self.waiting[stream_id] = stream
                     break
                 with stream.lock:
                     stream.out.popleft()

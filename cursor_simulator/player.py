@@ -182,7 +182,7 @@ class Player:
         while time.monotonic() < deadline:
             self._alive()
             try:
-                message = self.run.inbox.get(timeout=0.02)
+                message = self.run.inbox.get(timeout=self.request.poll_seconds)
             except queue.Empty:
                 continue
             if message.HasField("client_heartbeat"):
@@ -240,13 +240,17 @@ class Player:
         return connect.encode_frame(payload, flags=connect.FLAG_END_STREAM)
 
     def _sleep(self, seconds: float) -> None:
+        """Wait SECONDS, giving up as soon as the client leaves or the server stops."""
         deadline = time.monotonic() + seconds
         while True:
             self._alive()
             left = deadline - time.monotonic()
             if left <= 0:
                 return
-            time.sleep(min(left, 0.02))
+            # Woken when an HTTP/2 client leaves (its stream's end, or the connection's
+            # when the server stops); over HTTP/1.1 a short sleep, then a look.
+            if self.request.wait_gone(left):
+                raise _GiveUp
 
     # --- one step -----------------------------------------------------------------
 

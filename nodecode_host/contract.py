@@ -16,6 +16,7 @@ come from the copy that was loaded. Nothing is cached: each read goes through
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -146,4 +147,9 @@ def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(home), name)
+    # sys.modules first: a streamed answer reads names for every part it sends, and
+    # import_module takes the import lock each time even for a module already loaded.
+    module = sys.modules.get(home)
+    if module is None:
+        module = importlib.import_module(home)
+    return getattr(module, name)

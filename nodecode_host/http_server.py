@@ -11,7 +11,8 @@ of file descriptors is logged in one line and retried. Each served request is
 logged in one line (method, path, status, duration, model, why an error was
 answered), never with a header.
 
-A request that passes is handed to the server's ``Routes`` as an ``Exchange``:
+A request that passes is handed to the server's ``Routes`` as an ``Exchange``,
+one per turn of the event loop (``turnstile.Turnstile``):
 its method, path, headers and body, and the calls that answer it (a whole JSON
 answer, or an SSE stream's head, its events and its end), plus ``closed`` for
 a route that must notice the client going away (it bounds what the client may
@@ -37,6 +38,7 @@ from . import contract
 from . import limits as host_limits
 from .api_round import error_object
 from .serve_gate import Gate, Preflight
+from .turnstile import Turnstile
 
 __all__ = [
     "DEFAULT_LISTEN_HOST",
@@ -61,6 +63,8 @@ DEFAULT_PORT = 8765
 # rather than held in memory.
 MAX_BODY_BYTES = 64 * 1024 * 1024
 _READ_SIZE = 65536
+# What an Exchange sends through h11.
+_Event = h11.Response | h11.Data | h11.EndOfMessage
 # accept() failures for want of resources (asyncio retries them on its own after a pause).
 _ACCEPT_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
 
@@ -136,12 +140,12 @@ class Exchange:
             headers.append(("connection", "close"))
         if status >= 400:
             self.reason = error_message(obj)
-        await self._send(h11.Response(status_code=status, headers=headers))
         # An answer to HEAD has the headers alone (h11 refuses a body there, and the
         # connection would be lost: Claude Code's first request is HEAD /).
+        events: list[_Event] = [h11.Response(status_code=status, headers=headers)]
         if self.method != "HEAD":
-            await self._send(h11.Data(data=body))
-        await self._send(h11.EndOfMessage())
+            events.append(h11.Data(data=body))
+        await self._send(*events, h11.EndOfMessage())
 
     async def send_preflight(self, headers: list[tuple[str, str]]) -> None:
         """Answer a CORS preflight: 204 with HEADERS, and the connection closed."""
@@ -153,22 +157,30 @@ class Exchange:
         )
         await self.end()
 
-    async def start_stream(self) -> None:
-        """Send the head of an SSE stream (chunked: h11 adds the encoding)."""
-        await self._send(
-            h11.Response(
-                status_code=200,
-                headers=[
-                    ("content-type", "text/event-stream; charset=utf-8"),
-                    ("cache-control", "no-cache"),
-                    ("x-accel-buffering", "no"),
-                ],
-            )
+    async def start_stream(self, first: bytes = b"", *, end: bool = False) -> None:
+        """Send the head of an SSE stream (chunked: h11 adds the encoding), with FIRST,
+        the start of its body, in the same write (and its end, with END)."""
+        head = h11.Response(
+            status_code=200,
+            headers=[
+                ("content-type", "text/event-stream; charset=utf-8"),
+                ("cache-control", "no-cache"),
+                ("x-accel-buffering", "no"),
+            ],
         )
+        await self._send(head, *self._body(first, end=end))
 
-    async def send(self, data: bytes) -> None:
-        """Send DATA as part of the answer's body."""
-        await self._send(h11.Data(data=data))
+    async def send(self, data: bytes, *, end: bool = False) -> None:
+        """Send DATA as part of the answer's body (and, with END, the body's end with it)."""
+        await self._send(*self._body(data, end=end))
+
+    @staticmethod
+    def _body(data: bytes, *, end: bool) -> list[_Event]:
+        """Return the h11 events that send DATA (none when empty), then the end with END."""
+        events: list[_Event] = [h11.Data(data=data)] if data else []
+        if end:
+            events.append(h11.EndOfMessage())
+        return events
 
     async def end(self) -> None:
         """End the answer's body."""
@@ -192,19 +204,28 @@ class Exchange:
                 return
             self._conn.receive_data(data)
 
-    async def _send(self, event: h11.Response | h11.Data | h11.EndOfMessage) -> None:
-        """Send one h11 event and wait until the socket takes it; AnswerFailed if h11 refuses."""
-        if isinstance(event, h11.Response):
-            self.status = event.status_code
-            cors = self._server.gate.cors_headers(self.headers.get("origin"))
-            if cors and event.status_code != 204:
-                event = h11.Response(status_code=event.status_code, headers=[*event.headers, *cors])
+    async def _send(self, *events: _Event) -> None:
+        """Send h11 EVENTS in one write and wait until the socket takes them; AnswerFailed
+        if h11 refuses one (what came before it is still sent)."""
+        out: list[bytes] = []
         try:
-            data = self._conn.send(event)
-        except h11.LocalProtocolError as exc:
-            raise AnswerFailed(str(exc)) from exc
-        if data:
-            self._writer.write(data)
+            for event in events:
+                if isinstance(event, h11.Response):
+                    self.status = event.status_code
+                    cors = self._server.gate.cors_headers(self.headers.get("origin"))
+                    if cors and event.status_code != 204:
+                        headers = [*event.headers, *cors]
+                        event = h11.Response(status_code=event.status_code, headers=headers)
+                try:
+                    data = self._conn.send(event)
+                except h11.LocalProtocolError as exc:
+                    raise AnswerFailed(str(exc)) from exc
+                if data:
+                    out.append(data)
+        finally:
+            if out:
+                self._writer.write(b"".join(out))
+        if out:
             await self._writer.drain()
 
 
@@ -236,6 +257,7 @@ class HttpServer:
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._previous_handler: Any = None
+        self.turnstile = Turnstile()
 
     @property
     def url(self) -> str:
@@ -290,6 +312,9 @@ class HttpServer:
                     if body is None:
                         return
                     exchange.body = body
+                    # One route starts per turn of the loop: a burst of requests then
+                    # starts its rounds between reads of what the open ones are sent.
+                    await self.turnstile.wait()
                     await self.routes.answer(exchange)
                 finally:
                     _log_request(exchange, time.monotonic() - started)

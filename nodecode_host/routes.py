@@ -392,9 +392,11 @@ class ApiRoutes:
         watch = asyncio.create_task(exchange.closed())
         self.rounds_in_flight += 1
         started = False
+        held: object = None  # an item taken while gathering a write, handled next
         try:
             while True:
-                item = await _next(queue, watch, round_task)
+                item = await _next(queue, watch, round_task) if held is None else held
+                held = None
                 if isinstance(item, ApiError):
                     if not started:
                         await exchange.send_json(item.status, reply.error_body(item))
@@ -405,14 +407,29 @@ class ApiRoutes:
                     await exchange.send(reply.failed(item))
                     await exchange.end()
                     return
+                # The events the round queued meanwhile go in the same write (a burst of
+                # rounds then costs a send per burst of events, not one per event).
+                batch: list[bytes] = []
+                end = item is _END
+                if not end:
+                    assert isinstance(item, bytes)
+                    batch.append(item)
+                    while not queue.empty():
+                        more = queue.get_nowait()
+                        if isinstance(more, bytes):
+                            batch.append(more)
+                            continue
+                        end = more is _END
+                        held = None if end else more
+                        break
+                data = b"".join(batch)
                 if not started:
                     started = True
-                    await exchange.start_stream()
-                if item is _END:
-                    await exchange.end()
+                    await exchange.start_stream(data, end=end)
+                else:
+                    await exchange.send(data, end=end)
+                if end:
                     return
-                assert isinstance(item, bytes)
-                await exchange.send(item)
         finally:
             self.rounds_in_flight -= 1
             await cancel(round_task, watch)

@@ -6,20 +6,34 @@ asks and it is due), then ``CURSOR_ACCESS_TOKEN``, then ``CURSOR_API_KEY``, else
 nothing. It never answers for another provider and never lends another
 provider's key to Cursor. Reading auth.json is ``store.py``'s job; the refresh
 is ``signin.py``'s.
+
+A round's question (``resolve_credential_async``) is answered from what the
+last one read while nothing it depends on looks changed: the home folder's and
+config.json's owner and mode, auth.json's identity, size and times, the
+credential environment, this process's own auth.json writes (``store.writes``),
+and a kept sign-in not yet due for renewal. That look is a few ``stat`` calls
+on the event loop; anything else (a read, a refresh) waits in a worker thread,
+so a sign-out, a renewal or a new key in another process is seen by the next
+round, and a burst of rounds reads auth.json once instead of once each.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import NOT_SIGNED_IN, ConfigError, remember_secret
-from ..limits import DEFAULT_BASE_URL
+from ..limits import DEFAULT_BASE_URL, REFRESH_WHEN_DUE_WITHIN_SECONDS
+from . import store as _store
 from .signin import refresh_if_due
-from .store import PROVIDER, AuthStore
+from .store import AUTH_FILE, CONFIG_FILE, PROVIDER, AuthStore, TokenEntry
 
 if TYPE_CHECKING:
+    import asyncio
+
     from ..host import Host
 
 __all__ = [
@@ -82,17 +96,96 @@ def resolve_credential(
     """
     if provider != PROVIDER:
         return None
+    return _resolve(host, for_round, base_url, proxy, ended)[0]
+
+
+def _resolve(
+    host: Host, for_round: bool, base_url: str, proxy: str | None, ended: set[str] | None
+) -> tuple[str | None, TokenEntry | None]:
+    """Return Cursor's bearer token (``resolve_credential``'s) and the kept sign-in
+    when that is what answered (None for a key or the environment)."""
     store = AuthStore(host.home)
     key = store.api_key()
     if key:
-        return checked_token(key, f"{store.path} (api_keys.{PROVIDER}.key)")
+        return checked_token(key, f"{store.path} (api_keys.{PROVIDER}.key)"), None
     if for_round:
         entry = refresh_if_due(store, base_url, host=host, proxy=proxy, ended=ended)
     else:
         entry = store.entry()
     if entry is not None:
-        return checked_token(entry.access_token, f"{store.path} (oauth_tokens.{PROVIDER})")
-    return env_credential()
+        token = checked_token(entry.access_token, f"{store.path} (oauth_tokens.{PROVIDER})")
+        return token, entry
+    return env_credential(), None
+
+
+# How long a remembered answer is given at most without reading auth.json again, even
+# when nothing looks changed: a bound for another process rewriting the file twice
+# within one tick of the file system's clock, at the same size, on a reused inode.
+_REMEMBERED_SECONDS = 2.0
+
+
+class _Remembered:
+    """A round's answer and what it depended on when it was read; its repr shows no token."""
+
+    __slots__ = ("at", "entry", "looks", "token")
+
+    def __init__(
+        self, looks: tuple[object, ...], token: str | None, entry: TokenEntry | None
+    ) -> None:
+        self.looks = looks
+        self.token = token
+        self.entry = entry
+        self.at = time.monotonic()
+
+    def __repr__(self) -> str:
+        return f"_Remembered(kept sign-in: {self.entry is not None})"
+
+    def holds(self, looks: tuple[object, ...]) -> bool:
+        """Return whether this answer still stands: nothing changed, no renewal due yet."""
+        if looks != self.looks or time.monotonic() - self.at > _REMEMBERED_SECONDS:
+            return False
+        return self.entry is None or not self.entry.due_within(REFRESH_WHEN_DUE_WITHIN_SECONDS)
+
+
+# The last round's answer per (home, base URL, proxy): what each process's rounds share;
+# and the read in flight for each, which the rounds arriving meanwhile wait for.
+_remembered: dict[tuple[str, str, str | None], _Remembered] = {}
+_reading: dict[tuple[str, str, str | None], asyncio.Task[tuple[_Remembered, str | None]]] = {}
+
+
+def _looks(home: Path) -> tuple[object, ...]:
+    """Return what a round's answer depends on, seen without reading a file.
+
+    The home folder's and config.json's owner and mode (``AuthStore.check_home``
+    refuses a home others may change), auth.json's identity, size and times, this
+    process's auth.json writes, and the credential environment.
+    """
+
+    def seen(path: Path, *, content: bool) -> tuple[int, ...] | None:
+        try:
+            info = os.stat(path)
+        except OSError:
+            return None
+        kind = (info.st_dev, info.st_ino, info.st_uid, info.st_mode)
+        return (*kind, info.st_size, info.st_mtime_ns, info.st_ctime_ns) if content else kind
+
+    return (
+        seen(home, content=False),
+        seen(home / CONFIG_FILE, content=False),
+        seen(home / AUTH_FILE, content=True),
+        _store.writes(),
+        os.environ.get(ENV_ACCESS_TOKEN),
+        os.environ.get(ENV_API_KEY),
+    )
+
+
+def _resolve_looked(
+    host: Host, base_url: str, proxy: str | None, ended: set[str] | None
+) -> tuple[_Remembered, str | None]:
+    """Return a round's answer with what it depended on, looked at before the read."""
+    looks = _looks(Path(host.home))
+    token, entry = _resolve(host, True, base_url, proxy, ended)
+    return _Remembered(looks, token, entry), token
 
 
 async def resolve_credential_async(
@@ -104,15 +197,47 @@ async def resolve_credential_async(
     proxy: str | None = None,
     ended: set[str] | None = None,
 ) -> str | None:
-    """Return ``resolve_credential`` run in a worker thread (a refresh may wait on the network)."""
+    """Return ``resolve_credential`` run in a worker thread (a refresh may wait on the network).
+
+    A round's question (``for_round``) is answered without the thread while the
+    answer the last round read still stands (see the module's docstring).
+    """
     import asyncio  # here: a command that runs no round (status) never loads it
 
-    return await asyncio.to_thread(
-        resolve_credential,
-        host,
-        provider,
-        for_round=for_round,
-        base_url=base_url,
-        proxy=proxy,
-        ended=ended,
-    )
+    if provider != PROVIDER or not for_round:
+        return await asyncio.to_thread(
+            resolve_credential,
+            host,
+            provider,
+            for_round=for_round,
+            base_url=base_url,
+            proxy=proxy,
+            ended=ended,
+        )
+    where = (str(host.home), base_url, proxy)
+    known = _remembered.get(where)
+    if known is not None and known.holds(_looks(Path(host.home))):
+        remember_secret(known.token)  # kept the newest secret to scrub, as each read does
+        return known.token
+    # One read at a time: the rounds of a burst that arrive while it runs wait for it.
+    loop = asyncio.get_running_loop()
+    reading = _reading.get(where)
+    if reading is None or reading.get_loop() is not loop:
+        reading = loop.create_task(
+            asyncio.to_thread(_resolve_looked, host, base_url, proxy, ended),
+            name="cursor-credential",
+        )
+        _reading[where] = reading
+        reading.add_done_callback(lambda done: _read(where, done))
+    return (await asyncio.shield(reading))[1]
+
+
+def _read(
+    where: tuple[str, str, str | None], done: asyncio.Task[tuple[_Remembered, str | None]]
+) -> None:
+    """Keep a finished read's answer for the next rounds (none when it failed)."""
+    if _reading.get(where) is done:
+        del _reading[where]
+    if done.cancelled() or done.exception() is not None:
+        return  # each waiter raises it; nothing is kept, so the next round reads again
+    _remembered[where] = done.result()[0]

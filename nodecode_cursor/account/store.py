@@ -49,6 +49,7 @@ __all__ = [
     "TokenEntry",
     "token_expiry",
     "token_user_id",
+    "writes",
 ]
 
 AUTH_FILE = "auth.json"
@@ -70,6 +71,14 @@ CORRUPT = "corrupt"
 UNSAFE_HOME = "unsafe_home"
 # A key absent from auth.json (told apart from one that holds null).
 _MISSING = object()
+# auth.json writes and moves by this process so far (``writes``): a reader that kept
+# what it read knows at once that this process changed the file since.
+_writes = [0]
+
+
+def writes() -> int:
+    """Return how many times this process wrote or moved aside an auth.json so far."""
+    return _writes[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,6 +367,7 @@ class AuthStore:
             try:
                 is_dir = self.path.is_dir() and not self.path.is_symlink()
                 os.rename(self.path, target)
+                _writes[0] += 1
                 if not target.is_symlink():
                     os.chmod(target, DIR_MODE if is_dir else FILE_MODE)
             except OSError as exc:
@@ -439,6 +449,7 @@ class AuthStore:
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(tmp, self.path)
+            _writes[0] += 1
         except BaseException as exc:
             # Whatever stopped the write, the temp file goes and auth.json stays as it was.
             with contextlib.suppress(OSError):

@@ -40,6 +40,13 @@ __all__ = ["H2Connection", "H2Stream", "StreamCut"]
 log = logging.getLogger("nodecode_cursor.h2")
 
 _READ_SIZE = 65536
+# DATA up to this size is flushed with whatever else this turn of the event loop
+# writes (one TLS record and one send for many streams' small messages); larger is
+# written at once, so a big request body waits for the socket as it goes.
+_COALESCE_BYTES = 16384
+# ... but never held longer than this: a turn that runs many rounds' work (a burst)
+# would otherwise keep the first stream's frames from the service until its end.
+_COALESCE_SECONDS = 0.001
 
 
 class StreamCut(Exception):
@@ -124,6 +131,8 @@ class H2Connection:
         self._pong = asyncio.Event()
         self._pings = 0
         self.streams_opened = 0
+        self._flush_pending = False  # a _flush is scheduled for the end of this loop turn
+        self._pending_since = 0.0  # when the frames it will write began to wait
         self._flush()
         self._tasks = [
             self.loop.create_task(self._read_loop(), name="cursor-h2-read"),
@@ -166,7 +175,7 @@ class H2Connection:
         except h2.exceptions.H2Error as exc:
             self.streams.pop(stream_id, None)
             raise StreamCut(f"the stream could not open: {exc}") from None
-        await self._drain()
+        await self._drain(soon=True)
         return stream
 
     async def send_data(self, stream: H2Stream, data: bytes) -> None:
@@ -190,13 +199,13 @@ class H2Connection:
             except h2.exceptions.H2Error as exc:
                 raise StreamCut(f"the stream is over: {exc}") from None
             view = view[size:]
-            await self._drain()
+            await self._drain(soon=len(data) <= _COALESCE_BYTES)
 
     def end_stream(self, stream: H2Stream) -> None:
         """Close our half of STREAM (END_STREAM); nothing if it is already over."""
         with contextlib.suppress(h2.exceptions.H2Error):
             self.h2.end_stream(stream.id)
-            self._flush()
+            self._flush_soon()
 
     def release(self, stream: H2Stream) -> None:
         """Forget STREAM, resetting it (CANCEL) when it is still open; safe to call twice."""
@@ -217,7 +226,7 @@ class H2Connection:
             return
         with contextlib.suppress(h2.exceptions.H2Error):
             self.h2.acknowledge_received_data(size, stream.id)
-            self._flush()
+            self._flush_soon()
 
     # --- the connection -----------------------------------------------------------
 
@@ -244,13 +253,32 @@ class H2Connection:
 
     def _flush(self) -> None:
         """Hand h2's pending bytes to the socket (returns nothing)."""
+        self._flush_pending = False
         data = self.h2.data_to_send()
         if data and self.dead is None:
             self.writer.write(data)
 
-    async def _drain(self) -> None:
-        """Flush, then wait until the socket took the bytes (one waiter at a time)."""
-        self._flush()
+    def _flush_soon(self) -> None:
+        """Flush once this turn of the event loop is over, with what other streams add.
+
+        A burst of rounds answers many streams in one turn (one socket read woke
+        them all): their frames then go out as one write, not one each, held at
+        most ``_COALESCE_SECONDS``.
+        """
+        if not self._flush_pending:
+            self._flush_pending = True
+            self._pending_since = time.monotonic()
+            self.loop.call_soon(self._flush)
+        elif time.monotonic() - self._pending_since > _COALESCE_SECONDS:
+            self._flush()  # the scheduled one then finds nothing left, or what came since
+
+    async def _drain(self, *, soon: bool = False) -> None:
+        """Flush (now, or SOON: with this turn's other frames), then wait until the socket
+        took the bytes (one waiter at a time)."""
+        if soon:
+            self._flush_soon()
+        else:
+            self._flush()
         async with self._write_lock:
             try:
                 await self.writer.drain()

@@ -12,6 +12,7 @@ import pytest
 
 from cursor_simulator import Simulator
 from cursor_simulator.auth import make_token
+from nodecode_cursor.account import credentials as credentials_module
 from nodecode_cursor.account.credentials import (
     NOT_SIGNED_IN,
     resolve_credential,
@@ -192,3 +193,45 @@ def test_a_token_no_header_can_carry_is_refused_without_echoing_it(
     )
     with pytest.raises(ConfigError, match=r"oauth_tokens\.cursor"):
         resolve_credential(host)
+
+
+def test_a_round_sees_each_change_of_what_it_sends(
+    sim: Simulator, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rounds share what the last one read, and still see every change at once: a renewal,
+    a sign-out, the environment, a key saved by another writer, a sign-in falling due."""
+    host = MemoryHost(home)
+    kept = signed_in(home)
+    renewed = TokenEntry(make_token(lifetime=3600), "refresh-2", time.time() + 3000, "me@x")
+
+    async def rounds() -> list[str | None]:
+        async def one() -> str | None:
+            return await resolve_credential_async(host, for_round=True, base_url=sim.url)
+
+        seen = [*await asyncio.gather(*(one() for _ in range(5)))]
+        seen.append(await one())
+        AuthStore(home).save_entry(renewed)  # this process renews it
+        seen.append(await one())
+        AuthStore(home).save_entry(None)  # and signs out
+        monkeypatch.setenv("CURSOR_ACCESS_TOKEN", "env-token")
+        seen.append(await one())
+        monkeypatch.setenv("CURSOR_ACCESS_TOKEN", "env-token-changed")
+        seen.append(await one())
+        # Another process writes the file (not through this process's AuthStore).
+        write_auth(home, {"api_keys": {"cursor": {"key": "connect-key"}}})
+        seen.append(await one())
+        # ... and then a sign-in that is due: this round renews it first.
+        due = TokenEntry(make_token(lifetime=310), "refresh-kept", time.time() + 10, None)
+        write_auth(home, {"oauth_tokens": {"cursor": due.as_json()}})
+        seen.append(await one())
+        return seen
+
+    seen = asyncio.run(rounds())
+    assert seen[:6] == [kept.access_token] * 6
+    assert seen[6:10] == [renewed.access_token, "env-token", "env-token-changed", "connect-key"]
+    assert sim.auth.refresh_calls == 1
+    assert seen[10] == sim.auth.refreshed[0]
+    # What is kept between rounds shows no token in its repr.
+    kept_reprs = repr(credentials_module._remembered)
+    for token in (kept.access_token, renewed.access_token, sim.auth.refreshed[0], "connect-key"):
+        assert token not in kept_reprs
