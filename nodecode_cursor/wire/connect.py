@@ -48,7 +48,7 @@ __all__ = [
     "Payload",
     "classify_connect_error",
     "encode_frame",
-    "gunzip",
+    "flagged_payload",
     "parse_end_stream",
     "parse_refusal",
     "read_unary_body",
@@ -201,9 +201,7 @@ class FrameDecoder:
             if end > size:
                 break
             if flags:
-                payload = bytes(view[at + 5 : end])
-                if flags & FLAG_COMPRESSED:
-                    payload = gunzip(payload, limit)
+                payload = flagged_payload(view[at + 5 : end], flags, limit)
                 at = end
                 if flags & FLAG_END_STREAM:
                     end_payload = payload
@@ -280,7 +278,7 @@ class FrameDecoder:
                 payload = bytes(buf[start + header : end])
                 start = end
                 if flags & FLAG_COMPRESSED:
-                    payload = gunzip(payload, self._max_frame)
+                    payload = _gunzip(payload, self._max_frame)
                 yield Frame(flags, payload)
         finally:
             # Drop consumed bytes in one move, not per frame, to stay linear.
@@ -289,7 +287,17 @@ class FrameDecoder:
             self._start = 0
 
 
-def gunzip(payload: bytes, limit: int) -> bytes:
+def flagged_payload(view: memoryview, flags: int, limit: int) -> bytes:
+    """Return the payload of a frame with FLAGS set, copied out of VIEW (and decompressed).
+
+    A flagged frame is rare (the end frame, a compressed one), so it is copied:
+    the end frame outlives the read, and zlib wants bytes anyway.
+    """
+    payload = bytes(view)
+    return _gunzip(payload, limit) if flags & FLAG_COMPRESSED else payload
+
+
+def _gunzip(payload: bytes, limit: int) -> bytes:
     """Return the decompressed payload, refusing more than ``limit`` bytes of output.
 
     The frame length cap alone would let a small compressed frame expand to

@@ -28,16 +28,14 @@ from .._proto import agent_pb2
 from ..errors import ProtocolError
 from ..limits import MAX_FRAME_BYTES
 from .connect import (
-    FLAG_COMPRESSED,
     FLAG_END_STREAM,
     FRAME_HEADER,
     KNOWN_FLAGS,
     FrameDecoder,
-    Payload,
-    gunzip,
+    flagged_payload,
 )
 
-__all__ = ["ServerItem", "StreamReader", "ThinkingText", "as_message", "decode_messages"]
+__all__ = ["ServerItem", "StreamReader", "ThinkingText", "as_message"]
 
 
 class ThinkingText(str):
@@ -82,39 +80,6 @@ _NO_HEADS: list[bytes | None] = [None] * len(_TEXT_HEADS)
 def _not_a_message() -> ProtocolError:
     """Return the error for a data frame that holds no AgentServerMessage."""
     return ProtocolError("Cursor sent a stream frame that is not an AgentServerMessage")
-
-
-def _hand_delta(payload: Payload) -> str | None:
-    """Return the text (or ``ThinkingText``) of a delta PAYLOAD in the exact shape, else None."""
-    size = len(payload)
-    if size <= _HEAD or size > _MAX_HAND_PAYLOAD:
-        return None
-    if payload[0] != 0x0A or payload[1] != size - 2 or payload[4] != 0x0A:
-        return None
-    if payload[3] != size - 4 or payload[5] != size - 6:
-        return None
-    field = payload[2]
-    if field != _TEXT_FIELD and field != _THINKING_FIELD:
-        return None
-    try:
-        text = str(payload[_HEAD:], "utf-8")
-    except UnicodeDecodeError:
-        raise _not_a_message() from None
-    return text if field == _TEXT_FIELD else ThinkingText(text)
-
-
-def decode_messages(payloads: list[Payload]) -> list[ServerItem]:
-    """Return the items a read's data frames carry: deltas read by hand, the rest parsed."""
-    parse = agent_pb2.AgentServerMessage.FromString
-    items: list[ServerItem] = []
-    try:
-        for payload in payloads:
-            text = _hand_delta(payload)
-            # upb parses any buffer (the stubs say bytes): a view is not copied.
-            items.append(parse(payload) if text is None else text)  # type: ignore[arg-type]
-    except (DecodeError, RecursionError):
-        raise _not_a_message() from None
-    return items
 
 
 def as_message(item: ServerItem) -> agent_pb2.AgentServerMessage:
@@ -197,14 +162,12 @@ class StreamReader(FrameDecoder):
                 if end > size:
                     break
                 if flags:
-                    payload = bytes(view[at + 5 : end])
-                    if flags & FLAG_COMPRESSED:
-                        payload = gunzip(payload, limit)
+                    payload = flagged_payload(view[at + 5 : end], flags, limit)
                     at = end
                     if flags & FLAG_END_STREAM:
                         self.end = payload
                         break
-                    items += decode_messages([payload])
+                    items.append(parse(payload))  # compressed: rare, left to the parser
                     continue
                 if end - at <= _MAX_HAND_READ:
                     head = data[at : at + 11]

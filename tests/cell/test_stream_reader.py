@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.errors import ProtocolError
-from nodecode_cursor.wire.stream import StreamReader, ThinkingText, as_message, decode_messages
+from nodecode_cursor.wire.stream import StreamReader, ThinkingText, as_message
 
 
 def frame(payload: bytes, flags: int = 0) -> bytes:
@@ -138,10 +138,12 @@ def test_a_hand_read_delta_is_the_parsers_message(text: str, thinking: bool) -> 
     )
     payload = agent_pb2.AgentServerMessage(interaction_update=update).SerializeToString()
     (alone,) = StreamReader().read_items(frame(payload))
-    (in_list,) = decode_messages([payload])
+    # Two frames in one read: each matched in place by the many-frame walk.
+    first, second = StreamReader().read_items(frame(payload) * 2)
     parsed = agent_pb2.AgentServerMessage.FromString(payload)
     assert as_message(alone) == parsed
-    assert as_message(in_list) == parsed
+    assert as_message(first) == parsed
+    assert as_message(second) == parsed
 
 
 @given(payload=st.binary(max_size=40))
