@@ -10,7 +10,8 @@ is ``signin.py``'s.
 A round's question (``resolve_credential_async``) is answered from what the
 last one read while nothing it depends on looks changed: the home folder's and
 config.json's owner and mode, auth.json's identity, size and times, the
-credential environment, this process's own auth.json writes (``store.writes``),
+credential environment, this process's own auth.json writes (``store.writes``), how
+many sessions Cursor has ended (the lane's ``ended``),
 and a kept sign-in not yet due for renewal. That look is a few ``stat`` calls
 on the event loop; anything else (a read, a refresh) waits in a worker thread,
 so a sign-out, a renewal or a new key in another process is seen by the next
@@ -153,12 +154,14 @@ _remembered: dict[tuple[str, str, str | None], _Remembered] = {}
 _reading: dict[tuple[str, str, str | None], asyncio.Task[tuple[_Remembered, str | None]]] = {}
 
 
-def _looks(home: Path) -> tuple[object, ...]:
+def _looks(home: Path, ended: set[str] | None) -> tuple[object, ...]:
     """Return what a round's answer depends on, seen without reading a file.
 
     The home folder's and config.json's owner and mode (``AuthStore.check_home``
     refuses a home others may change), auth.json's identity, size and times, this
-    process's auth.json writes, and the credential environment.
+    process's auth.json writes, the credential environment, and how many sessions
+    Cursor has ended (ENDED grows when a refresh is refused: the kept sign-in
+    may be one of them).
     """
 
     def seen(path: Path, *, content: bool) -> tuple[int, ...] | None:
@@ -176,6 +179,7 @@ def _looks(home: Path) -> tuple[object, ...]:
         _store.writes(),
         os.environ.get(ENV_ACCESS_TOKEN),
         os.environ.get(ENV_API_KEY),
+        len(ended) if ended else 0,
     )
 
 
@@ -183,7 +187,7 @@ def _resolve_looked(
     host: Host, base_url: str, proxy: str | None, ended: set[str] | None
 ) -> tuple[_Remembered, str | None]:
     """Return a round's answer with what it depended on, looked at before the read."""
-    looks = _looks(Path(host.home))
+    looks = _looks(Path(host.home), ended)
     token, entry = _resolve(host, True, base_url, proxy, ended)
     return _Remembered(looks, token, entry), token
 
@@ -216,7 +220,7 @@ async def resolve_credential_async(
         )
     where = (str(host.home), base_url, proxy)
     known = _remembered.get(where)
-    if known is not None and known.holds(_looks(Path(host.home))):
+    if known is not None and known.holds(_looks(Path(host.home), ended)):
         remember_secret(known.token)  # kept the newest secret to scrub, as each read does
         return known.token
     # One read at a time: the rounds of a burst that arrive while it runs wait for it.
