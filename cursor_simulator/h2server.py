@@ -1,4 +1,4 @@
-"""The simulator's HTTP/2 side: python-hyper's ``h2`` on one connection, one thread per stream.
+"""The simulator's HTTP/2 side: python-hyper's ``h2`` on one connection, a thread per stream.
 
 ``HttpServer`` hands a connection here when it speaks HTTP/2 (the cleartext
 preface on its port, or ALPN ``h2`` on its TLS port). Two kinds of route:
@@ -10,8 +10,10 @@ preface on its port, or ALPN ``h2`` on its TLS port). Two kinds of route:
 * every other path is served by ``HttpServer``'s ordinary handler once the
   whole request body arrived.
 
-One thread owns the socket (reads, writes, flow control); each stream's answer
-is produced in a thread of its own and handed over through a queue. Knobs for
+One thread owns the socket (reads, writes, flow control; it reads all that has
+arrived before it handles any); each stream's answer is produced in a thread of
+its own, one of the connection's workers (started off the socket's thread, and
+kept for the connection's next streams), and handed over through a queue. Knobs for
 tests: ``window`` (the flow-control window the server grants, to make the
 client wait for WINDOW_UPDATEs), ``goaway_after`` (send GOAWAY after that many
 DATA frames and close), ``mute_after`` (after that many DATA frames, read and
@@ -25,9 +27,11 @@ from __future__ import annotations
 import collections
 import contextlib
 import logging
+import queue
 import select
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
@@ -46,6 +50,7 @@ __all__ = ["PREFACE", "BidiHandler", "H2Request", "H2Side"]
 log = logging.getLogger("cursor_simulator")
 
 _READ_SIZE = 65536
+_READ_BURST = 1 << 20  # at most this much read before the loop handles it
 
 
 class HttpServer(Protocol):
@@ -152,6 +157,87 @@ class H2Side:
         _Connection(self, sock, faulty=faulty).run()
 
 
+class _Workers:
+    """The threads that produce one connection's answers, a stream's answer to a thread.
+
+    ``Thread.start`` waits until the new thread runs: when a hundred streams open
+    at once, the connection thread would spend milliseconds per stream waiting for
+    the interpreter to hand over, reading and sending nothing meanwhile. Here the
+    connection thread only queues the work. A worker left idle by an earlier stream
+    takes it, or a spawner thread starts one more (and does the waiting).
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._jobs: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._settled = threading.Condition(self._lock)
+        self._idle = 0  # workers waiting for a job that no queued job counts on yet
+        self._busy = 0  # jobs queued or running
+        self._threads: list[threading.Thread] = []
+        self._closed = False
+        self._spawns = threading.Semaphore(0)  # threads asked of the spawner
+        self._spawner = threading.Thread(target=self._spawn, name=f"{name}-spawner", daemon=True)
+        self._spawner.start()
+
+    def submit(self, job: Callable[[], None]) -> None:
+        """Run JOB in a worker thread of its own while it runs (returns at once)."""
+        with self._lock:
+            self._busy += 1
+            spawn = not self._idle
+            if not spawn:
+                self._idle -= 1
+        self._jobs.put(job)
+        if spawn:
+            self._spawns.release()
+
+    def close(self, timeout: float) -> None:
+        """Wait up to TIMEOUT seconds for the jobs to end, then for every thread to end."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            self._settled.wait_for(lambda: not self._busy, timeout)
+            self._closed = True
+        self._spawns.release()
+        # Once the spawner is gone no thread starts, so the list below is every one.
+        self._spawner.join(max(0.0, deadline - time.monotonic()))
+        with self._lock:
+            threads = list(self._threads)
+        for _ in threads:
+            self._jobs.put(None)
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+    def _spawn(self) -> None:
+        """Start a worker each time one is asked for, until closed."""
+        while True:
+            self._spawns.acquire()
+            with self._lock:
+                if self._closed:
+                    return
+            thread = threading.Thread(target=self._work, name=self.name, daemon=True)
+            thread.start()
+            with self._lock:
+                self._threads.append(thread)
+
+    def _work(self) -> None:
+        """Run queued jobs one after another until told to stop."""
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            try:
+                job()
+            except Exception:
+                # This thread goes on to the next job: it is counted as idle below.
+                log.exception("a simulator stream failed")
+            finally:
+                with self._lock:
+                    self._busy -= 1
+                    self._idle += 1
+                    if not self._busy:
+                        self._settled.notify_all()
+
+
 class _Connection:
     """One HTTP/2 connection: the socket's only reader and writer."""
 
@@ -163,7 +249,7 @@ class _Connection:
         config = h2.config.H2Configuration(client_side=False, header_encoding="utf-8")
         self.h2 = h2.connection.H2Connection(config=config)
         self.streams: dict[int, _Stream] = {}
-        self.threads: list[threading.Thread] = []
+        self.workers = _Workers("sim-h2-stream")
         self.wake_r, self.wake_w = socket.socketpair()
         self.wake_w.setblocking(False)
         # The streams whose threads produced something since the connection thread last
@@ -207,7 +293,7 @@ class _Connection:
                             self.wake_r.recv(4096)
                     if self.sock not in readable:
                         continue
-                data = self.sock.recv(_READ_SIZE)
+                data = self._read_all()
                 if not data:
                     break
                 self._handle(self.h2.receive_data(data))
@@ -218,12 +304,36 @@ class _Connection:
             for stream in self.streams.values():
                 stream.request.gone.set()
             self._wake()
-            for thread in self.threads:
-                thread.join(5)
+            self.workers.close(5)
             with contextlib.suppress(OSError):
                 self.sock.close()
             self.wake_r.close()
             self.wake_w.close()
+
+    def _read_all(self) -> bytes:
+        """Return what the socket holds now, at most ``_READ_BURST`` bytes (b"" once it closed).
+
+        A client answering many streams at once sends many small writes (over TLS, a
+        record each); handled one read per turn of the loop, each would pay for a
+        turn (a look at the streams, a select, a flush). Read together, they are
+        parsed and acknowledged in one turn.
+        """
+        data = self.sock.recv(_READ_SIZE)
+        if not data:
+            return data
+        parts = [data]
+        size = len(data)
+        while size < _READ_BURST:
+            if not self._pending_tls():
+                readable, _, _ = select.select([self.sock], [], [], 0)
+                if not readable:
+                    break
+            more = self.sock.recv(_READ_SIZE)
+            if not more:
+                break  # closed: what came first is still handled; the next read sees it
+            parts.append(more)
+            size += len(more)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
 
     def _pending_tls(self) -> bool:
         """Return whether TLS already holds decrypted bytes select cannot see."""
@@ -278,6 +388,28 @@ class _Connection:
             elif isinstance(event, h2.events.PingReceived):
                 with self.side.lock:
                     self.side.pings += 1
+            elif isinstance(event, h2.events.SettingsAcknowledged):
+                self._reopen_windows()
+
+    def _reopen_windows(self) -> None:
+        """Give every open stream its whole window again once a smaller one took effect.
+
+        A window made smaller (the ``window`` knob) applies when the client
+        acknowledges it, and then counts what the client sent under the old one: a
+        stream whose data was all taken before may be left below zero, and h2 only
+        reopens a window as more data is taken, so nothing more would ever come. The
+        simulator has taken every byte it acknowledged, so it reopens such a window
+        to the whole new size.
+        """
+        size = self.h2.local_settings.initial_window_size
+        for stream_id in list(self.streams):
+            try:
+                window = self.h2.streams[stream_id].inbound_flow_control_window
+            except KeyError:
+                continue
+            if window <= 0:
+                with contextlib.suppress(h2.exceptions.H2Error):
+                    self.h2.increment_flow_control_window(size - window, stream_id=stream_id)
 
     def _request(self, stream_id: int, raw: Any) -> None:
         headers = {str(k).lower(): str(v) for k, v in raw}
@@ -298,12 +430,8 @@ class _Connection:
             self._start(stream, handler)
 
     def _start(self, stream: _Stream, bidi: BidiHandler | None) -> None:
-        """Produce STREAM's answer in a thread of its own."""
-        thread = threading.Thread(
-            target=self._answer, args=(stream, bidi), name="sim-h2-stream", daemon=True
-        )
-        self.threads.append(thread)
-        thread.start()
+        """Produce STREAM's answer in a thread of its own (one of the connection's workers)."""
+        self.workers.submit(lambda: self._answer(stream, bidi))
 
     # --- the answers (each in its stream's thread) ------------------------------------
 
