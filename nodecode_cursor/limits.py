@@ -175,6 +175,16 @@ SERVER_CONFIG_MAX_BYTES = 1024 * 1024
 # 5 s would close it between most rounds of a chat).
 POOL_KEEPALIVE_CONNECTIONS = 32
 POOL_KEEPALIVE_SECONDS = 60.0
+# Two reads of an HTTP/1.1 body less than this apart, the second small, are a burst
+# (the service writes small frames faster than they are read); in a burst the socket
+# is left unread until this long after the last read came, so the next read takes
+# what came meanwhile at once. A model's tokens come milliseconds apart and are read
+# as each comes (h1conn.H1Response.chunks). A read of 8 KiB or more already carries
+# enough to pay for itself; gathering those too kept 64 KiB reads, and a 50 MiB
+# answer then peaked at 1.5x its size instead of 1.04x (glibc's mmap threshold moved).
+H1_BURST_SECONDS = 0.001
+H1_GATHER_SECONDS = 0.0005
+H1_BURST_READ_BYTES = 8192
 # After a stream's end frame the body ends at once (its terminating chunk); a run waits
 # this long for it so the connection goes back to the pool, else lets it close.
 DRAIN_SECONDS = 0.5

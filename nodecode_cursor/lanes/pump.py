@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .. import limits
 from ..errors import ProviderError, StreamIncomplete, scrub
 from ..host import NativeOutcome
-from .idle import IdleDeadline
+from ..transports.idle import IdleDeadline
 
 if TYPE_CHECKING:
     from ..core.answers import Answerer

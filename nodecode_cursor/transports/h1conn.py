@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 import urllib.parse
 from collections.abc import AsyncIterator, Mapping
@@ -33,8 +34,17 @@ from .. import limits
 from .h2dial import H2Unavailable, dial, proxy_address, proxy_for, split_url
 from .http import Answer, authority, check_proxies, read_capped, unreachable
 from .http1 import BadResponse, ResponseReader, request_bytes
+from .idle import IdleDeadline
 
-__all__ = ["H1Connection", "H1Cut", "H1Pool", "H1Response", "H1Route", "h1_route"]
+__all__ = [
+    "H1Connection",
+    "H1Cut",
+    "H1Pool",
+    "H1Response",
+    "H1Route",
+    "ReadPacing",
+    "h1_route",
+]
 
 log = logging.getLogger("nodecode_cursor.transports.sse")
 
@@ -96,6 +106,20 @@ def h1_route(base_url: str, proxy_setting: str | None) -> H1Route | None:
     return H1Route(base, host_header, proxy, forward=forward, proxy_auth=auth)
 
 
+@dataclass(frozen=True)
+class ReadPacing:
+    """How a response's body is read when the service writes faster than it is read.
+
+    Two reads less than BURST_SECONDS apart, the second of fewer than
+    SMALL_READ_BYTES, are a burst; then the next read waits until GATHER_SECONDS
+    after the last one came (``H1Response.chunks``).
+    """
+
+    burst_seconds: float = limits.H1_BURST_SECONDS
+    gather_seconds: float = limits.H1_GATHER_SECONDS
+    small_read_bytes: int = limits.H1_BURST_READ_BYTES
+
+
 class H1Connection:
     """One kept-alive HTTP/1.1 connection: a stream pair and when it last went idle."""
 
@@ -149,7 +173,17 @@ class H1Response:
         return self._reader.trailers
 
     async def chunks(self) -> AsyncIterator[bytes]:
-        """Yield the body a network read at a time; TimeoutError on silence, H1Cut on a drop."""
+        """Yield the body a network read at a time; TimeoutError on silence, H1Cut on a drop.
+
+        Small reads that come less than the pool's ``burst_seconds`` apart are a
+        burst (a service streaming small frames faster than they are read): then
+        the socket is left unread until ``gather_seconds`` after the last read
+        came, and the next read takes all that came meanwhile at once. Without
+        that, each of the service's writes would be a wake-up, a read and a pass
+        through the parsers of its own: a client that keeps up with a fast stream
+        is never idle, and spends as much CPU as the service. An answer paced like
+        a model's (frames milliseconds apart) is read as each frame comes.
+        """
         first, self._first = self._first, b""
         if first:
             yield first
@@ -159,20 +193,43 @@ class H1Response:
             return
         stream = connection.reader
         timeout = self.read_timeout
-        while not parser.done:
+        pacing = self._pool.pacing
+        loop = asyncio.get_running_loop()
+        last_came = -math.inf
+        # One deadline for the whole body, moved by each read and held while the
+        # caller has a piece (only the socket's silence counts): a timer scheduled
+        # and cancelled around each read cost more than the read's own parsing.
+        async with asyncio.timeout(None) as deadline:
+            silence = IdleDeadline(deadline, loop.time() + timeout)
             try:
-                async with asyncio.timeout(timeout):
-                    data = await stream.read(_READ_SIZE)
-            except TimeoutError:
-                raise  # silence (a subclass of OSError, but not a drop)
-            except OSError as exc:
-                raise H1Cut(f"the connection failed: {exc or type(exc).__name__}") from None
-            try:
-                body = parser.feed(data) if data else parser.feed_eof()
-            except BadResponse as exc:
-                raise H1Cut(str(exc)) from None
-            if body:
-                yield body
+                while not parser.done:
+                    try:
+                        data = await stream.read(_READ_SIZE)
+                    except TimeoutError:
+                        raise  # silence (a subclass of OSError, but not a drop)
+                    except OSError as exc:
+                        raise H1Cut(f"the connection failed: {exc or type(exc).__name__}") from None
+                    came = loop.time()
+                    burst = (
+                        came - last_came < pacing.burst_seconds
+                        and len(data) < pacing.small_read_bytes
+                    )
+                    last_came = came
+                    try:
+                        body = parser.feed(data) if data else parser.feed_eof()
+                    except BadResponse as exc:
+                        raise H1Cut(str(exc)) from None
+                    if body:
+                        silence.push(None)
+                        yield body
+                    now = loop.time()
+                    if burst and not parser.done:
+                        # Our own wait, not the service's silence.
+                        await _gather(connection, came + pacing.gather_seconds - now)
+                        now = loop.time()
+                    silence.push(now + timeout)
+            finally:
+                silence.close()
 
     async def read(self, max_bytes: int | None = None) -> bytes | None:
         """Return the whole body (None once it passes MAX_BYTES); errors as ``chunks``."""
@@ -189,6 +246,27 @@ class H1Response:
             self._pool.forget(connection)
 
 
+async def _gather(connection: H1Connection, seconds: float) -> None:
+    """Wait SECONDS with CONNECTION's socket unread: what comes meanwhile waits in the kernel.
+
+    Paused only when reading (the stream's own flow control may have paused it:
+    then it is left to resume it).
+    """
+    if seconds <= 0:
+        return
+    transport = connection.writer.transport
+    reading = transport if isinstance(transport, asyncio.ReadTransport) else None
+    if reading is not None and reading.is_reading():
+        reading.pause_reading()
+    else:
+        reading = None
+    try:
+        await asyncio.sleep(seconds)
+    finally:
+        if reading is not None and not reading.is_closing():
+            reading.resume_reading()
+
+
 class H1Pool:
     """Kept-alive HTTP/1.1 connections by route, on one event loop; ``aclose`` ends them."""
 
@@ -197,7 +275,9 @@ class H1Pool:
         *,
         keep: int = limits.POOL_KEEPALIVE_CONNECTIONS,
         keepalive_seconds: float = limits.POOL_KEEPALIVE_SECONDS,
+        pacing: ReadPacing | None = None,
     ) -> None:
+        self.pacing = pacing or ReadPacing()
         self._idle: dict[H1Route, list[H1Connection]] = {}
         self._keep = keep
         self._keepalive_seconds = keepalive_seconds

@@ -1,13 +1,16 @@
-"""The round's idle deadline, checked lazily: progress moves a number, not a timer.
+"""An idle deadline checked lazily: progress moves a number, not a timer.
 
 ``asyncio.Timeout.reschedule`` cancels one timer handle and schedules another; a
-long answer makes progress once per frame, so moving the deadline that way costs a
-heap operation per delta. ``IdleDeadline`` only records when the deadline is now
-due. One timer fires at the earliest time it could be due; when progress came
-meanwhile it re-arms at the recorded time, else it expires the ``asyncio.Timeout``
-it watches, which raises ``TimeoutError`` in the round just as before.
+long answer makes progress once per frame (and is read in many small reads), so
+moving a deadline that way costs a heap operation each time. ``IdleDeadline``
+only records when the deadline is now due. One timer fires at the earliest time
+it could be due; when progress came meanwhile it re-arms at the recorded time,
+else it expires the ``asyncio.Timeout`` it watches, which raises ``TimeoutError``
+in the task just as before. Progress that comes after the timer fired but before
+the expiry reached the task still counts: the expiry is called off.
 
-What counts as progress, and what a timeout means, are the pump's (``pump.py``).
+Two deadlines use it: the round's (``lanes/pump.py``: what counts as progress
+there, and what a timeout means) and a response's silence (``h1conn.py``).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ __all__ = ["IdleDeadline"]
 class IdleDeadline:
     """Expires TIMEOUT once the time last pushed has passed with no later push."""
 
-    __slots__ = ("_armed_at", "_closed", "_due", "_loop", "_timeout", "_timer")
+    __slots__ = ("_armed_at", "_closed", "_due", "_expiring", "_loop", "_timeout", "_timer")
 
     def __init__(self, timeout: asyncio.Timeout, due: float | None) -> None:
         """Watch TIMEOUT (entered, with no time of its own); it is due at DUE (loop time)."""
@@ -31,11 +34,14 @@ class IdleDeadline:
         self._timer: asyncio.TimerHandle | None = None
         self._armed_at = math.inf
         self._closed = False
+        self._expiring = False  # the timeout was told to expire; it has not reached the task
         self.push(due)
 
     def push(self, due: float | None) -> None:
         """Make the deadline DUE (loop time); None holds it while the service waits on us."""
         self._due = due
+        if self._expiring:
+            self._recall()
         if due is not None and due < self._armed_at and not self._closed:
             self._arm(due)  # earlier than the timer: it must fire sooner
 
@@ -65,3 +71,11 @@ class IdleDeadline:
             self._arm(due)
         elif not self._timeout.expired():
             self._timeout.reschedule(now)
+            self._expiring = True
+
+    def _recall(self) -> None:
+        """Call off an expiry the task has not met yet: progress came first."""
+        self._expiring = False
+        timeout = self._timeout
+        if not timeout.expired() and not self._closed:
+            timeout.reschedule(None)
