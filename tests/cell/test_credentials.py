@@ -235,3 +235,33 @@ def test_a_round_sees_each_change_of_what_it_sends(
     kept_reprs = repr(credentials_module._remembered)
     for token in (kept.access_token, renewed.access_token, sim.auth.refreshed[0], "connect-key"):
         assert token not in kept_reprs
+
+
+def test_a_session_cursor_ends_makes_the_next_round_read_again(sim: Simulator, home: Path) -> None:
+    """The kept answer depends on how many sessions Cursor has ended: when that grows
+    (a refresh refused, here or for another base URL), the next round reads auth.json
+    again instead of sending what it remembered."""
+    host = MemoryHost(home)
+    kept = signed_in(home)
+    ended: set[str] = set()
+    where = (str(home), sim.url, None)
+
+    async def one() -> str | None:
+        return await resolve_credential_async(host, for_round=True, base_url=sim.url, ended=ended)
+
+    Kept = credentials_module._Remembered
+
+    async def rounds() -> tuple[Kept, Kept, Kept]:
+        await one()
+        first = credentials_module._remembered[where]
+        await one()
+        still = credentials_module._remembered[where]
+        ended.add("digest-of-a-session-cursor-ended")
+        await one()
+        return first, still, credentials_module._remembered[where]
+
+    first, still, after = asyncio.run(rounds())
+    assert still is first  # nothing changed: the second round used what the first read
+    assert after is not first  # the ended session made the third read again
+    assert after.token == kept.access_token
+    assert sim.auth.refresh_calls == 0
