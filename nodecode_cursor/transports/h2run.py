@@ -34,6 +34,7 @@ from ..wire.connect import encode_frame, parse_end_stream
 from ..wire.stream import ServerItem, StreamReader, as_message
 from .h2conn import H2Connection, H2Stream, StreamCut
 from .h2dial import H2Unavailable, ProxyCannotTunnel, dial, proxy_for, split_url
+from .idle import IdleDeadline
 from .runpool import RunConnections
 from .sse import (
     STREAM_CUT,
@@ -291,39 +292,52 @@ class H2Run(RunStream):
             self.settings.transport,
         )
         decoder = StreamReader()
-        while True:
-            item = await self._next()
-            if item is None:
-                self._trailer_end(stream.trailers)
-                break
-            if isinstance(item, StreamCut):
-                # HTTP/2 says why in words of its own (GOAWAY, unanswered PINGs): kept.
-                self.cut = f"{STREAM_CUT} ({item})"
-                break
-            data, size = item
-            batch = decoder.read_items(data)
-            end = decoder.end
-            if end is not None:
-                self.saw_end = True
-                self.end_error = parse_end_stream(end)
-                log.debug(
-                    "run %s end frame%s",
-                    self.request_id,
-                    f": {self.end_error.detail}" if self.end_error else "",
-                )
-                if batch:
-                    await self._deliver(batch)
-                connection.consumed(stream, size)
-                connection.end_stream(stream)  # our half closes with the answer
-                # Bytes after the end frame in the same DATA frame break Connect's
-                # grammar; later ones are not waited for (a half-open stream ends here).
-                if after_end(decoder):
-                    raise after_end_error()
-                return
-            if batch:
-                await self._deliver(batch)
-            # Given back only once the consumer took it: a slow lane holds the service back.
-            connection.consumed(stream, size)
+        loop = asyncio.get_running_loop()
+        timeout = self.settings.request_timeout
+        chunks = stream.chunks
+        try:
+            # One deadline for the stream, moved by each chunk rather than a timer per
+            # chunk, and held while the consumer has no room.
+            async with asyncio.timeout(None) as deadline:
+                silence = IdleDeadline(deadline, loop.time() + timeout)
+                try:
+                    while True:
+                        item = await chunks.get()
+                        if item is None:
+                            self._trailer_end(stream.trailers)
+                            break
+                        if isinstance(item, StreamCut):
+                            # HTTP/2 says why in words of its own (GOAWAY, unanswered
+                            # PINGs): kept.
+                            self.cut = f"{STREAM_CUT} ({item})"
+                            break
+                        data, size = item
+                        batch = decoder.read_items(data)
+                        end = decoder.end
+                        if end is not None:
+                            silence.close()
+                            self._take_end(end)
+                            if batch:
+                                await self._deliver(batch)
+                            connection.consumed(stream, size)
+                            connection.end_stream(stream)  # our half closes with the answer
+                            # Bytes after the end frame in the same DATA frame break
+                            # Connect's grammar; later ones are not waited for (a
+                            # half-open stream ends here).
+                            if after_end(decoder):
+                                raise after_end_error()
+                            return
+                        if batch:
+                            silence.push(None)
+                            await self._deliver(batch)
+                        silence.push(loop.time() + timeout)
+                        # Given back only once the consumer took it: a slow lane holds
+                        # the service back.
+                        connection.consumed(stream, size)
+                finally:
+                    silence.close()
+        except TimeoutError:
+            raise self._silence() from None
         if self.saw_end:
             return
         log.debug("run %s closed early: %s", self.request_id, self.cut)
@@ -331,6 +345,16 @@ class H2Run(RunStream):
             raise StreamIncomplete(
                 f"Cursor's answer is incomplete: {self.cut} inside a frame (try again)"
             )
+
+    def _take_end(self, end: bytes) -> None:
+        """Take the end frame's payload END: the stream's end, and its error if any."""
+        self.saw_end = True
+        self.end_error = parse_end_stream(end)
+        log.debug(
+            "run %s end frame%s",
+            self.request_id,
+            f": {self.end_error.detail}" if self.end_error else "",
+        )
 
     def _trailer_end(self, trailers: dict[str, str]) -> None:
         """Read a gRPC-style end (``grpc-status`` trailer) when no Connect end frame came."""
