@@ -25,7 +25,14 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import limits
-from .continuity import HistoryMark, Kept, continues, ephemeral_key, session_key
+from .continuity import (
+    HistoryMark,
+    Kept,
+    MessageDigests,
+    continues,
+    ephemeral_key,
+    session_key,
+)
 
 if TYPE_CHECKING:
     from .._proto import agent_pb2
@@ -437,7 +444,7 @@ class Conversations:
     def for_round(
         self,
         session_id: str | None,
-        messages: Sequence[Mapping[str, Any]],
+        messages: Sequence[Mapping[str, Any]] | MessageDigests,
         calls: Sequence[str],
         by_call: Kept | None = None,
         own: Kept | None = None,
@@ -453,6 +460,7 @@ class Conversations:
         messages continue that session's last round (``continuity.continues``); one
         that does not (a side request, a rewind) runs in a fresh ephemeral
         conversation and leaves the session as it was. Without a session, a fresh one.
+        MESSAGES may come as their ``MessageDigests``, which the round asks again later.
         """
         if by_call is not None:
             return self._known(by_call)

@@ -28,6 +28,7 @@ __all__ = [
     "ContinuityStore",
     "HistoryMark",
     "Kept",
+    "MessageDigests",
     "call_key",
     "continues",
     "ephemeral_key",
@@ -136,29 +137,50 @@ def _message_digest(message: Mapping[str, Any]) -> bytes:
     return hasher.digest()
 
 
-def _prefix_digest(messages: Sequence[Mapping[str, Any]], count: int) -> str:
-    """Return the digest over the first COUNT of MESSAGES."""
-    hasher = hashlib.sha256()
-    for message in messages[:count]:
-        hasher.update(_message_digest(message if isinstance(message, Mapping) else {}))
-    return hasher.hexdigest()
+class MessageDigests:
+    """The digests of one history's messages, each hashed once however often it is asked.
+
+    A round asks twice over the same messages: whether they go on from the
+    session's mark (``continues``), and then for its own mark (``history_mark``).
+    """
+
+    __slots__ = ("_digests", "messages")
+
+    def __init__(self, messages: Sequence[Mapping[str, Any]]) -> None:
+        self.messages = messages
+        self._digests: list[bytes] = []
+
+    def prefix(self, count: int) -> str:
+        """Return the digest over the first COUNT messages."""
+        digests, messages = self._digests, self.messages
+        for message in messages[len(digests) : count]:
+            digests.append(_message_digest(message if isinstance(message, Mapping) else {}))
+        hasher = hashlib.sha256()
+        for digest in digests[:count]:
+            hasher.update(digest)
+        return hasher.hexdigest()
 
 
 def history_mark(
-    messages: Sequence[Mapping[str, Any]], reply: Mapping[str, Any] | None = None
+    messages: Sequence[Mapping[str, Any]] | MessageDigests,
+    reply: Mapping[str, Any] | None = None,
 ) -> HistoryMark:
-    """Return the mark of a round that sent MESSAGES and answered REPLY."""
+    """Return the mark of a round that sent MESSAGES (or their digests) and answered REPLY."""
+    digests = messages if isinstance(messages, MessageDigests) else MessageDigests(messages)
     said = reply is not None and bool(
         _text(reply.get("content")).strip() or reply.get("tool_calls")
     )
+    count = len(digests.messages)
     return HistoryMark(
-        len(messages),
-        _prefix_digest(messages, len(messages)),
+        count,
+        digests.prefix(count),
         _message_digest(reply).hex() if reply is not None and said else None,
     )
 
 
-def continues(messages: Sequence[Mapping[str, Any]], mark: HistoryMark | None) -> bool:
+def continues(
+    messages: Sequence[Mapping[str, Any]] | MessageDigests, mark: HistoryMark | None
+) -> bool:
     """Return whether MESSAGES go on from the round MARK was taken of (always, with no mark).
 
     They do when they open with the messages that round sent (a later round, the
@@ -168,7 +190,9 @@ def continues(messages: Sequence[Mapping[str, Any]], mark: HistoryMark | None) -
     """
     if mark is None:
         return True
-    if len(messages) >= mark.count and _prefix_digest(messages, mark.count) == mark.digest:
+    digests = messages if isinstance(messages, MessageDigests) else MessageDigests(messages)
+    messages = digests.messages
+    if len(messages) >= mark.count and digests.prefix(mark.count) == mark.digest:
         return True
     if mark.reply is None:
         return False

@@ -44,7 +44,13 @@ from ..account.store import AuthStore
 from ..core import decisions
 from ..core.answers import Answerer
 from ..core.bridge import function_tools, wire_names
-from ..core.continuity import call_key, history_mark, session_key, trailing_call_ids
+from ..core.continuity import (
+    MessageDigests,
+    call_key,
+    history_mark,
+    session_key,
+    trailing_call_ids,
+)
 from ..core.cost import round_cost
 from ..core.decisions import USAGE_PRICING_CODES, Next
 from ..core.fold import Fold
@@ -133,7 +139,10 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
     system = ctx.system if ctx.system is not None else _system_of(ctx.messages)
     messages = ctx.messages[_leading_system(ctx.messages) :]
     messages, system, tools = _valid_unicode(messages, system, ctx.tools)
-    conversation = await _round_conversation(state, ctx.session_id, messages)
+    # Hashed once for both questions about the history (does it go on from the
+    # session's last round, and what is this round's mark).
+    digests = MessageDigests(messages)
+    conversation = await _round_conversation(state, ctx.session_id, digests)
     with state.lock:
         table = state.writers
     handed: list[str] = []
@@ -151,9 +160,9 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
             handed,
         )
     except CursorError:
-        await _keep_conversation(state, conversation, messages, None, handed)
+        await _keep_conversation(state, conversation, digests, None, handed)
         raise
-    await _keep_conversation(state, conversation, messages, result.message, handed)
+    await _keep_conversation(state, conversation, digests, result.message, handed)
     _emit(ctx, Finish(result.finish_reason))
     return result
 
@@ -227,9 +236,11 @@ async def _round(
 
 
 async def _round_conversation(
-    state: CellState, session_id: str | None, messages: Sequence[Mapping[str, Any]]
+    state: CellState, session_id: str | None, digests: MessageDigests
 ) -> Conversation:
     """Return the round's conversation (``Conversations.for_round``), its kept records read.
+
+    DIGESTS holds the round's messages (``MessageDigests.messages``).
 
     A history that ends on the results of calls a round handed off (in this
     process or, through the store, in another) goes on in that round's
@@ -238,32 +249,32 @@ async def _round_conversation(
     continues its tool loop instead of starting over. The store may wait on
     another process's lock, so it is read in a worker thread.
     """
-    calls = [call_key(call_id) for call_id in trailing_call_ids(messages)]
+    calls = [call_key(call_id) for call_id in trailing_call_ids(digests.messages)]
     store = state.continuity
     by_call = own = None
     if store is not None and (calls or session_id):
         own_key = session_key(session_id) if session_id else None
         by_call, own = await asyncio.to_thread(store.lookup, own_key, calls)
     with state.lock:
-        return state.conversations.for_round(session_id, messages, calls, by_call, own)
+        return state.conversations.for_round(session_id, digests, calls, by_call, own)
 
 
 async def _keep_conversation(
     state: CellState,
     conversation: Conversation,
-    messages: Sequence[Mapping[str, Any]],
+    digests: MessageDigests,
     reply: Mapping[str, Any] | None,
     handed: Sequence[str],
 ) -> None:
     """Write what another process needs to go on with CONVERSATION, in a worker thread.
 
-    A session's conversation also keeps the mark of the MESSAGES a complete round
-    sent and its REPLY (a later round that holds neither is a side request); a
+    A session's conversation also keeps the mark of the messages a complete round
+    sent (DIGESTS) and its REPLY (a later round that holds neither is a side request); a
     sessionless one is written only once it handed off calls (HANDED).
     """
     with state.lock:
         if conversation.key.startswith("s:") and reply is not None:
-            conversation.mark = history_mark(messages, reply)
+            conversation.mark = history_mark(digests, reply)
         store = state.continuity
         if store is None or not conversation.lasting:
             return

@@ -8,7 +8,14 @@ import sys
 from pathlib import Path
 
 from nodecode_cursor.core.blobs import Conversations
-from nodecode_cursor.core.continuity import Kept, call_key, continues, history_mark, session_key
+from nodecode_cursor.core.continuity import (
+    Kept,
+    MessageDigests,
+    call_key,
+    continues,
+    history_mark,
+    session_key,
+)
 from nodecode_cursor.storage.conversation_store import FILE_NAME, DiskConversations
 
 ONE = [{"role": "user", "content": "read notes.txt"}]
@@ -92,6 +99,25 @@ def test_a_request_continues_a_session_when_it_opens_with_or_holds_the_last_roun
     assert not continues([{"role": "user", "content": "write a title"}], mark)
     assert not continues([], mark)
     assert continues([{"role": "user", "content": "anything"}], None)
+
+
+def test_a_rounds_digests_answer_both_questions_as_its_messages_do() -> None:
+    """A round asks whether its history continues the mark, then for its own mark, over
+    one MessageDigests; the answers are those of the messages themselves."""
+    mark = history_mark(ONE, REPLY)
+    histories = [
+        [*ONE, REPLY, {"role": "user", "content": "more"}],
+        ONE,
+        [{"role": "user", "content": "later"}, REPLY],
+        [{"role": "user", "content": "write a title"}],
+        [],
+    ]
+    for messages in histories:
+        digests = MessageDigests(messages)
+        assert continues(digests, mark) == continues(messages, mark)
+        # Asked second, as the round does, after the prefix of the first question.
+        assert history_mark(digests, REPLY) == history_mark(messages, REPLY)
+        assert history_mark(MessageDigests(messages)) == history_mark(messages)
 
 
 def test_a_side_request_leaves_the_session_and_a_handed_off_result_still_continues() -> None:

@@ -61,10 +61,16 @@ AI_SDK_SCRIPT = Path(__file__).resolve().parent / "node" / "ai_sdk_agent.cjs"
 AGENT_TIMEOUT = 120
 
 
+def node_modules() -> Path:
+    """Return the node_modules the npm agents come from: $NODECODE_NODE_MODULES, else .ci/node's."""
+    return Path(os.environ.get("NODECODE_NODE_MODULES") or NODE_BIN.parent)
+
+
 def agent_binary(env_name: str, name: str) -> str:
-    """Return the agent's executable: $ENV_NAME, else .ci/node's; fail saying how to install."""
+    """Return the agent's executable: $ENV_NAME, else the node_modules' own (``node_modules``);
+    fail saying how to install."""
     given = os.environ.get(env_name)
-    path = Path(given) if given else NODE_BIN / name
+    path = Path(given) if given else node_modules() / ".bin" / name
     if not path.exists():
         pytest.fail(f"{name} is not installed ({path} is missing): run {INSTALL}", pytrace=False)
     return str(path)
@@ -384,7 +390,7 @@ def test_the_ai_sdks_responses_provider_loops_tools_and_chats_through_serve(
     node = os.environ.get("NODECODE_NODE_BIN") or shutil.which("node")
     if node is None:
         pytest.fail("node is not on the PATH (the npm agents need it too)", pytrace=False)
-    modules = Path(os.environ.get("NODECODE_NODE_MODULES") or NODE_BIN.parent)
+    modules = node_modules()
     if not (modules / "ai").exists():
         pytest.fail(f"the AI SDK is not installed ({modules / 'ai'}): run {INSTALL}", pytrace=False)
     work, _ = two_notes(tmp_path)
