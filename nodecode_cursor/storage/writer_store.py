@@ -3,7 +3,8 @@
 ``DiskWriters`` keeps round digest -> writer model in a small SQLite file
 (``cursor-writers.sqlite``, mode 0600) from the standard library: every write is
 one transaction, so it is atomic, and SQLite's own locking lets two processes
-sharing the home write it without corrupting it. It holds at most ``limit``
+sharing the home write it without corrupting it; the rounds of one process that end
+together share transactions (``DiskWriters.put``). It holds at most ``limit``
 rounds, dropping the oldest first. A file that is not ours — corrupt, or
 another program's database — is set aside (renamed ``….corrupt-<time>``) and a
 fresh one started; a file that stays locked past a short wait is skipped. None
@@ -18,6 +19,7 @@ handling (made 0600, marked ours, set aside when bad) is ``sqlite_file.py``'s.
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -43,11 +45,27 @@ _SCHEMA = (
 class DiskWriters:
     """Round digest -> writer model in a SQLite file, bounded, shared safely between processes."""
 
-    __slots__ = ("_file", "limit", "path")
+    __slots__ = (
+        "_file",
+        "_pending",
+        "_queue_lock",
+        "_queued",
+        "_write_lock",
+        "_written",
+        "limit",
+        "path",
+    )
 
     def __init__(self, path: Path, limit: int = MAX_DISK_WRITERS) -> None:
         self.path = path
         self.limit = limit
+        # Rows handed to put and not yet taken by a write; how many rows were ever handed
+        # over, and how many of the first of them a write has taken (see put).
+        self._pending: list[tuple[str, str]] = []
+        self._queued = 0
+        self._written = 0
+        self._queue_lock = threading.Lock()
+        self._write_lock = threading.Lock()
         self._file = SqliteFile(
             path,
             application_id=APPLICATION_ID,
@@ -71,15 +89,38 @@ class DiskWriters:
         return {str(digest): str(model) for digest, model in rows or []}
 
     def put(self, digest: str, model: str) -> None:
-        """Keep that MODEL wrote the round DIGEST, dropping the oldest past the limit."""
+        """Keep that MODEL wrote the round DIGEST, dropping the oldest past the limit.
+
+        Rounds ending together (``serve`` under load) each call this from a worker
+        thread. The rows handed over while one write runs go together in the next
+        one, whichever of their threads gets to write first (the others find theirs
+        written and return), so a burst of rounds is a few transactions, not one each;
+        a lone round's row is written at once, as before.
+        """
+        with self._queue_lock:
+            self._pending.append((digest, model))
+            self._queued += 1
+            mine = self._queued
+        with self._write_lock:
+            if self._written >= mine:
+                return  # another thread's write took this row
+            with self._queue_lock:
+                rows, self._pending = self._pending, []
+                self._written = self._queued
+            self._write(rows)
+
+    def _write(self, rows: list[tuple[str, str]]) -> None:
+        """Keep ROWS in one transaction, dropping the oldest past the limit."""
 
         def write(db: sqlite3.Connection) -> list[tuple[Any, ...]]:
             db.execute("BEGIN IMMEDIATE")
-            db.execute("DELETE FROM writers WHERE digest = ?", (digest,))
-            cursor = db.execute(
-                "INSERT INTO writers (digest, model) VALUES (?, ?)", (digest, model)
-            )
-            newest = cursor.lastrowid or 0
+            newest = 0
+            for digest, model in rows:
+                db.execute("DELETE FROM writers WHERE digest = ?", (digest,))
+                cursor = db.execute(
+                    "INSERT INTO writers (digest, model) VALUES (?, ?)", (digest, model)
+                )
+                newest = cursor.lastrowid or newest
             db.execute("DELETE FROM writers WHERE id <= ?", (newest - self.limit,))
             db.execute("COMMIT")
             return []

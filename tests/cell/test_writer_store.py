@@ -6,6 +6,7 @@ import sqlite3
 import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from nodecode_cursor.core.writers import WriterTable, round_digest
@@ -38,6 +39,30 @@ def test_the_file_keeps_the_newest_rounds_only(tmp_path: Path) -> None:
     assert list(store.load()) == ["d2", "d3", "d4"]
     store.put("d2", "again")  # rewritten: now the newest
     assert store.load() == {"d3": "m", "d4": "m", "d2": "again"}
+
+
+def test_rounds_ending_together_are_all_kept(tmp_path: Path) -> None:
+    """Puts from many threads at once (serve's rounds ending in a burst) go in shared
+    transactions, and none of them is lost; the limit still holds."""
+    rounds = 40
+    for limit, kept in ((100, rounds), (30, 30)):
+        store = DiskWriters(tmp_path / f"{limit}-{FILE_NAME}", limit=limit)
+        start = threading.Barrier(rounds, timeout=10)
+
+        def one(n: int, store: DiskWriters = store, start: threading.Barrier = start) -> None:
+            start.wait()
+            store.put(f"d{n}", f"m{n}")
+
+        threads = [threading.Thread(target=one, args=(n,)) for n in range(rounds)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+        found = store.load()
+        assert len(found) == kept
+        assert all(found[digest] == "m" + digest[1:] for digest in found)
+        if kept == rounds:
+            assert set(found) == {f"d{n}" for n in range(rounds)}
 
 
 def test_a_corrupt_file_is_set_aside_and_a_fresh_one_started(tmp_path: Path) -> None:
