@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .. import limits
 from ..errors import ProviderError, StreamIncomplete, scrub
 from ..host import NativeOutcome
-from ..transports.idle import IdleDeadline
+from ..transports.idle import IdleDeadline, silent_for
 
 if TYPE_CHECKING:
     from ..core.answers import Answerer
@@ -80,8 +80,7 @@ class Pump:
         # being read meanwhile, and the idle deadline waits while any is running (the
         # service is waiting for the answer, perhaps on a person's confirmation).
         self._running: set[asyncio.Task[None]] = set()
-        self._deadline: asyncio.Timeout | None = None
-        self._lazy: IdleDeadline | None = None  # moves the deadline without a timer per message
+        self._idle: IdleDeadline | None = None  # moved by progress, without a timer per message
 
     async def drain(self) -> None:
         """Feed every server message to the fold and send its answers, until the stream ends.
@@ -109,52 +108,47 @@ class Pump:
             # aclosing: a deadline leaving the loop early must close the generator here,
             # not leave its finalizer as a task pending on the loop.
             async with (
-                asyncio.timeout_at(None) as self._deadline,
+                silent_for(idle) as lazy,
                 contextlib.aclosing(run.batches()) as batches,
             ):
-                lazy = self._lazy = IdleDeadline(self._deadline, loop.time() + idle)
-                try:
-                    async for batch in batches:
-                        # No await in a batch: the time at its end is every message's.
-                        progressed = False
-                        self.frames += len(batch)
-                        for item in batch:
-                            # The fast path: a text or thinking delta, progress, asks nothing
-                            # (wire.stream read most of them by hand: a str is one).
-                            if type(item) is str:
-                                size, part = fold.feed_text(item, limit - reply_bytes)
-                            elif isinstance(item, str):
-                                size, part = fold.feed_thinking(item, limit - reply_bytes)
-                            else:
-                                message = item
-                                size, part = fold.feed_delta(message, limit - reply_bytes)
-                            if size >= 0:
-                                reply_bytes += size
-                                if reply_bytes > limit:
-                                    raise self._too_large()
-                                if part is not None and show is not None:
-                                    show(part)
-                                beats = 0
-                                progressed = True
-                                continue
-                            reply_bytes += _reply_size(message)
+                self._idle = lazy
+                async for batch in batches:
+                    # No await in a batch: the time at its end is every message's.
+                    progressed = False
+                    self.frames += len(batch)
+                    for item in batch:
+                        # The fast path: a text or thinking delta, progress, asks nothing
+                        # (wire.stream read most of them by hand: a str is one).
+                        if type(item) is str:
+                            size, part = fold.feed_text(item, limit - reply_bytes)
+                        elif isinstance(item, str):
+                            size, part = fold.feed_thinking(item, limit - reply_bytes)
+                        else:
+                            message = item
+                            size, part = fold.feed_delta(message, limit - reply_bytes)
+                        if size >= 0:
+                            reply_bytes += size
                             if reply_bytes > limit:
                                 raise self._too_large()
-                            if not self._take(message):
-                                beats += 1
-                                continue
+                            if part is not None and show is not None:
+                                show(part)
                             beats = 0
                             progressed = True
-                        if progressed:
-                            lazy.push(
-                                None
-                                if running
-                                else loop.time() + (wait if fold.turn_ended else idle)
-                            )
-                finally:
-                    lazy.close()
+                            continue
+                        reply_bytes += _reply_size(message)
+                        if reply_bytes > limit:
+                            raise self._too_large()
+                        if not self._take(message):
+                            beats += 1
+                            continue
+                        beats = 0
+                        progressed = True
+                    if progressed:
+                        lazy.push(
+                            None if running else loop.time() + (wait if fold.turn_ended else idle)
+                        )
         except TimeoutError:
-            deadline = self._deadline
+            deadline = self._idle
             if deadline is None or not deadline.expired():
                 raise
             if not fold.turn_ended:
@@ -166,7 +160,7 @@ class Pump:
         finally:
             # A cancelled round (or a stream that ended) cancels the tools still running;
             # the deadline is over, so their ends must not move it.
-            self._deadline = None
+            self._idle = None
             left = list(running)
             for task in left:
                 task.cancel()
@@ -252,10 +246,10 @@ class Pump:
     def _tool_done(self, task: asyncio.Task[None]) -> None:
         """Forget TASK; the last tool to end gives the idle deadline its full length again."""
         self._running.discard(task)
-        lazy, deadline = self._lazy, self._deadline
-        if self._running or lazy is None or deadline is None or deadline.expired():
+        deadline = self._idle
+        if self._running or deadline is None or deadline.expired():
             return
-        lazy.push(asyncio.get_running_loop().time() + self.run.settings.request_timeout)
+        deadline.push(asyncio.get_running_loop().time() + self.run.settings.request_timeout)
 
 
 def _exec_answer(reply: Any) -> bool:

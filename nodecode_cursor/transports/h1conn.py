@@ -34,7 +34,7 @@ from .. import limits
 from .h2dial import H2Unavailable, dial, proxy_address, proxy_for, split_url
 from .http import Answer, authority, check_proxies, read_capped, unreachable
 from .http1 import BadResponse, ResponseReader, request_bytes
-from .idle import IdleDeadline
+from .idle import silent_for
 
 __all__ = [
     "H1Connection",
@@ -199,37 +199,32 @@ class H1Response:
         # One deadline for the whole body, moved by each read and held while the
         # caller has a piece (only the socket's silence counts): a timer scheduled
         # and cancelled around each read cost more than the read's own parsing.
-        async with asyncio.timeout(None) as deadline:
-            silence = IdleDeadline(deadline, loop.time() + timeout)
-            try:
-                while not parser.done:
-                    try:
-                        data = await stream.read(_READ_SIZE)
-                    except TimeoutError:
-                        raise  # silence (a subclass of OSError, but not a drop)
-                    except OSError as exc:
-                        raise H1Cut(f"the connection failed: {exc or type(exc).__name__}") from None
-                    came = loop.time()
-                    burst = (
-                        came - last_came < pacing.burst_seconds
-                        and len(data) < pacing.small_read_bytes
-                    )
-                    last_came = came
-                    try:
-                        body = parser.feed(data) if data else parser.feed_eof()
-                    except BadResponse as exc:
-                        raise H1Cut(str(exc)) from None
-                    if body:
-                        silence.push(None)
-                        yield body
+        async with silent_for(timeout) as silence:
+            while not parser.done:
+                try:
+                    data = await stream.read(_READ_SIZE)
+                except TimeoutError:
+                    raise  # silence (a subclass of OSError, but not a drop)
+                except OSError as exc:
+                    raise H1Cut(f"the connection failed: {exc or type(exc).__name__}") from None
+                came = loop.time()
+                burst = (
+                    came - last_came < pacing.burst_seconds and len(data) < pacing.small_read_bytes
+                )
+                last_came = came
+                try:
+                    body = parser.feed(data) if data else parser.feed_eof()
+                except BadResponse as exc:
+                    raise H1Cut(str(exc)) from None
+                if body:
+                    silence.push(None)
+                    yield body
+                now = loop.time()
+                if burst and not parser.done:
+                    # Our own wait, not the service's silence.
+                    await _gather(connection, came + pacing.gather_seconds - now)
                     now = loop.time()
-                    if burst and not parser.done:
-                        # Our own wait, not the service's silence.
-                        await _gather(connection, came + pacing.gather_seconds - now)
-                        now = loop.time()
-                    silence.push(now + timeout)
-            finally:
-                silence.close()
+                silence.push(now + timeout)
 
     async def read(self, max_bytes: int | None = None) -> bytes | None:
         """Return the whole body (None once it passes MAX_BYTES); errors as ``chunks``."""

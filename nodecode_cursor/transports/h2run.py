@@ -30,11 +30,11 @@ from typing import Self
 from .. import limits
 from .._proto import agent_pb2
 from ..errors import CursorError, ProtocolError, ProviderError, StreamIncomplete
-from ..wire.connect import encode_frame, parse_end_stream
+from ..wire.connect import encode_frame
 from ..wire.stream import ServerItem, StreamReader, as_message
 from .h2conn import H2Connection, H2Stream, StreamCut
 from .h2dial import H2Unavailable, ProxyCannotTunnel, dial, proxy_for, split_url
-from .idle import IdleDeadline
+from .idle import IdleDeadline, silent_for
 from .runpool import RunConnections
 from .sse import (
     STREAM_CUT,
@@ -292,50 +292,11 @@ class H2Run(RunStream):
             self.settings.transport,
         )
         decoder = StreamReader()
-        loop = asyncio.get_running_loop()
-        timeout = self.settings.request_timeout
-        chunks = stream.chunks
         try:
             # One deadline for the stream, moved by each chunk rather than a timer per
             # chunk, and held while the consumer has no room.
-            async with asyncio.timeout(None) as deadline:
-                silence = IdleDeadline(deadline, loop.time() + timeout)
-                try:
-                    while True:
-                        item = await chunks.get()
-                        if item is None:
-                            self._trailer_end(stream.trailers)
-                            break
-                        if isinstance(item, StreamCut):
-                            # HTTP/2 says why in words of its own (GOAWAY, unanswered
-                            # PINGs): kept.
-                            self.cut = f"{STREAM_CUT} ({item})"
-                            break
-                        data, size = item
-                        batch = decoder.read_items(data)
-                        end = decoder.end
-                        if end is not None:
-                            silence.close()
-                            self._take_end(end)
-                            if batch:
-                                await self._deliver(batch)
-                            connection.consumed(stream, size)
-                            connection.end_stream(stream)  # our half closes with the answer
-                            # Bytes after the end frame in the same DATA frame break
-                            # Connect's grammar; later ones are not waited for (a
-                            # half-open stream ends here).
-                            if after_end(decoder):
-                                raise after_end_error()
-                            return
-                        if batch:
-                            silence.push(None)
-                            await self._deliver(batch)
-                        silence.push(loop.time() + timeout)
-                        # Given back only once the consumer took it: a slow lane holds
-                        # the service back.
-                        connection.consumed(stream, size)
-                finally:
-                    silence.close()
+            async with silent_for(self.settings.request_timeout) as silence:
+                await self._frames(connection, stream, decoder, silence)
         except TimeoutError:
             raise self._silence() from None
         if self.saw_end:
@@ -346,15 +307,47 @@ class H2Run(RunStream):
                 f"Cursor's answer is incomplete: {self.cut} inside a frame (try again)"
             )
 
-    def _take_end(self, end: bytes) -> None:
-        """Take the end frame's payload END: the stream's end, and its error if any."""
-        self.saw_end = True
-        self.end_error = parse_end_stream(end)
-        log.debug(
-            "run %s end frame%s",
-            self.request_id,
-            f": {self.end_error.detail}" if self.end_error else "",
-        )
+    async def _frames(
+        self,
+        connection: H2Connection,
+        stream: H2Stream,
+        decoder: StreamReader,
+        silence: IdleDeadline,
+    ) -> None:
+        """Deliver STREAM's frames until its end frame, its close or its cut."""
+        loop = asyncio.get_running_loop()
+        timeout = self.settings.request_timeout
+        chunks = stream.chunks
+        while True:
+            item = await chunks.get()
+            if item is None:
+                self._trailer_end(stream.trailers)
+                return
+            if isinstance(item, StreamCut):
+                # HTTP/2 says why in words of its own (GOAWAY, unanswered PINGs): kept.
+                self.cut = f"{STREAM_CUT} ({item})"
+                return
+            data, size = item
+            batch = decoder.read_items(data)
+            end = decoder.end
+            if end is not None:
+                silence.close()
+                self._take_end(end)
+                if batch:
+                    await self._deliver(batch)
+                connection.consumed(stream, size)
+                connection.end_stream(stream)  # our half closes with the answer
+                # Bytes after the end frame in the same DATA frame break Connect's
+                # grammar; later ones are not waited for (a half-open stream ends here).
+                if after_end(decoder):
+                    raise after_end_error()
+                return
+            if batch:
+                silence.push(None)
+                await self._deliver(batch)
+            silence.push(loop.time() + timeout)
+            # Given back only once the consumer took it: a slow lane holds the service back.
+            connection.consumed(stream, size)
 
     def _trailer_end(self, trailers: dict[str, str]) -> None:
         """Read a gRPC-style end (``grpc-status`` trailer) when no Connect end frame came."""

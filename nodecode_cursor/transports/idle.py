@@ -9,16 +9,31 @@ else it expires the ``asyncio.Timeout`` it watches, which raises ``TimeoutError`
 in the task just as before. Progress that comes after the timer fired but before
 the expiry reached the task still counts: the expiry is called off.
 
-Two deadlines use it: the round's (``lanes/pump.py``: what counts as progress
-there, and what a timeout means) and a response's silence (``h1conn.py``).
+``silent_for`` is the usual way in: an ``asyncio.timeout`` of its own, watched
+from SECONDS ahead. Three deadlines use it: the round's (``lanes/pump.py``: what
+counts as progress there, and what a timeout means) and a stream's silence over
+HTTP/1.1 (``h1conn.py``) and HTTP/2 (``h2run.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
+from collections.abc import AsyncIterator
 
-__all__ = ["IdleDeadline"]
+__all__ = ["IdleDeadline", "silent_for"]
+
+
+@contextlib.asynccontextmanager
+async def silent_for(seconds: float) -> AsyncIterator[IdleDeadline]:
+    """Yield a deadline due SECONDS from now (``push`` moves it); TimeoutError once it passes."""
+    async with asyncio.timeout(None) as timeout:
+        deadline = IdleDeadline(timeout, asyncio.get_running_loop().time() + seconds)
+        try:
+            yield deadline
+        finally:
+            deadline.close()
 
 
 class IdleDeadline:
@@ -44,6 +59,10 @@ class IdleDeadline:
             self._recall()
         if due is not None and due < self._armed_at and not self._closed:
             self._arm(due)  # earlier than the timer: it must fire sooner
+
+    def expired(self) -> bool:
+        """Return whether the deadline passed (the TimeoutError leaving its block is its own)."""
+        return self._timeout.expired()
 
     def close(self) -> None:
         """Stop watching for good: the stream is over, and the timeout may no longer be touched."""

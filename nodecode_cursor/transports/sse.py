@@ -438,6 +438,22 @@ class RunStream:
         self._ended = True
         self._inbox.put_nowait(item)
 
+    def _take_end(self, end: bytes, check_end: Callable[[], None] | None = None) -> None:
+        """Take the end frame's payload END: the stream's end, and its error if any.
+
+        CHECK_END, when given, may refuse a clean end first (it raises).
+        """
+        end_error = parse_end_stream(end)
+        if end_error is None and check_end is not None:
+            check_end()
+        self.saw_end = True
+        self.end_error = end_error
+        log.debug(
+            "run %s end frame%s",
+            self.request_id,
+            f": {end_error.detail}" if end_error else "",
+        )
+
     async def _deliver(self, batch: list[ServerItem]) -> None:
         """Hand the consumer BATCH; wait while it is behind (backpressure)."""
         self._got_message = True
@@ -800,16 +816,7 @@ class _BidiRun(RunStream):
                     payloads, end = decoder.read(chunk)
                     batch = decode(payloads)
                 if end is not None:
-                    end_error = parse_end_stream(end)
-                    if end_error is None and check_end is not None:
-                        check_end()
-                    self.saw_end = True
-                    self.end_error = end_error
-                    log.debug(
-                        "run %s end frame%s",
-                        self.request_id,
-                        f": {end_error.detail}" if end_error else "",
-                    )
+                    self._take_end(end, check_end)
                     if batch:
                         await self._deliver(batch)
                     # Nothing may follow the end frame (Connect's grammar): not in

@@ -8,10 +8,12 @@ and, for what a stream's failure must not cost, the worker pool itself.
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import Callable
 
 import httpx
+import pytest
 
 from cursor_simulator import SimRequest, SimResponse, Simulator
 from cursor_simulator.h2server import _Workers
@@ -75,7 +77,8 @@ def test_stopping_the_simulator_leaves_none_of_its_stream_threads() -> None:
     assert left == []
 
 
-def test_a_failed_job_costs_the_pool_no_thread() -> None:
+def test_a_failed_job_costs_the_pool_no_thread(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.ERROR, logger="cursor_simulator")
     workers = _Workers("sim-h2-stream-test")
     ran = threading.Event()
 
@@ -91,7 +94,9 @@ def test_a_failed_job_costs_the_pool_no_thread() -> None:
         workers.submit(again.set)
         assert again.wait(WAIT)
     finally:
-        workers.close(WAIT)
+        workers.close(WAIT)  # every job over, every thread joined
+    # The failure was caught and logged in its thread (not left to end the thread).
+    assert [r.getMessage() for r in caplog.records] == ["a simulator stream failed"]
     left = [t.name for t in threading.enumerate() if t.name.startswith("sim-h2-stream-test")]
     assert left == []
 
