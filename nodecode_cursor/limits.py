@@ -193,3 +193,15 @@ DRAIN_SECONDS = 0.5
 # (config ``cursor.max_reply_bytes``): an endless stream must not grow the client without
 # bound, and no real answer comes near it.
 MAX_REPLY_BYTES = 64 * 1024 * 1024
+
+# The history budget of one run request (issue 32). Cursor ends a run whose
+# root_prompt_messages_json holds about 208 blobs with invalid_argument after the
+# stream started (lidge-jun/opencodex src/adapters/cursor/protobuf-request.ts,
+# "observed at 208 roots with usedTokens=0"); that peer bounds its assembled set at
+# 192 roots and 512 KiB of root JSON (its PR #2865). We take the same figures: the
+# root count keeps clear of the observed wall, the bytes keep a request well inside
+# every model's context window. ``cursor.history_budget`` and the environment
+# variable below override them.
+HISTORY_BUDGET_ROOTS = 192
+HISTORY_BUDGET_BYTES = 512 * 1024
+HISTORY_BUDGET_ENV = "CURSOR_HISTORY_BUDGET"
