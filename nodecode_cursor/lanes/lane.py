@@ -56,6 +56,7 @@ from ..core.decisions import USAGE_PRICING_CODES, Next
 from ..core.fold import Fold
 from ..core.history import valid_unicode
 from ..core.request import build_run_request, resume_request
+from ..core.system_prompt import split_system
 from ..errors import (
     CursorError,
     NotSignedIn,
@@ -133,11 +134,11 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
     token, resolved = await model_resolution.resolve(
         ctx, state, functools.partial(_token, ctx, state)
     )
-    # The system/developer messages that open the history are the system prompt
-    # (ctx.system wins when given) and leave the history either way, so the prompt
-    # is sent once; later ones ride as user turns (history.py).
-    system = ctx.system if ctx.system is not None else _system_of(ctx.messages)
-    messages = ctx.messages[_leading_system(ctx.messages) :]
+    # The system/developer messages that open the history, and those after the
+    # person's last message, are the system prompt (ctx.system wins over the opening
+    # ones) and leave the history, so the person's message stays the action; others
+    # ride as user turns (history.py).
+    system, messages = split_system(ctx.messages, ctx.system)
     messages, system, tools = _valid_unicode(messages, system, ctx.tools)
     # Hashed once for both questions about the history (does it go on from the
     # session's last round, and what is this round's mark).
@@ -315,32 +316,6 @@ def _emit(ctx: RoundContext, part: StreamPart) -> None:
 def _new_id() -> str:
     """Return a fresh id for a call the service named none for (the core's id factory)."""
     return str(uuid.uuid4())
-
-
-def _leading_system(messages: Sequence[Mapping[str, Any]]) -> int:
-    """Return how many system/developer messages open the history (before any other role)."""
-    count = 0
-    for message in messages:
-        if not isinstance(message, Mapping) or message.get("role") not in ("system", "developer"):
-            break
-        count += 1
-    return count
-
-
-def _system_of(messages: Sequence[Mapping[str, Any]]) -> str | None:
-    """Return the system prompt MESSAGES' opening system/developer messages spell, or None."""
-    parts: list[str] = []
-    for message in messages[: _leading_system(messages)]:
-        content = message.get("content")
-        if isinstance(content, str):
-            parts.append(content)
-        elif isinstance(content, list):
-            parts.extend(
-                str(item.get("text", ""))
-                for item in content
-                if isinstance(item, Mapping) and item.get("type") == "text"
-            )
-    return "\n\n".join(p for p in parts if p) or None
 
 
 async def _token(ctx: RoundContext, state: CellState) -> str:

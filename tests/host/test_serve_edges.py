@@ -101,6 +101,36 @@ def test_claude_code_shapes_are_served(
     assert "You are Claude Code." in sent and "Extra system words." in sent
 
 
+def test_claude_codes_trailing_system_messages_never_become_the_prompt(
+    sim: Simulator, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The shape Claude Code 2.1 sends: its agent types and skills as system messages
+    # after the person's message (captured from its /v1/messages request).
+    body = {
+        "model": MODEL,
+        "max_tokens": 32000,
+        "system": [{"type": "text", "text": "You are Claude Code."}],
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "what is 2+2?"}]},
+            {"role": "system", "content": "Available agent types for the Agent tool: general."},
+            {"role": "system", "content": "The following skills are available: none."},
+        ],
+    }
+    with served(sim, home, monkeypatch) as api, httpx.Client(timeout=60) as client:
+        answer = client.post(
+            api.root + "/v1/messages",
+            json=body,
+            headers={"x-api-key": "k", "anthropic-version": "2023-06-01"},
+        )
+    assert answer.status_code == 200, answer.text
+    run = sim.agent.run()
+    assert run.prompt() == "what is 2+2?"
+    (system,) = [m for m in run.root_messages() if m["role"] == "system"]
+    assert "Available agent types for the Agent tool: general." in system["content"]
+    assert "The following skills are available: none." in system["content"]
+    assert answer.json()["content"][0]["text"] == "Simulated Cursor here. You said: what is 2+2?"
+
+
 def test_errors_after_the_stream_began_are_each_apis_own(
     sim: Simulator, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
