@@ -364,6 +364,9 @@ class RoundContext:
     # tool under a wire name, its calls filed under its own name; bridge.py).
     tools: list[dict[str, Any]] = field(default_factory=list)
     session_id: str | None = None
+    # The folder the round's native asks resolve in; None: this process's own. "" says
+    # it is the client's, unknown here (serve): relative paths stay relative and a
+    # bridged shell call names no folder, so the client's own folder applies.
     cwd: str | None = None
     credential: str | None = None
     base_url: str | None = None

@@ -181,6 +181,9 @@ class RoundRequest:
     # True: an effort the model cannot take is dropped instead of refused (clients that
     # send one effort for every model, as Claude Code and Codex do).
     lenient_effort: bool = False
+    # The folder the client works in (working_folder.client_folder); "" when it said none:
+    # the round then keeps relative paths relative for the client to resolve.
+    working_folder: str = ""
 
     @property
     def demanding(self) -> bool:
@@ -205,6 +208,7 @@ class RoundRequest:
             tools=[dict(t) for t in self.tools],
             # The retry is a fresh conversation: the kept one already holds the bad answer.
             session_id=None if firmer else self.session_id,
+            cwd=self.working_folder,
             on_part=on_part,
         )
 

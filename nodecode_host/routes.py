@@ -58,6 +58,7 @@ from .openai_api import (
     models_object,
     parse_chat_request,
 )
+from .working_folder import client_folder
 
 if TYPE_CHECKING:
     from nodecode_cursor.host import Cell, RoundContext, RoundResult, StreamPart
@@ -257,6 +258,8 @@ class ApiRoutes:
         """Answer one round's request, streamed or whole, as its API's REPLY says."""
         request, reply = asked
         exchange.model = request.requested_model
+        # Bridged asks resolve in the client's folder, never serve's own by accident.
+        request.working_folder = client_folder(exchange.headers, request.system, request.messages)
         self._refuse_agent_lane(request.model)
         log.debug(
             "round request: model %s, %d messages, %d tools, stream %s, session %s",

@@ -286,7 +286,8 @@ def _shell_with(command: Callable[[NativeCall, str], str | None]) -> _Translate:
         if call.kind != "shell":
             pass
         elif workdir is not None:
-            args[workdir] = folder
+            if folder:  # none known ("" from serve): the client runs it in its own
+                args[workdir] = folder
         elif folder != cwd:
             text = f"cd {shlex.quote(folder)} && {text}"
         spec = props.get(key)

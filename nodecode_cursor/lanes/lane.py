@@ -461,7 +461,9 @@ class _Attempt:
         answerer = Answerer(
             tools=list(self.tools),
             system_prompt=self.system or "",
-            cwd=ctx.cwd or os.getcwd(),
+            # "" is a client's own folder this process does not know (serve): paths
+            # stay relative and a shell tool's folder is left out, for the client.
+            cwd=ctx.cwd if ctx.cwd is not None else os.getcwd(),
             blobs=self.conversation.blobs,
             project_schemas=self.resolved.project_schemas,
             new_id=_new_id,
