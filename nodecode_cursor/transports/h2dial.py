@@ -27,6 +27,7 @@ from ..errors import ConfigError
 from .http import (
     TunnelClosed,
     TunnelHeadTooLarge,
+    TunnelSpoke,
     authority,
     connect_tunnel,
     proxy_authorization,
@@ -196,6 +197,8 @@ async def _connect_tunnel(
         raise ProxyCannotTunnel("the proxy answered CONNECT with an oversized head") from None
     except TunnelClosed:
         raise OSError("the proxy closed the connection during CONNECT") from None
+    except TunnelSpoke as exc:
+        raise OSError(0, str(exc)) from None
     if code is None or not 200 <= code < 300:
         raise ProxyCannotTunnel(f"the proxy refused the CONNECT tunnel ({status_line.strip()})")
 

@@ -59,6 +59,7 @@ __all__ = [
     "ClientT",
     "TunnelClosed",
     "TunnelHeadTooLarge",
+    "TunnelSpoke",
     "authority",
     "check_proxies",
     "connect_tunnel",
@@ -462,6 +463,14 @@ class TunnelClosed(OSError):
     """The proxy closed the connection before it answered the CONNECT."""
 
 
+class TunnelSpoke(OSError):
+    """The proxy sent bytes after its CONNECT answer, before the tunnel's TLS began.
+
+    Those bytes would be read as if they came from inside TLS: a proxy could
+    forge the service's answer. A tunnel that carries them is refused.
+    """
+
+
 def authority(host: str, port: int) -> str:
     """Return HOST:PORT, an IPv6 address in brackets."""
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
@@ -488,7 +497,8 @@ async def connect_tunnel(
     """Return the status code (None if none) and the status line the proxy answered
     ``CONNECT TARGET`` with.
 
-    TunnelHeadTooLarge for an oversized head, TunnelClosed when the proxy hung up.
+    TunnelHeadTooLarge for an oversized head, TunnelClosed when the proxy hung up,
+    TunnelSpoke when it said yes and sent more before the tunnel's TLS began.
     The line is the proxy's own, undecorated: a caller that shows it cleans it.
     """
     lines = [f"CONNECT {target} HTTP/1.1", f"Host: {target}"]
@@ -506,5 +516,15 @@ async def connect_tunnel(
         raise TunnelHeadTooLarge("the answer's head is oversized")
     status_line = head.split(b"\r\n", 1)[0].decode("latin-1")
     fields = status_line.split(" ", 2)
-    code = int(fields[1]) if len(fields) >= 2 and fields[1].isdigit() else None
+    digits = fields[1] if len(fields) >= 2 else ""
+    code = int(digits) if digits.isascii() and digits.isdigit() else None
+    # What the proxy sent past its head waits in the reader's buffer, where TLS (started
+    # next, with no await between this check and the transport's switch) would leave it
+    # to be read first. StreamReader has no public view of its buffer.
+    early = len(getattr(reader, "_buffer", b""))
+    if early and code is not None and 200 <= code < 300:
+        raise TunnelSpoke(
+            f"the proxy sent {early} bytes after its answer to CONNECT, before the tunnel's"
+            " TLS began; refusing the tunnel (a proxy must not speak inside it)"
+        )
     return code, status_line
