@@ -12,14 +12,17 @@ It follows RFC 9112: a status line, header fields, then a body framed by
 1xx interim answers are skipped; a response to HEAD, a 204 or a 304 has none.
 Everything it reads is untrusted: the head, a chunk-size line and the trailers
 are bounded, a malformed one is ``BadResponse`` (whose words never quote the
-bytes), and no header may carry CR, LF or NUL into a request. The sockets, the
+bytes), and no header may carry CR, LF or NUL into a request. The client never
+asks for a content coding (no ``Accept-Encoding``), so a body that comes with one
+is refused rather than inflated: a few KiB of gzip could grow to gigabytes
+behind every cap counted in wire bytes. (Connect's own per-frame compression is
+a different layer, bounded frame by frame by ``wire/connect.py``.) The sockets, the
 connection pool and the timeouts are ``h1conn.py``'s.
 """
 
 from __future__ import annotations
 
 import re
-import zlib
 
 __all__ = ["MAX_HEAD", "BadResponse", "ResponseReader", "request_bytes"]
 
@@ -92,7 +95,6 @@ class ResponseReader:
 
     __slots__ = (
         "_buffer",
-        "_inflate",
         "_left",
         "_no_body",
         "_state",
@@ -109,7 +111,6 @@ class ResponseReader:
         self._state = _HEAD
         self._left = 0
         self._no_body = method == "HEAD"
-        self._inflate: zlib._Decompress | None = None
         self.status = 0
         self.headers: dict[str, str] = {}
         self.trailers: dict[str, str] = {}
@@ -144,31 +145,18 @@ class ResponseReader:
                 self.keep_alive = False
         else:
             self._buffer = rest
-        return self._decoded(b"".join(pieces) if len(pieces) != 1 else pieces[0])
+        return b"".join(pieces) if len(pieces) != 1 else pieces[0]
 
     def feed_eof(self) -> bytes:
         """Take the peer's close: return the body's last bytes; BadResponse if it was cut short."""
         self.keep_alive = False
         if self._state == _UNTIL_CLOSE:
             self._state = _DONE
-            return self._decoded(b"", final=True)
+            return b""
         if self._state != _DONE:
             where = "before its head ended" if self._state == _HEAD else "mid-body"
             raise BadResponse(f"the service closed the connection {where}")
         return b""
-
-    def _decoded(self, body: bytes, *, final: bool = False) -> bytes:
-        """Return BODY with its content coding (gzip, deflate) undone."""
-        inflate = self._inflate
-        if inflate is None:
-            return body
-        try:
-            out = inflate.decompress(body)
-            if final or self._state == _DONE:
-                out += inflate.flush()
-        except zlib.error:
-            raise BadResponse("the response body does not inflate") from None
-        return out
 
     def _read_head(self, data: bytes) -> bytes:
         """Read the head from DATA (skipping 1xx ones); return what follows it."""
@@ -211,12 +199,11 @@ class ResponseReader:
         tokens = {t.strip().lower() for t in headers.get("connection", "").split(",")}
         self.keep_alive = "keep-alive" in tokens if http10 else "close" not in tokens
         coding = headers.get("content-encoding", "identity").strip().lower()
-        if coding in ("gzip", "x-gzip"):
-            self._inflate = zlib.decompressobj(wbits=31)
-        elif coding == "deflate":
-            self._inflate = zlib.decompressobj()
-        elif coding not in ("identity", ""):
-            raise BadResponse("the response body has a content coding this client cannot read")
+        if coding not in ("identity", ""):
+            raise BadResponse(
+                "the response body has a content coding (Content-Encoding) this client"
+                " never asked for"
+            )
         if self._no_body or status in (204, 304):
             self._state = _DONE
             return
