@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 
 import pytest
+from protobytes import ld, text
 
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.core.blobs import Conversation, Conversations
@@ -17,7 +18,6 @@ from nodecode_cursor.core.request import build_run_request, resume_request
 from nodecode_cursor.core.writers import WriterTable
 from nodecode_cursor.errors import ConfigError
 from nodecode_cursor.models.routing import WireModel
-from tests.protobytes import ld, text
 
 CONVERSATION_ID = "00000000-0000-4000-8000-000000000001"
 GPT = WireModel("gpt-5", "gpt-5-high", (("reasoning", "high"),), False)
