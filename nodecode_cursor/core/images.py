@@ -24,7 +24,7 @@ import base64
 import binascii
 import io
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
@@ -69,7 +69,7 @@ class ImageFit:
     messages: list[dict[str, Any]]
     notices: tuple[str, ...] = ()
     # What was re-encoded, for a debug log.
-    changes: tuple[str, ...] = field(default=())
+    changes: tuple[str, ...] = ()
 
 
 def image_size(data: bytes) -> tuple[int, int] | None:
