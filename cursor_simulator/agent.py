@@ -32,7 +32,7 @@ from .exchange import SimRequest, SimResponse
 from .family import RouteHost, connect_error
 from .player import Player, Script
 from .records import AppendRecord, RunRecord
-from .scripted_model import scripted_model
+from .scripted_model import MISREAD_IMAGE_BYTES, scripted_model
 from .steps import RejectRun, Step
 
 __all__ = [
@@ -77,6 +77,9 @@ class AgentService:
         self.refuse_bare_siblings = True
         # Refuse a resume action on a conversation no run has started here.
         self.refuse_unknown_resume = True
+        # The scripted model misreads an image past this many bytes (None: reads any),
+        # as Cursor's models do (scripted_model.MISREAD_IMAGE_BYTES has the source).
+        self.misread_images_over: int | None = MISREAD_IMAGE_BYTES
         # Answer RunSSE with this (status, code, message) instead of streaming.
         self.sse_refusal: tuple[int, str, str] | None = None
         # Compress the stream's frames (gzip) when the client offers gzip.
@@ -109,7 +112,7 @@ class AgentService:
         with self.lock:
             run = self.by_id.get(request_id)
             if run is None:
-                run = RunRecord(request_id)
+                run = RunRecord(request_id, misread_images_over=self.misread_images_over)
                 self.by_id[request_id] = run
                 self.runs.append(run)
                 limit = self.sim.max_records

@@ -9,6 +9,7 @@ read it after the round. The routes (``agent.py``) and the player
 
 from __future__ import annotations
 
+import base64
 import json
 import queue
 import threading
@@ -67,6 +68,9 @@ class RunRecord:
     inbox: queue.Queue[agent_pb2.AgentClientMessage] = field(default_factory=queue.Queue)
     lock: threading.Lock = field(default_factory=threading.Lock)
     next_id: int = 1
+    # The service's misread_images_over when the run began: the scripted model says it
+    # could not read an image past this many bytes (None: it reads any).
+    misread_images_over: int | None = None
 
     def messages(self) -> list[agent_pb2.AgentClientMessage]:
         """Return the client messages received so far, in seqno order."""
@@ -96,6 +100,27 @@ class RunRecord:
         if action.HasField("user_message_action"):
             return str(action.user_message_action.user_message.text)
         return ""
+
+    def images(self) -> list[bytes]:
+        """Return the images the run carries: the action's, then the root prompt's data URLs."""
+        found: list[bytes] = []
+        if self.run_request is not None:
+            action = self.run_request.action
+            if action.HasField("user_message_action"):
+                context = action.user_message_action.user_message.selected_context
+                found += [bytes(image.data) for image in context.selected_images]
+        for message in self.root_messages():
+            content = message.get("content") if isinstance(message, dict) else None
+            for part in content if isinstance(content, list) else []:
+                if not isinstance(part, dict) or part.get("type") != "image":
+                    continue
+                url = part.get("image")
+                if isinstance(url, str) and "," in url:
+                    try:
+                        found.append(base64.b64decode(url.split(",", 1)[1]))
+                    except ValueError:
+                        continue
+        return found
 
     @property
     def text(self) -> str:

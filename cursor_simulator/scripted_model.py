@@ -5,7 +5,8 @@ demo. It answers text; when the host offered tools and the prompt asks for one,
 it calls it over the exec channel (the handoff); on the next round it reads the
 tool's result from the history blobs and answers with it. A prompt
 ``native KIND {json}`` has it ask for one of Cursor's own tools instead and
-report the result. It only yields steps (``steps.py``) from what the run
+report the result. An image past ``MISREAD_IMAGE_BYTES`` it says it could not
+read, as Cursor's models misread one. It only yields steps (``steps.py``) from what the run
 recorded; playing them is the player's. Nothing here is Cursor's code or text.
 """
 
@@ -38,9 +39,25 @@ from .steps import (
     TurnEnded,
 )
 
-__all__ = ["handed_off", "scripted_model"]
+__all__ = ["MISREAD_IMAGE_BYTES", "handed_off", "scripted_model"]
 
 _TOOL_WORDS = ("use a tool", "use the tool", "call", "list", "read", "run")
+
+# Cursor's models misread a large image: live, a 430 KiB PNG was read wrong where the
+# same picture as a 75 KiB JPEG was read right, and peers cap an image at 1 MiB
+# (lidge-jun/opencodex src/adapters/cursor/images.ts, MAX_CURSOR_IMAGE_BYTES and the
+# A/B note beside CURSOR_VISION_SOFT_MAX_BYTES). The scripted model says it could
+# not read an image past this many bytes, in the action or the root prompt; the
+# switch is ``AgentService.misread_images_over`` (None: it reads any image).
+MISREAD_IMAGE_BYTES = 1024 * 1024
+
+
+def _misread(run: RunRecord) -> int:
+    """Return how many of the run's images are too large for the model to read."""
+    limit = run.misread_images_over
+    if limit is None:
+        return 0
+    return sum(1 for data in run.images() if len(data) > limit)
 
 
 def _tool_schema(tool: agent_pb2.McpToolDefinition) -> dict[str, Any]:
@@ -195,7 +212,14 @@ def scripted_model(run: RunRecord) -> Iterator[Step]:
     # A result the history ends on is answered unless the new message asks for a tool.
     result = _tool_result(history) if tool is None else None
     native = _native_ask(prompt)
-    if native is not None:
+    misread = _misread(run)
+    if misread:
+        reply = (
+            f"I could not read the image{'s' if misread > 1 else ''} you sent "
+            f"({misread} over {run.misread_images_over} bytes)."
+        )
+        yield Text(_unsaid(reply, said))
+    elif native is not None:
         # "native KIND {json}": one of Cursor's own tools over exec, then report its result.
         kind, step = native
         yield Thinking(f"This needs my own {kind} tool.")

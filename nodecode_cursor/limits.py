@@ -120,6 +120,18 @@ def client_version(configured: str | None = None) -> str:
 # bounds the process (the history's own blobs are bounded by the history itself).
 MAX_SERVICE_BLOB_BYTES = 8 * 1024 * 1024
 
+# Images a run carries (core/images.py). Peers that talk to the live service cap an
+# image at 1 MiB and a message at 12 images, and scale one to a longest edge of at
+# most 2000 px (lidge-jun/opencodex src/adapters/cursor/images.ts: MAX_CURSOR_IMAGE_BYTES,
+# MAX_CURSOR_IMAGES, CURSOR_VISION_MAX_EDGE, "Cursor staff guidance"); a large PNG was
+# misread live where the same picture as a small JPEG was read right (same file).
+# An image over either bound is re-encoded as a JPEG at the first of these qualities
+# that fits the byte cap (85 first: the peers' first try, and no visible loss).
+MAX_IMAGE_BYTES = 1024 * 1024
+MAX_IMAGES_PER_MESSAGE = 12
+MAX_IMAGE_EDGE = 2000
+IMAGE_JPEG_QUALITIES = (85, 70, 55, 40)
+
 # The model catalog (AvailableModels) says which parameters each sibling slug stands for.
 # A round waits this long for it (the first round of an account, or one after it aged):
 # the catalog is small and oh-my-pi gives the call 2 s; past the wait the round goes

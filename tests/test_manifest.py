@@ -27,7 +27,7 @@ from nodecode_cursor import limits
 ROOT = Path(__file__).resolve().parent.parent
 
 # Modules a host must not pay for when it merely loads the cell.
-HEAVY = ("httpx", "httpcore", "h11", "h2", "google.protobuf", "jwt", "filelock")
+HEAVY = ("httpx", "httpcore", "h11", "h2", "google.protobuf", "jwt", "filelock", "PIL")
 HEAVY_OURS = ("nodecode_cursor.models.catalog", "nodecode_cursor._proto", "cursor_simulator")
 
 
@@ -116,7 +116,18 @@ def test_runtime_dependencies_are_the_allowed_ones(pyproject: dict[str, Any]) ->
     }
     # regex: the reference host's search_files needs a match that can be stopped (timeout).
     # jsonschema: the reference host's structured-output check validates the whole schema.
-    assert names == {"httpx", "h11", "h2", "protobuf", "pyjwt", "filelock", "regex", "jsonschema"}
+    # pillow: the cell re-encodes an image over Cursor's limits (core/images.py).
+    assert names == {
+        "httpx",
+        "h11",
+        "h2",
+        "protobuf",
+        "pyjwt",
+        "filelock",
+        "regex",
+        "jsonschema",
+        "pillow",
+    }
     assert pyproject["project"]["requires-python"] == ">=3.11"
 
 

@@ -71,6 +71,7 @@ from ..state import CellState
 from ..transports.run_route import open_run
 from ..transports.sse import RunSettings
 from .pump import Pump
+from .round_images import fitted_messages
 
 if TYPE_CHECKING:
     from ..core.blobs import Conversation
@@ -144,6 +145,9 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
     # session's last round, and what is this round's mark).
     digests = MessageDigests(messages)
     conversation = await _round_conversation(state, ctx.session_id, digests)
+    # Images within Cursor's limits, earlier ones as placeholders (round_images.py);
+    # after the digests, which stay the host's own messages.
+    messages = await fitted_messages(ctx, messages)
     with state.lock:
         table = state.writers
     handed: list[str] = []
