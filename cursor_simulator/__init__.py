@@ -47,6 +47,11 @@ class Simulator:
         # Client versions (x-cursor-client-version) every bearer-checked route refuses as
         # outdated, "*" for any, and in which of OUTDATED_STYLES (refuse_client sets both).
         self.refused_client_versions: set[str] = set()
+        # Cursor refuses a dashboard API key (crsr_…) sent as the bearer with 401: it must
+        # be exchanged for a session token first (/auth/exchange_user_api_key). Seen live by
+        # diegosouzapw/OmniRoute (open-sse/services/cursorApiKeyAuth.ts, PR #10729) and
+        # sudosubin/pi-frontier (PR #30). False lets a raw key through as any bearer.
+        self.refuse_raw_api_keys = True
         self.outdated_style = "details"
         self.models = models.install(self)
         self.catalog = catalog.install(self)
@@ -77,12 +82,17 @@ class Simulator:
         """Return a 401 Connect error when the request's bearer is missing or refused.
 
         A client version told to be refused (``refuse_client``) gets the outdated-client
-        refusal instead, before the bearer is looked at.
+        refusal instead, before the bearer is looked at; a raw ``crsr_`` API key is refused
+        while ``refuse_raw_api_keys`` (on by default, as Cursor does).
         """
         version = request.headers.get("x-cursor-client-version")
         refused = self.refused_client_versions
         if version is not None and ("*" in refused or version in refused):
             return outdated_refusal(self.outdated_style)
+        if self.refuse_raw_api_keys and request.headers.get("authorization", "").startswith(
+            "Bearer crsr_"
+        ):
+            return connect_error(401, "unauthenticated", "an API key is not a session token")
         return bearer_refusal(request, self.valid_tokens)
 
     def refuse_client(self, *versions: str, style: str = "details") -> None:

@@ -1,4 +1,5 @@
-"""Simulator routes for the sign-in: ``/auth/poll``, ``/oauth/token`` and ``/api/auth/me``.
+"""Simulator routes for the sign-in: ``/auth/poll``, ``/oauth/token``, ``/api/auth/me``, and
+the API-key exchange ``/auth/exchange_user_api_key``.
 
 It also serves the sign-in page itself (``/loginDeepControl``, where ``login``
 sends the person): a real HTML page whose Confirm button posts a form to
@@ -33,11 +34,12 @@ import jwt
 
 from .server import Cut, SimRequest, SimResponse, json_response
 
-__all__ = ["AuthState", "PollOutcome", "RefreshMode", "install", "make_token"]
+__all__ = ["EXCHANGE_PATH", "AuthState", "PollOutcome", "RefreshMode", "install", "make_token"]
 
 # Signs the simulator's tokens; the cell never verifies them, it only reads their claims.
 SIGNING_KEY = "nodecode-cursor-simulator-signing-key-0123456789"
 OAUTH_CLIENT_ID = "KbZUR41cY7W6zRSdpSUJ7I7mLYBKOCmB"
+EXCHANGE_PATH = "/auth/exchange_user_api_key"
 
 PollOutcome = Literal["pending", "tokens", "error", "not-json", "cut", "incomplete"]
 RefreshMode = Literal["ok", "rotate", "logout", "refuse", "no-token"]
@@ -78,6 +80,15 @@ class AuthState:
     profile_status: int = 200
     profile_delay: float = 0.0
     profile_cookies: list[str] = field(default_factory=list)
+    # API-key exchange (/auth/exchange_user_api_key). None accepts any ``crsr_`` key; a set
+    # accepts only its members. ``exchange_status`` other than 200 answers that status
+    # (e.g. 500) whatever the key; ``exchange_lifetime`` is the session token's life.
+    api_keys: set[str] | None = None
+    exchange_status: int = 200
+    exchange_lifetime: float = 3600.0
+    exchange_delay: float = 0.0
+    exchanges: int = 0
+    exchanged: list[str] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _serial: int = 0
 
@@ -176,6 +187,47 @@ class AuthState:
             answer["refresh_token"] = self.issue_refresh_token()
         return json_response(200, answer)
 
+    def exchange(self, request: SimRequest) -> SimResponse:
+        """Answer one ``POST /auth/exchange_user_api_key``: a session token for a ``crsr_`` key.
+
+        As peers saw it live (diegosouzapw/OmniRoute ``open-sse/services/cursorApiKeyAuth.ts``,
+        PR #10729; sudosubin/pi-frontier PR #30): the key as the bearer, ``{}`` as the body,
+        ``{accessToken, refreshToken}`` back, the access token a JWT of about an hour
+        whose ``type`` is ``api_key_token``. Each call counts, so tests can see how many.
+        """
+        with self._lock:
+            self.exchanges += 1
+        if request.method != "POST":
+            return json_response(405, {"error": "method not allowed"})
+        if "application/json" not in request.headers.get("content-type", ""):
+            return json_response(415, {"error": "expected application/json"})
+        try:
+            body = json.loads(request.body)
+        except ValueError:
+            return json_response(400, {"error": "invalid_request"})
+        if not isinstance(body, dict):
+            return json_response(400, {"error": "invalid_request"})
+        if self.exchange_delay:
+            time.sleep(self.exchange_delay)
+        if self.exchange_status != 200:
+            return json_response(self.exchange_status, {"error": "scripted"})
+        auth = request.headers.get("authorization", "")
+        key = auth.removeprefix("Bearer ").strip() if auth.startswith("Bearer ") else ""
+        if not key.startswith("crsr_") or (self.api_keys is not None and key not in self.api_keys):
+            return json_response(401, {"error": "ERROR_BAD_USER_API_KEY"})
+        with self._lock:
+            self._serial += 1
+            serial = self._serial
+        access = make_token(
+            self.sub, self.exchange_lifetime, type="api_key_token", jti=f"k{serial}"
+        )
+        valid = getattr(self.sim, "valid_tokens", None)
+        if isinstance(valid, set):
+            valid.add(access)
+        with self._lock:
+            self.exchanged.append(access)
+        return json_response(200, {"accessToken": access, "refreshToken": access})
+
     def profile(self, request: SimRequest) -> SimResponse:
         """Answer one ``GET /api/auth/me`` when the session cookie names a real token's user."""
         cookie = request.headers.get("cookie", "")
@@ -258,6 +310,7 @@ def install(sim: Any) -> AuthState:
     sim.route("/auth/poll", state.poll)
     sim.route("/oauth/token", state.refresh)
     sim.route("/api/auth/me", state.profile)
+    sim.route(EXCHANGE_PATH, state.exchange)
     sim.route(PAGE_PATH, lambda request: sign_in_page(state, request))
     sim.route(CONFIRM_PATH, lambda request: confirm_page(state, request))
     return state

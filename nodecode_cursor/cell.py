@@ -219,9 +219,14 @@ class CursorCell:
     async def list_models(self, key: str | None = None) -> Roster:
         """Return the account's roster (or the bundled rows and why the live one is missing)."""
         # Deferred: loading the cell stays cheap (httpx, protobuf)
-        from .models.listing import list_models
+        from .models.listing import list_models, unavailable
 
         token = key if key is not None else self.credential(PROVIDER)
+        if token:
+            try:
+                token = await self._bearer(token, "the key given" if key else None)
+            except CursorError as exc:  # the roster's own failure: the bundled rows, and why
+                return unavailable(exc)
         return await list_models(
             token,
             self.settings.base_url,
@@ -235,12 +240,34 @@ class CursorCell:
         # Deferred: loading the cell stays cheap (httpx, protobuf)
         from .models.listing import check_key
 
+        try:
+            key = await self._bearer(key, "the key given to /connect")
+        except CursorError as exc:
+            return exc.detail
         return await check_key(
             key,
             self.settings.base_url,
             state=self.state,
             client_version=self.settings.client_version,
             proxy=self.settings.proxy,
+        )
+
+    async def _bearer(self, token: str, source: str | None) -> str:
+        """Return what a call to Cursor sends for TOKEN: a ``crsr_`` key's session token.
+
+        SOURCE names where a key came from when neither the environment nor
+        /connect's saved key is it (``key_exchange.source_of``).
+        """
+        # Deferred: loading the cell stays cheap
+        from .account import key_exchange
+
+        return await key_exchange.bearer_async(
+            token,
+            base_url=self.settings.base_url,
+            proxy=self.settings.proxy,
+            client_version=self.settings.client_version,
+            home=self.host.home if self.host is not None else None,
+            source=source or key_exchange.DEFAULT_SOURCE,
         )
 
     def route(
@@ -323,6 +350,16 @@ class CursorCell:
             proxy=self.settings.proxy,
             ended=self.state.ended_sessions,
         )
+        if token:
+            from .account.key_exchange import bearer
+
+            token = bearer(
+                token,
+                base_url=self.settings.base_url,
+                proxy=self.settings.proxy,
+                client_version=self.settings.client_version,
+                home=self.host.home,
+            )
         return fetch_account_usage(
             token,
             self.settings.base_url,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .account.browser import open_page
 from .account.credentials import ENV_ACCESS_TOKEN, ENV_API_KEY, env_credential
+from .account.key_exchange import exchange_state, is_api_key
 from .account.signin import NOTICE_KEY, PollPacing, SignIn, session_ended
 from .account.store import CORRUPT, PROVIDER, AuthStore
 from .errors import NOT_SIGNED_IN, ConfigError, StoreError
@@ -66,6 +67,7 @@ class CursorCommand:
         # What the cell says of its cursor-agent lane (None: nothing, e.g. not installed).
         self.agent_status = agent_status
         self.store = AuthStore(host.home)
+        self.base_url = base_url
         # PROXY is the cursor.proxy setting: the sign-in goes the way the cell's rounds go.
         self.signin = SignIn(host, self.store, base_url, web_url, pacing, proxy=proxy)
 
@@ -159,11 +161,18 @@ class CursorCommand:
             )
             if session_ended(entry, self.ended):
                 line += ", but Cursor ended this session: run /cursor login"
-            if key:
+            if is_api_key(key):
+                line += f"; the API key saved by /connect is used first, {self._exchange(key)}"
+            elif key:
                 line += "; a key saved by /connect is used first"
             return line + ("; a sign-in is in progress" if pending else "")
         if pending:
             return f"{PROVIDER}: a sign-in is in progress"
+        if is_api_key(key):
+            return (
+                f"{PROVIDER}: not signed in; the API key saved by /connect is used, "
+                f"{self._exchange(key)}"
+            )
         if key:
             return f"{PROVIDER}: not signed in; a key saved by /connect is used"
         try:
@@ -173,8 +182,18 @@ class CursorCommand:
         if from_env:
             # Name the variable: a person who wants it gone must know which one to unset.
             name = next(n for n in (ENV_ACCESS_TOKEN, ENV_API_KEY) if os.environ.get(n, "").strip())
+            value = os.environ[name].strip()
+            if is_api_key(value):
+                return (
+                    f"{PROVIDER}: not signed in; an API key from the environment ({name}) "
+                    f"is used, {self._exchange(value)}"
+                )
             return f"{PROVIDER}: not signed in; a token from the environment ({name}) is used"
         return f"{PROVIDER}: {NOT_SIGNED_IN}"
+
+    def _exchange(self, key: str) -> str:
+        """Return how KEY's exchange for a session token stands (this process's, never dialled)."""
+        return exchange_state(key, self.base_url)
 
     def logout(self) -> str:
         """Cancel a sign-in in progress, forget the kept one, clear the notices; return a line.

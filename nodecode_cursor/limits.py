@@ -57,6 +57,9 @@ TURN_END_GRACE_SECONDS = 5.0
 ROSTER_TIMEOUT_SECONDS = 5.0
 PROFILE_TIMEOUT_SECONDS = 3.0
 REFRESH_TIMEOUT_SECONDS = 15.0
+# Exchanging a dashboard API key for a session token is the same kind of call as a
+# token refresh (one small JSON POST a round waits on): the same bound.
+KEY_EXCHANGE_TIMEOUT_SECONDS = REFRESH_TIMEOUT_SECONDS
 
 # Sign-in polling, as Cursor's own CLI paces it.
 POLL_FIRST_DELAY_SECONDS = 1.0

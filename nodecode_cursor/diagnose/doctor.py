@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol
 
 from .. import limits
+from ..account import key_exchange
 from ..account.credentials import resolve_credential
 from ..account.store import CORRUPT
 from ..errors import (
@@ -149,6 +150,8 @@ def _credential(cell: DoctoredCell) -> tuple[DoctorCheck, str | None]:
     if not token:
         fix = "sign in with nodecode-cursor login, or set CURSOR_ACCESS_TOKEN"
         return _fail(name, "no credential: not signed in", fix), None
+    if key_exchange.is_api_key(token):
+        return _api_key(cell, token)
     if state.source == "saved key":
         return _ok(name, "a key saved by /connect"), token
     if state.source == "environment":
@@ -160,6 +163,26 @@ def _credential(cell: DoctoredCell) -> tuple[DoctorCheck, str | None]:
         when = datetime.datetime.fromtimestamp(renewed.expires_at).strftime("%Y-%m-%d %H:%M")
         expiry = f", renewed when due (expires {when})"
     return _ok(name, f"the kept sign-in{who}{expiry}"), token
+
+
+def _api_key(cell: DoctoredCell, key: str) -> tuple[DoctorCheck, str | None]:
+    """Return an API key's check, exchanged for a session token, and that token (None: refused)."""
+    assert cell.host is not None
+    settings = cell.settings
+    try:
+        token = key_exchange.bearer(
+            key,
+            base_url=settings.base_url,
+            proxy=settings.proxy,
+            client_version=settings.client_version,
+            home=cell.host.home,
+        )
+    except CursorError as exc:
+        fix = "check the key in Cursor's dashboard (Integrations → API keys) or run /connect again"
+        if exc.retryable or isinstance(exc, Unreachable):
+            fix = "try again later; the checks below say whether the service is reached"
+        return _fail("credential", exc.detail, fix), None
+    return _ok("credential", key_exchange.described(key, cell.host.home, settings.base_url)), token
 
 
 def _client_version_refused(exc: ProviderError) -> bool:

@@ -37,7 +37,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import limits
-from ..account import credentials
+from ..account import credentials, key_exchange
 from ..account.credentials import checked_token
 from ..account.signin import refresh_if_due
 from ..account.store import AuthStore
@@ -323,7 +323,20 @@ def _new_id() -> str:
 
 
 async def _token(ctx: RoundContext, state: CellState) -> str:
-    """Return the round's bearer token; raise the not-signed-in ConfigError when there is none.
+    """Return the round's bearer: its credential, a ``crsr_`` API key exchanged first."""
+    chosen = await _credential(ctx, state)
+    return await key_exchange.bearer_async(
+        chosen,
+        base_url=ctx.base_url or limits.DEFAULT_BASE_URL,
+        proxy=ctx.proxy,
+        client_version=ctx.client_version,
+        home=ctx.host.home if ctx.host is not None else None,
+        source="the round's credential" if ctx.credential else key_exchange.DEFAULT_SOURCE,
+    )
+
+
+async def _credential(ctx: RoundContext, state: CellState) -> str:
+    """Return the round's credential; raise the not-signed-in ConfigError when there is none.
 
     A token no header can carry (a space, a line break, non-ASCII) is refused here
     with a ConfigError naming its source, before the HTTP stack can quote it.

@@ -59,6 +59,7 @@ __all__ = [
     "round_catalog",
     "round_marker",
     "round_roster",
+    "unavailable",
 ]
 
 log = logging.getLogger("nodecode_cursor.models.listing")
@@ -398,6 +399,11 @@ async def list_models(
             joined(_bundled(), catalog), live=False, reason=roster.detail, hint=roster.hint
         )
     return Roster(joined(roster, catalog), live=True)
+
+
+def unavailable(why: CursorError) -> Roster:
+    """Return the bundled rows as the roster, with WHY the live one could not be had."""
+    return Roster(_bundled(), live=False, reason=why.detail, hint=why.hint)
 
 
 def joined(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import os
 import select
@@ -130,6 +131,29 @@ def test_a_write_then_read_turn(
     stored = home / "cursor-agent" / "sessions.json"
     assert stored.stat().st_mode & 0o777 == 0o600
     assert API_KEY not in stored.read_text()
+
+
+def test_a_crsr_key_is_handed_to_the_cli_unchanged_and_never_exchanged(
+    standin: StandIn, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cursor_simulator import Simulator
+
+    key = "crsr_" + "0123456789abcdef" * 4
+    monkeypatch.setenv("CURSOR_API_KEY", key)
+    standin.play("write_then_read.ndjson")
+    with Simulator() as sim:  # where the cell would exchange, if it did: it must not
+        cell = CursorCell()
+        assert cell.start(MemoryHost(home, {"cursor": {"base_url": sim.url}}))
+        try:
+            run(cell, ctx(cwd=tmp_path))
+        finally:
+            cell.stop()
+        assert sim.requests == [] and sim.auth.exchanges == 0
+    (given,) = standin.runs()
+    # Cursor's CLI exchanges the key itself: it gets the key as it is, in its environment
+    # only (the stand-in refuses a key on its command line).
+    assert given["key_sha256"] == hashlib.sha256(key.encode()).hexdigest()
+    assert not any(key in arg for arg in given["argv"])
 
 
 def test_the_next_turn_resumes_and_sends_only_the_new_text(

@@ -207,14 +207,17 @@ def close_chat(child: Any) -> None:
 
 
 @contextlib.contextmanager
-def running_serve(sim: Simulator, home: Path, *args: str) -> Iterator[str]:
+def running_serve(
+    sim: Simulator, home: Path, *args: str, env: dict[str, str] | None = None
+) -> Iterator[str]:
     """Yield the first line ``serve ARGS`` writes to stderr; then stop it with SIGTERM.
 
-    Leaving the block asserts that the server stopped cleanly (exit 0) on SIGTERM.
+    ENV is the process's environment (None: ``cli_env(home)``). Leaving the block
+    asserts that the server stopped cleanly (exit 0) on SIGTERM.
     """
     process = subprocess.Popen(
         [*CLI, "--base-url", sim.url, "serve", *args],
-        env=cli_env(home),
+        env=env if env is not None else cli_env(home),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

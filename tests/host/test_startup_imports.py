@@ -75,6 +75,8 @@ STATUS_CELL = {
     "nodecode_cursor.lanes",
     "nodecode_cursor.account.browser",
     "nodecode_cursor.account.credentials",
+    # Status says whether a crsr_ key is exchanged (stdlib only: no httpx until it dials).
+    "nodecode_cursor.account.key_exchange",
     "nodecode_cursor.account.signin",
     "nodecode_cursor.account.store",
     "nodecode_cursor.state",
