@@ -77,6 +77,11 @@ class AgentService:
         self.refuse_bare_siblings = True
         # Refuse a resume action on a conversation no run has started here.
         self.refuse_unknown_resume = True
+        # End a run whose root_prompt_messages_json holds more blobs than this, as Cursor
+        # does: it hydrates a few, then ends with invalid_argument and a checkpoint of
+        # used_tokens 0 (lidge-jun/opencodex src/adapters/cursor/protobuf-request.ts,
+        # "observed at 208 roots with usedTokens=0"). None: no limit.
+        self.root_limit: int | None = 208
         # Answer RunSSE with this (status, code, message) instead of streaming.
         self.sse_refusal: tuple[int, str, str] | None = None
         # Compress the stream's frames (gzip) when the client offers gzip.
