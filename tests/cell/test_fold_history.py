@@ -8,6 +8,7 @@ and changes the transcript only once every several rounds.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from typing import Any
 
@@ -177,7 +178,7 @@ def test_every_request_of_a_long_session_fits_and_the_transcript_changes_rarely(
         if history.folded:
             transcripts.append(history.root_ids[1])
     assert transcripts, "a 400-round session folds"
-    changes = sum(1 for a, b in zip(transcripts, transcripts[1:], strict=False) if a != b)
+    changes = sum(1 for a, b in itertools.pairwise(transcripts) if a != b)
     # Folded in steps of 16 rounds: the transcript (and the prefix after it) changes
     # once every 16 rounds, not every round.
     assert changes <= len(transcripts) // 16 + 1

@@ -1,4 +1,4 @@
-"""Rounds of a long history against a simulator that ends runs past 208 root blobs, as Cursor does."""
+"""Rounds of a long history against a simulator that ends runs past 208 roots, as Cursor does."""
 
 from __future__ import annotations
 
