@@ -80,6 +80,11 @@ class AgentService:
         # The scripted model misreads an image past this many bytes (None: reads any),
         # as Cursor's models do (scripted_model.MISREAD_IMAGE_BYTES has the source).
         self.misread_images_over: int | None = MISREAD_IMAGE_BYTES
+        # End a run whose root_prompt_messages_json holds more blobs than this, as Cursor
+        # does: it hydrates a few, then ends with invalid_argument and a checkpoint of
+        # used_tokens 0 (lidge-jun/opencodex src/adapters/cursor/protobuf-request.ts,
+        # "observed at 208 roots with usedTokens=0"). None: no limit.
+        self.root_limit: int | None = 208
         # Answer RunSSE with this (status, code, message) instead of streaming.
         self.sse_refusal: tuple[int, str, str] | None = None
         # Compress the stream's frames (gzip) when the client offers gzip.

@@ -59,6 +59,7 @@ from .steps import (
 __all__ = [
     "BARE_REFUSAL",
     "PROVIDER_IDENTIFIER",
+    "ROOT_LIMIT_REFUSAL",
     "UNKNOWN_CONVERSATION",
     "Player",
     "PlayerHost",
@@ -71,6 +72,9 @@ BARE_REFUSAL = {"code": "resource_exhausted", "message": "Error"}
 # service's answer is not public; see docs/protocol.md).
 UNKNOWN_CONVERSATION = {"code": "failed_precondition", "message": "unknown conversation"}
 PROVIDER_IDENTIFIER = "pi-agent"
+# What the service ends a run over the root limit with (its words are not public; the
+# code and the empty token count are what peers saw).
+ROOT_LIMIT_REFUSAL = {"code": "invalid_argument", "message": "Error"}
 
 # What a test queues for a run: its steps, or a function of the run yielding them.
 Script = Iterable[Step] | Callable[["RunRecord"], Iterable[Step]]
@@ -90,6 +94,7 @@ class PlayerHost(Protocol):
     first_token_delay: float
     refuse_unknown_resume: bool
     refuse_bare_siblings: bool
+    root_limit: int | None
 
 
 class _GiveUp(Exception):
@@ -114,6 +119,9 @@ class Player:
             refusal = self._refusal(first.run_request)
             if refusal is not None:
                 yield self._end({"error": refusal})
+                return
+            if self._over_root_limit(first.run_request):
+                yield from self._late_refusal(first.run_request)
                 return
             delay = self.service.first_token_delay
             for step in steps:
@@ -150,6 +158,27 @@ class Player:
         if bare and catalog is not None and catalog.variant(requested.model_id) is not None:
             return dict(BARE_REFUSAL)
         return None
+
+    def _over_root_limit(self, request: agent_pb2.AgentRunRequest) -> bool:
+        """Return whether REQUEST names more root blobs than the service takes."""
+        limit = self.service.root_limit
+        roots = request.conversation_state.root_prompt_messages_json
+        return limit is not None and len(roots) > limit
+
+    def _late_refusal(self, request: agent_pb2.AgentRunRequest) -> Iterator[bytes]:
+        """Yield what the service answers a run over the root limit: late, after hydrating.
+
+        It asks for a few of the roots over KV (as a model reading its history does),
+        sends a checkpoint whose token count is 0, then ends with invalid_argument.
+        """
+        roots = list(request.conversation_state.root_prompt_messages_json)
+        for blob_id in roots[:3]:
+            yield from self._kv_read(KvRead(blob_id=bytes(blob_id)))
+        state = agent_pb2.ConversationStateStructure()
+        state.CopyFrom(request.conversation_state)
+        state.token_details.used_tokens = 0
+        yield from self._step(Checkpoint(state=state.SerializeToString()))
+        yield self._end({"error": dict(ROOT_LIMIT_REFUSAL)})
 
     def _resumed(
         self,

@@ -56,6 +56,8 @@ class Settings(NamedTuple):
     # The CLI to run instead of looking for ``agent``, then ``cursor-agent``, on the PATH.
     agent_path: str | None = None
     max_reply_bytes: int = limits.MAX_REPLY_BYTES
+    # The request's history budget (root blobs, root-JSON bytes); None: limits' default.
+    history_budget: tuple[int, int] | None = None
 
     @classmethod
     def from_section(cls, section: Mapping[str, Any]) -> Settings:
@@ -125,7 +127,27 @@ class Settings(NamedTuple):
             proxy=text("proxy", None),
             transport=transport,
             max_reply_bytes=cap,
+            history_budget=_history_budget(section.get("history_budget")),
         )
+
+
+def _history_budget(value: Any) -> tuple[int, int] | None:
+    """Return ``cursor.history_budget`` ({"roots": N, "bytes": N}) as (roots, bytes), or None."""
+    if value is None:
+        return None
+    wrong = ConfigError(
+        '"history_budget" in the "cursor" config section must be an object like '
+        '{"roots": 192, "bytes": 524288}: at least 8 root blobs and 16384 bytes',
+        code="bad_config",
+    )
+    if not isinstance(value, Mapping) or set(value) - {"roots", "bytes"}:
+        raise wrong
+    roots = value.get("roots", limits.HISTORY_BUDGET_ROOTS)
+    size = value.get("bytes", limits.HISTORY_BUDGET_BYTES)
+    for number, least in ((roots, 8), (size, 16 * 1024)):
+        if not isinstance(number, int) or isinstance(number, bool) or number < least:
+            raise wrong
+    return roots, size
 
 
 Lane = Callable[["RoundContext"], Awaitable["RoundResult"]]
@@ -405,6 +427,7 @@ class CursorCell:
             client_version=ctx.client_version or self.settings.client_version,
             proxy=ctx.proxy or self.settings.proxy,
             transport=ctx.transport or self.settings.transport,
+            history_budget=ctx.history_budget or self.settings.history_budget,
         )
         return await lane.stream_round(filled, self.state)
 

@@ -377,6 +377,9 @@ class RoundContext:
     client_version: str | None = None
     # Which route streams the run: "auto", "http2", "sse" or "poll"; None: the cell's setting.
     transport: str | None = None
+    # The request's history budget as (root blobs, root-JSON bytes); None: the cell's
+    # setting. The environment's CURSOR_HISTORY_BUDGET wins over both.
+    history_budget: tuple[int, int] | None = None
     on_part: Callable[[StreamPart], None] | None = None
     host: Host | None = None
     # Cursor's own tools run in place (see NativeCall): the runner, and the kinds it serves.
@@ -432,6 +435,10 @@ class RoundResult:
     # Out of the repr: it repeats ``message``, and a repr of a long answer twice over
     # doubled the peak memory of a round (tests/cell/test_faults.py's 50 MiB stream).
     messages: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    # How many earlier history messages the request folded into a summary to fit its
+    # history budget (0: none), and why ("" when none).
+    folded: int = 0
+    fold_reason: str = ""
 
 
 class MemoryHost:

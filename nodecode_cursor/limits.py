@@ -220,3 +220,14 @@ MAX_REPLY_BYTES = 64 * 1024 * 1024
 HISTORY_BUDGET_ROOTS = 192
 HISTORY_BUDGET_BYTES = 512 * 1024
 HISTORY_BUDGET_ENV = "CURSOR_HISTORY_BUDGET"
+
+# How a history over its budget is folded (core/fold_history.py). The transcript of the
+# folded messages takes at most this many bytes (or an eighth of the budget, when that
+# is less): enough for a few dozen shortened messages, little next to what stays whole.
+FOLD_TRANSCRIPT_BYTES = 32 * 1024
+# Each folded message keeps at most this many bytes in the transcript: its head (three
+# quarters) and tail, with a marker saying how many bytes were cut between them.
+FOLD_MESSAGE_BYTES = 1024
+# The number of folded units is rounded up to a step of at most this many units, so the
+# transcript (and the prefix Cursor caches) changes once every several rounds.
+FOLD_STEP_UNITS = 16

@@ -293,6 +293,8 @@ def settled(result: RoundResult, request: RoundRequest) -> RoundResult:
         finish_reason=result.finish_reason,
         request=result.request,
         wire_model=result.wire_model,
+        folded=result.folded,
+        fold_reason=result.fold_reason,
     )
 
 

@@ -363,6 +363,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
                 # The calls the provider ran itself (cursor-agent's tools), call and result.
                 "resolved": outcome.resolved,
                 "messages": outcome.messages,
+                # Earlier messages the last request sent as a summary to fit Cursor's limits.
+                "folded": {"messages": outcome.folded, "reason": outcome.fold_reason},
             }
             print(json.dumps(answer, ensure_ascii=False))
         elif view is not None:

@@ -228,6 +228,10 @@ class TurnOutcome:
     cost_usd_estimate: float | None = None
     # Every message the turn added to the history, in order (resolved calls included).
     messages: list[dict[str, Any]] = field(default_factory=list)
+    # How many earlier messages the last round's request folded into a summary to fit
+    # its history budget (RoundResult.folded), and why.
+    folded: int = 0
+    fold_reason: str = ""
 
 
 class TurnObserver:
@@ -598,6 +602,11 @@ class ReferenceHost:
                 for call in result.message.get("tool_calls") or []
                 if not (isinstance(call, dict) and call.get("resolved") is True)
             ]
+            # Read with getattr: a cell from an older folder may not set it.
+            folded = getattr(result, "folded", 0)
+            fold_reason = getattr(result, "fold_reason", "")
+            if folded:
+                log.info("round %d: %d earlier messages folded (%s)", rounds, folded, fold_reason)
             if result.finish_reason != "tool_calls" or not calls:
                 return TurnOutcome(
                     result.message,
@@ -608,6 +617,8 @@ class ReferenceHost:
                     resolved=resolved,
                     cost_usd_estimate=cost,
                     messages=added,
+                    folded=folded,
+                    fold_reason=fold_reason,
                 )
             names = [str(call.get("function", {}).get("name", "")) for call in calls]
             if rounds >= max_rounds or not any(tools.runs(name) for name in names):
@@ -621,6 +632,8 @@ class ReferenceHost:
                     resolved=resolved,
                     cost_usd_estimate=cost,
                     messages=added,
+                    folded=folded,
+                    fold_reason=fold_reason,
                 )
             for index, call in enumerate(calls):
                 view.tool_call(call)

@@ -313,8 +313,8 @@ class ApiRoutes:
         """
         lane = self._lane()
         if not request.demanding:
-            return await lane(request.context(on_part))
-        result = await lane(request.context())
+            return _told(await lane(request.context(on_part)))
+        result = _told(await lane(request.context()))
         problem = answer_problem(result, request)
         if problem is not None:
             log.info("retrying a round that missed its demand: %s", problem)
@@ -558,3 +558,11 @@ async def serve(
         await asyncio.Event().wait()  # until cancelled
     finally:
         await server.close()
+
+
+def _told(result: RoundResult) -> RoundResult:
+    """Return RESULT, after logging that its request folded history (when it did)."""
+    folded = getattr(result, "folded", 0)  # a cell from an older folder may not set it
+    if folded:
+        log.info("the request folded %d earlier messages (%s)", folded, result.fold_reason)
+    return result

@@ -264,6 +264,8 @@ class Conversation:
     fresh conversation, a rotation) is unseen. ``key`` is what its record is kept
     under (``continuity``), ``mark`` the session's last round, and ``lasting``
     whether its record is worth keeping (a session's, or one that handed off calls).
+    ``fold_told`` says whether the host was told that this conversation's history
+    folds to fit its budget (it is told once).
     """
 
     __slots__ = (
@@ -274,6 +276,7 @@ class Conversation:
         "checkpoint",
         "checkpoint_system_ids",
         "conversation_id",
+        "fold_told",
         "key",
         "lasting",
         "mark",
@@ -299,6 +302,7 @@ class Conversation:
         self.checkpoint_system_ids: tuple[bytes, ...] = ()
         self.rotations = 0
         self.seen = False
+        self.fold_told = False
         self._in_streak = False
         self._new_id = new_id or (lambda: str(uuid.uuid4()))
 

@@ -29,7 +29,7 @@ import json
 import math
 import re
 import uuid
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
@@ -38,6 +38,8 @@ from typing import Any
 from ..wire.pbwire import field, map_order, text_field, varint
 from ..wire.values import encode_value, finite
 from .blobs import BlobStore
+from .budget import HistoryBudget
+from .fold_history import Fold, fold_units
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
@@ -116,6 +118,9 @@ class HistoryBlobs:
     # Every blob id the state names, directly or through a turn (user message and
     # step blobs included): what the store must keep while this request is current.
     blob_ids: frozenset[bytes] = frozenset()
+    # How many history messages were folded into the transcript blob (0: none), and why.
+    folded: int = 0
+    fold_reason: str = ""
 
 
 # --- small pure pieces --------------------------------------------------------------
@@ -749,14 +754,16 @@ def _orphan_json(items: Items, failed: bool = False) -> bytes:
     return _utf8(f'{{"role":"assistant","content":[{{"type":"text","text":{text}}}]}}')
 
 
-def _root_ids(store: BlobStore, end: int, pairing: _Pairing, replay: ThinkingReplay) -> list[bytes]:
-    """Return the root prompt blob ids of the history before END (the system ids not included)."""
+def _root_ids(
+    store: BlobStore, indexes: Iterable[int], pairing: _Pairing, replay: ThinkingReplay
+) -> list[bytes]:
+    """Return the root prompt blob ids of the messages at INDEXES (an assistant's, its results)."""
     rows, roles, content = pairing.rows, pairing.roles, pairing.content
     names = pairing.names
     recall, remember = store.recall, store.remember
     ids: list[bytes] = []
     emitted: set[int] = set()
-    for index in range(end):
+    for index in indexes:
         role = roles[index]
         if role == "user":
             items = content[index]
@@ -902,16 +909,21 @@ def _turn_ids(
     replay: ThinkingReplay,
     named: list[bytes],
     native: NativeReplay | None = None,
+    folded: Collection[int] = (),
 ) -> list[bytes]:
     """Return the turn blob ids of each user message before END and what answered it.
 
-    The user message and step ids each turn names are added to NAMED.
+    The user message and step ids each turn names are added to NAMED. A FOLDED
+    message is left out, and so are the steps of a folded user message's turn
+    (the root prompt holds those it kept); a turn's index counts folded turns too,
+    so the turns that stay keep their bytes.
     """
     roles, content = pairing.roles, pairing.content
     recall, remember = store.recall, store.remember
     turns: list[bytes] = []
     key: tuple[Hashable, ...]
     index = 0
+    position = 0
     while index < end:
         role = roles[index]
         index += 1
@@ -923,7 +935,10 @@ def _turn_ids(
                 continue
         elif not any(item[0] == "image" for item in items) and not _items_text(items).strip():
             continue
-        turn_index = len(turns)
+        turn_index = position
+        position += 1
+        if folded and index - 1 in folded:
+            continue
         key = ("turn-user", turn_index, items)
         user_id = recall(key)
         if user_id is None:
@@ -931,7 +946,9 @@ def _turn_ids(
         steps: list[bytes] = []
         while index < end and roles[index] != "user":
             role = roles[index]
-            if role == "assistant":
+            if folded and index in folded:
+                pass
+            elif role == "assistant":
                 steps += _assistant_steps(store, index, pairing, replay, native)
             elif role == "tool" and index in pairing.orphans:
                 orphan = content[index]
@@ -951,6 +968,63 @@ def _turn_ids(
     return turns
 
 
+def _units(pairing: _Pairing, end: int) -> list[tuple[int, ...]]:
+    """Return the history's units before END: a user message, or an assistant with its results."""
+    units: list[tuple[int, ...]] = []
+    for index in range(end):
+        role = pairing.roles[index]
+        if role == "assistant":
+            results = (call.result for call in pairing.calls[index])
+            units.append((index, *(result for result in results if result is not None)))
+        elif role != "tool" or index not in pairing.answering:
+            units.append((index,))
+    return units
+
+
+def _fold(
+    store: BlobStore,
+    pairing: _Pairing,
+    end: int,
+    replay: ThinkingReplay,
+    budget: HistoryBudget,
+    system_ids: tuple[bytes, ...],
+    ends_on_user: bool,
+) -> tuple[list[bytes], Fold]:
+    """Return the root ids of the history before END within BUDGET, and how it folded.
+
+    Pinned (never folded): when the history does not end on the action's user
+    message, its last user message and the last round after it (``fold_history``).
+    """
+    units = _units(pairing, end)
+    roles = pairing.roles
+    pinned: set[int] = set()
+    if not ends_on_user:
+        users = [u for u, members in enumerate(units) if roles[members[0]] == "user"]
+        last_user = users[-1] if users else -1
+        pinned.update(users[-1:])
+        rounds = [u for u, members in enumerate(units) if roles[members[0]] == "assistant"]
+        pinned.update(u for u in rounds[-1:] if u > last_user)
+    system = len(store.get(system_ids[0]) or b"")
+    fold = fold_units(
+        units,
+        pinned,
+        lambda unit: _root_ids(store, units[unit][:1], pairing, replay),
+        lambda blob: len(store.get(blob) or b""),
+        pairing.rows,
+        pairing.names,
+        budget=budget,
+        fixed=(len(system_ids), system),
+    )
+    if not fold.folded:
+        return [*system_ids, *fold.kept_ids], fold
+    # The transcript rides as a user message (the system blob stays the one prompt a
+    # checkpoint is keyed on).
+    quoted = _quote(fold.transcript)
+    data = _utf8(f'{{"role":"user","content":[{{"type":"text","text":{quoted}}}]}}')
+    transcript = store.cached(("fold", fold.transcript), lambda: data)
+    return [*system_ids, transcript, *fold.kept_ids], fold
+
+
 def _no_replay(message: Mapping[str, Any]) -> str | None:
     """Return None: no round's thinking replays."""
     return None
@@ -964,6 +1038,7 @@ def build_history(
     *,
     tool_names: Mapping[str, str] | None = None,
     native: NativeReplay | None = None,
+    budget: HistoryBudget | None = None,
 ) -> HistoryBlobs:
     """Store the history's blobs in STORE and return their ids and the action's user message.
 
@@ -973,7 +1048,9 @@ def build_history(
     thinking replays under (None: it does not replay). TOOL_NAMES maps host tool
     names to the wire names they are offered under (``bridge.wire_names``); NATIVE
     says which calls were native asks a host tool ran (``bridge.BridgedCalls.replay``),
-    replayed as those native steps. The ids returned name
+    replayed as those native steps. Within BUDGET (None: no bound) the oldest
+    messages the request cannot carry are folded into one transcript blob after
+    the system prompt's (``fold_history.py``). The ids returned name
     every blob the state needs (``blob_ids``); pruning the rest is the caller's
     call (``BlobStore.retain``).
     """
@@ -992,8 +1069,26 @@ def build_history(
             active = ActiveUser(text, images)
     system_ids = system_blob_ids(store, system)
     pairing = _pair(rows, roles, end, tool_names or {})
-    root = list(system_ids) + _root_ids(store, end, pairing, policy)
+    fold: Fold | None = None
+    if budget is None:
+        root = list(system_ids) + _root_ids(store, range(end), pairing, policy)
+    else:
+        ends_on_user = end < len(rows)
+        root, fold = _fold(store, pairing, end, policy, budget, system_ids, ends_on_user)
+    folded = fold.folded if fold is not None else frozenset()
     named: list[bytes] = []
-    turns = _turn_ids(store, end, pairing, policy, named, native)
+    turns = _turn_ids(store, end, pairing, policy, named, native, folded)
     blob_ids = frozenset((*root, *turns, *named))
-    return HistoryBlobs(system_ids, tuple(root), tuple(turns), active, blob_ids)
+    if fold is not None and fold.built_ids:
+        # the folded units counted against the budget: kept, so the next round's
+        # count finds them built (they are not sent)
+        blob_ids |= fold.built_ids
+    return HistoryBlobs(
+        system_ids,
+        tuple(root),
+        tuple(turns),
+        active,
+        blob_ids,
+        folded=len(folded),
+        fold_reason=fold.reason if fold is not None else "",
+    )

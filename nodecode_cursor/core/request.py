@@ -5,10 +5,12 @@
 2 action, 3 model_details, 5 conversation_id, 9 requested_model}}``:
 
 * the conversation state's root prompt blobs and turns come from the history
-  (``history.py``), stored in the conversation's blob store, which the KV
-  channel serves from while the run is open; the store then drops the history
-  blobs this request no longer names (``BlobStore.retain``), so a long session
-  holds what its current history needs;
+  (``history.py``), within the request's history budget (``budget.py``; what
+  does not fit is folded into one transcript blob, ``fold_history.py``),
+  stored in the conversation's blob store, which the KV channel serves from
+  while the run is open; the store then drops the history blobs this request
+  no longer names (``BlobStore.retain``), so a long session holds what its
+  current history needs;
 * a checkpoint the service sent lends every other state field (todos, file
   states, summaries, ...) unchanged, while the system prompt's blob ids are the
   ones it was taken under; otherwise the state starts empty;
@@ -39,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._proto import agent_pb2
 from .blobs import Conversation
+from .budget import HistoryBudget
 from .history import ActiveUser, HistoryBlobs, NativeReplay, ThinkingReplay, build_history
 from .writers import check_history, replay_policy
 
@@ -173,6 +176,7 @@ def build_run_request(
     new_id: Callable[[], str] | None = None,
     tool_names: Mapping[str, str] | None = None,
     native: NativeReplay | None = None,
+    budget: HistoryBudget | None = None,
 ) -> RunRequestBuild:
     """Return the run request of one round (its AgentClientMessage and bytes).
 
@@ -186,6 +190,9 @@ def build_run_request(
     known Cursor model wrote; with neither, no thinking replays. NEW_ID makes
     the action's message and image ids (a random UUID by default). TOOL_NAMES and
     NATIVE go to ``build_history`` (wire names; bridged native calls' replay).
+    BUDGET bounds the state's root blobs and root JSON bytes (None: the default
+    ``HistoryBudget()``); a history over it folds its oldest messages into one
+    transcript blob (``history.HistoryBlobs.folded`` says how many).
     """
     policy = replay_thinking
     if writers is not None:
@@ -194,7 +201,15 @@ def build_run_request(
             policy = replay_policy(writers, model_id)
     store = conversation.blobs
     store.begin()
-    history = build_history(messages, system, store, policy, tool_names=tool_names, native=native)
+    history = build_history(
+        messages,
+        system,
+        store,
+        policy,
+        tool_names=tool_names,
+        native=native,
+        budget=budget or HistoryBudget(),
+    )
     # The store keeps what this request names (and what runs in flight pinned):
     # a blob the history no longer holds is never asked for again.
     store.retain(history.blob_ids)

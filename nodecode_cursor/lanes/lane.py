@@ -44,6 +44,7 @@ from ..account.store import AuthStore
 from ..core import decisions
 from ..core.answers import Answerer
 from ..core.bridge import function_tools, wire_names
+from ..core.budget import resolve_budget
 from ..core.continuity import (
     MessageDigests,
     call_key,
@@ -54,7 +55,7 @@ from ..core.continuity import (
 from ..core.cost import round_cost
 from ..core.decisions import USAGE_PRICING_CODES, Next
 from ..core.fold import Fold
-from ..core.history import valid_unicode
+from ..core.history import HistoryBlobs, valid_unicode
 from ..core.request import build_run_request, resume_request
 from ..core.system_prompt import split_system
 from ..errors import (
@@ -312,6 +313,32 @@ def _valid_unicode(
     return new_messages, new_system, new_tools
 
 
+# The notice that says a conversation's history folds (its own key: the sign-in's
+# notice stands under the cell's).
+FOLD_NOTICE_KEY = "cursor-history"
+
+
+def _tell_fold(ctx: RoundContext, conversation: Conversation, history: HistoryBlobs) -> None:
+    """Log a request's folded history at INFO, and tell the host once per conversation."""
+    if not history.folded:
+        return
+    log.info(
+        "history folded: %d earlier messages into a summary, because %s",
+        history.folded,
+        history.fold_reason,
+    )
+    if conversation.fold_told or ctx.host is None:
+        return
+    conversation.fold_told = True
+    ctx.host.notice(
+        f"cursor: this conversation is long, so its oldest {history.folded} messages are "
+        f"sent as a short summary ({history.fold_reason}); the newest messages and the "
+        "current round still go whole.",
+        key=FOLD_NOTICE_KEY,
+        level="info",
+    )
+
+
 def _emit(ctx: RoundContext, part: StreamPart) -> None:
     if ctx.on_part is not None:
         ctx.on_part(part)
@@ -464,6 +491,7 @@ class _Attempt:
             raise RuntimeError(f"an attempt runs once (it is {self.stage.value})")
         ctx = self.ctx
         model = ctx.model
+        budget = resolve_budget(os.environ.get(limits.HISTORY_BUDGET_ENV), ctx.history_budget)
         build = build_run_request(
             self.messages,
             self.system,
@@ -474,7 +502,9 @@ class _Attempt:
             writers=self.table,
             tool_names=wire_names(fn["name"] for fn in function_tools(self.tools)),
             native=self.state.bridged.replay,
+            budget=budget,
         )
+        _tell_fold(ctx, self.conversation, build.history)
         answerer = Answerer(
             tools=list(self.tools),
             system_prompt=self.system or "",
@@ -696,5 +726,7 @@ class _Attempt:
             wire_model=self.wire.details_id,
             cost_usd_estimate=round_cost(self.ctx.model, fold.usage),
             messages=messages,
+            folded=build.history.folded,
+            fold_reason=build.history.fold_reason,
         )
         return result, written

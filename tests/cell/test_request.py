@@ -14,6 +14,7 @@ from protobytes import ld, text
 
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.core.blobs import Conversation, Conversations
+from nodecode_cursor.core.budget import HistoryBudget
 from nodecode_cursor.core.request import build_run_request, resume_request
 from nodecode_cursor.core.writers import WriterTable
 from nodecode_cursor.errors import ConfigError
@@ -337,6 +338,9 @@ def test_k3_refusal_comes_before_any_request() -> None:
 
 def test_building_the_next_round_hashes_only_what_is_new() -> None:
     conversation = Conversation("c")
+    # A 1 MiB result is over the default history budget and would fold; this test is
+    # about memoised hashing of what stays, so its budget holds the whole history.
+    roomy = HistoryBudget(bytes=8 << 20)
     big = "x" * (1 << 20)
     messages: list[dict[str, object]] = [{"role": "user", "content": "read it"}]
     messages.append(
@@ -350,7 +354,7 @@ def test_building_the_next_round_hashes_only_what_is_new() -> None:
     )
     messages.append({"role": "tool", "tool_call_id": "c1", "content": big})
     messages.append({"role": "user", "content": "and?"})
-    first = build_run_request(messages, None, GPT, "gpt-5", "GPT-5", conversation)
+    first = build_run_request(messages, None, GPT, "gpt-5", "GPT-5", conversation, budget=roomy)
     after_first = conversation.blobs.hashed_bytes
     assert after_first > 2 * len(big)  # the result is in a root blob and a step blob
     messages[-1:] = [
@@ -358,7 +362,7 @@ def test_building_the_next_round_hashes_only_what_is_new() -> None:
         {"role": "assistant", "content": "it is x"},
         {"role": "user", "content": "thanks"},
     ]
-    second = build_run_request(messages, None, GPT, "gpt-5", "GPT-5", conversation)
+    second = build_run_request(messages, None, GPT, "gpt-5", "GPT-5", conversation, budget=roomy)
     # the 1 MiB result was not encoded or hashed again: only the small new blobs
     assert conversation.blobs.hashed_bytes - after_first < 4096
     assert second.history.root_ids[: len(first.history.root_ids)] == first.history.root_ids

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_run import TOKEN, ask_json, cli_env, run_main
+from cli_run import TOKEN, ask_json, cli_env, json_object, run_main
 
 from cursor_simulator import Simulator
 from cursor_simulator.agent import RUN_PATH
@@ -35,6 +35,7 @@ def test_ask_json_text_round(sim: Simulator, home: Path, tmp_path: Path) -> None
     assert answer["rounds"] == 1
     assert answer["model"] == "composer-2.5"
     assert answer["wire_model"] == "composer-2.5"
+    assert answer["folded"] == {"messages": 0, "reason": ""}
     assert set(answer["usage"]) >= {"input", "output", "cache_read", "cache_write", "total"}
     assert answer["usage"]["output"] > 0
     runs = sim.requests_to(RUN_PATH)
@@ -362,3 +363,34 @@ def test_a_misspelt_effort_is_refused_even_where_the_model_does_not_reason(
     assert done.returncode == 2
     assert "'bogus' is not a known level" in done.stderr
     assert sim.requests_to("/agent.v1.AgentService/RunSSE") == []
+
+
+def test_ask_json_says_how_many_messages_a_long_history_folded(
+    sim: Simulator, home: Path, tmp_path: Path
+) -> None:
+    history = [{"role": "user", "content": "read them all"}]
+    for n in range(120):
+        history.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": f"c{n}", "type": "function", "function": {"name": "read_file"}}
+                ],
+            }
+        )
+        history.append({"role": "tool", "tool_call_id": f"c{n}", "content": f"file {n}"})
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(history))
+    done = run_main(
+        "--base-url", sim.url, "ask", "--json", "--tools", "none", "--history", str(path),
+        env=cli_env(home, CURSOR_HISTORY_BUDGET="64,524288"),
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    answer = json_object(done.stdout)
+    # 241 messages in 64 roots: all but the newest rounds and the question are summarised
+    assert answer["folded"]["messages"] > 150
+    assert "over 64 root blobs" in answer["folded"]["reason"]
+    assert answer["message"]["content"] == "read_file returned: file 119"
+    assert len(sim.agent.run().run_request.conversation_state.root_prompt_messages_json) <= 64

@@ -1,0 +1,285 @@
+"""Folding a history to its budget: which units stay whole, and the transcript of the rest.
+
+A run request may carry at most ``HistoryBudget.roots`` root blobs and
+``HistoryBudget.bytes`` of root JSON (``budget.py``, with the source of the
+figures). When a history is over it, the request keeps whole what the round
+cannot do without (the system prompt, the person's latest message, the calls
+and results of the current round: the *pinned* units) and then the newest
+other units that fit. A *unit* is one user message, or one assistant message
+with the results of its calls (a call is never split from its result). The
+units that do not fit, oldest first, are folded into one compact transcript
+root blob, so nothing leaves the model's view without a trace.
+
+The fold is a pure function of the history: the same history folds the same
+way, byte for byte. How many units are folded is rounded up to a step, so the
+folded prefix and its transcript change once every several rounds rather than
+every round (Cursor's prompt cache keys on a stable prefix).
+
+This module decides and writes text; it knows nothing of blobs or of the chat
+message shapes beyond reading a message's text. Building the root blobs of the
+units, and the JSON blob around the transcript, is ``history.py``'s.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .. import limits
+from .budget import HistoryBudget
+
+__all__ = [
+    "Fold",
+    "FoldPlan",
+    "fold_units",
+    "plan_fold",
+    "said_of",
+    "transcript_cap",
+    "transcript_text",
+]
+
+# (root blobs, root JSON bytes) of a unit or of a fixed part of the request.
+Cost = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class FoldPlan:
+    """How many of the oldest unpinned units fold (0: none), and why (empty when none)."""
+
+    folded: int
+    reason: str = ""
+
+
+def transcript_cap(budget: HistoryBudget) -> int:
+    """Return the most bytes the transcript blob may take within BUDGET."""
+    return max(1024, min(limits.FOLD_TRANSCRIPT_BYTES, budget.bytes // 8))
+
+
+def _step(fitting: int) -> int:
+    """Return the step the folded count is rounded up to, for FITTING units that stay.
+
+    A power of two near half of what stays (at most ``limits.FOLD_STEP_UNITS``):
+    the steps nest, so a count rounded to a larger step is also a multiple of a
+    smaller one, and a history whose units are large still keeps about half.
+    """
+    step = 1
+    while step * 2 <= min(max(fitting // 2, 1), limits.FOLD_STEP_UNITS):
+        step *= 2
+    return step
+
+
+def plan_fold(
+    units: int,
+    pinned: Collection[int],
+    cost: Callable[[int], Cost],
+    budget: HistoryBudget,
+    fixed: Cost,
+) -> FoldPlan:
+    """Return how many of the oldest unpinned units of UNITS to fold so the rest fit BUDGET.
+
+    COST(i) is unit i's (roots, bytes), asked newest first and only as far as
+    the budget reaches, so a folded unit's blobs need never be built. FIXED is
+    what the request carries besides the units (the system prompt). The pinned
+    units always stay, even when they alone are over the budget: a finished
+    result is never dropped. Once something folds, the transcript's root and
+    its cap are reserved out of the budget.
+    """
+    free = [index for index in range(units) if index not in pinned]
+    roots, size = fixed
+    for index in pinned:
+        unit_roots, unit_bytes = cost(index)
+        roots += unit_roots
+        size += unit_bytes
+    room_roots = budget.roots - 1
+    room_bytes = budget.bytes - transcript_cap(budget)
+    fitting_all = fitting_reserved = 0
+    reason = ""
+    for index in reversed(free):
+        unit_roots, unit_bytes = cost(index)
+        roots += unit_roots
+        size += unit_bytes
+        if roots > budget.roots or size > budget.bytes:
+            reason = _reason(roots > budget.roots, budget)
+            break
+        fitting_all += 1
+        if roots <= room_roots and size <= room_bytes:
+            fitting_reserved += 1
+    if fitting_all == len(free):
+        return FoldPlan(0)
+    step = _step(fitting_reserved)
+    need = len(free) - fitting_reserved
+    return FoldPlan(min(len(free), -(-need // step) * step), reason)
+
+
+def _reason(roots: bool, budget: HistoryBudget) -> str:
+    """Return why a history folds: which of BUDGET's two bounds it passed."""
+    if roots:
+        return f"the history is over {budget.roots} root blobs (Cursor refuses about 208)"
+    return f"the history is over {budget.bytes // 1024} KiB of prompt"
+
+
+@dataclass(frozen=True, slots=True)
+class Fold:
+    """A history fitted to its budget: the root ids of the units that stay, in order, and the rest.
+
+    ``folded`` holds the indexes of the messages folded; ``transcript`` their
+    transcript text ("" when nothing folds); ``reason`` why they folded.
+    ``built_ids`` are the ids of every unit built to count the budget, folded
+    ones too: worth keeping, so the next round counts them without building again.
+    """
+
+    kept_ids: tuple[bytes, ...]
+    folded: frozenset[int]
+    transcript: str
+    reason: str
+    built_ids: frozenset[bytes] = frozenset()
+
+
+def fold_units(
+    units: Sequence[tuple[int, ...]],
+    pinned: Collection[int],
+    unit_ids: Callable[[int], list[bytes]],
+    size: Callable[[bytes], int],
+    rows: Sequence[Mapping[str, Any]],
+    names: Mapping[str, str],
+    *,
+    budget: HistoryBudget,
+    fixed: Cost,
+) -> Fold:
+    """Return the history's UNITS (each its message indexes) fitted to BUDGET.
+
+    UNIT_IDS(i) builds unit i's root blob ids (asked at most once each, newest
+    first, and never for a unit that folds); SIZE says a blob's bytes. ROWS are
+    the chat messages the units index, NAMES the tool name of each call id, for
+    the transcript. PINNED and FIXED are ``plan_fold``'s.
+    """
+    built: dict[int, list[bytes]] = {}
+
+    def ids(unit: int) -> list[bytes]:
+        found = built.get(unit)
+        if found is None:
+            found = built[unit] = unit_ids(unit)
+        return found
+
+    def cost(unit: int) -> Cost:
+        found = ids(unit)
+        return len(found), sum(map(size, found))
+
+    plan = plan_fold(len(units), pinned, cost, budget, fixed)
+    folded_units: set[int] = set()
+    if plan.folded:
+        free = [index for index in range(len(units)) if index not in pinned]
+        folded_units = set(free[: plan.folded])
+    kept: list[bytes] = []
+    folded: set[int] = set()
+    for unit, members in enumerate(units):
+        if unit in folded_units:
+            folded.update(members)
+        else:
+            kept += ids(unit)
+    if not folded:
+        return Fold(tuple(kept), frozenset(), "", "")
+    said = [said_of(rows[index], names) for index in sorted(folded)]
+    text = transcript_text(said, transcript_cap(budget))
+    counted = frozenset(blob for found in built.values() for blob in found)
+    return Fold(tuple(kept), frozenset(folded), text, plan.reason, counted)
+
+
+# --- the transcript ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """One folded message as the transcript reads it: who said it and what."""
+
+    who: str
+    text: str
+
+
+def _text(content: Any) -> str:
+    """Return a chat message's content as text (parts joined; an image as ``[MIME image]``)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    lines: list[str] = []
+    for part in content:
+        if not isinstance(part, Mapping):
+            continue
+        if part.get("type") == "text" and isinstance(part.get("text"), str):
+            lines.append(part["text"])
+        elif part.get("type") == "image_url":
+            lines.append("[image]")
+    return "\n".join(lines)
+
+
+def said_of(message: Mapping[str, Any], names: Mapping[str, str]) -> Said:
+    """Return what MESSAGE (an OpenAI chat message) says; NAMES maps call ids to tool names."""
+    role = message.get("role")
+    text = _text(message.get("content"))
+    if role == "tool":
+        call_id = message.get("tool_call_id")
+        call_id = call_id if isinstance(call_id, str) else ""
+        failed = " (failed)" if message.get("is_error") is True else ""
+        return Said(f"result of {names.get(call_id, 'a tool')} [{call_id}]{failed}", text)
+    if role != "assistant":
+        return Said("user", text)
+    lines = [text] if text else []
+    calls = message.get("tool_calls")
+    for call in calls if isinstance(calls, list) else ():
+        if not isinstance(call, Mapping):
+            continue
+        function = call.get("function")
+        function = function if isinstance(function, Mapping) else {}
+        arguments = function.get("arguments")
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments, ensure_ascii=False, sort_keys=True, default=str)
+        lines.append(f"called {function.get('name')} [{call.get('id')}] {arguments}")
+    return Said("assistant", "\n".join(lines))
+
+
+def _cut(text: str, cap: int) -> str:
+    """Return TEXT within CAP UTF-8 bytes: its head and tail around a marker of what was cut."""
+    data = text.encode("utf-8", "replace")
+    if len(data) <= cap:
+        return data.decode("utf-8")
+    head = data[: cap * 3 // 4].decode("utf-8", "ignore")
+    tail = data[len(data) - cap // 4 :].decode("utf-8", "ignore")
+    cut = len(data) - len(head.encode()) - len(tail.encode())
+    return f"{head}\n[… {cut} bytes cut …]\n{tail}"
+
+
+def _size(line: str) -> int:
+    """Return LINE's size inside a JSON string, with the newline after it (escaped: 2 bytes)."""
+    return len(json.dumps(line, ensure_ascii=False).encode())
+
+
+def transcript_text(said: Sequence[Said], cap: int) -> str:
+    """Return the transcript of the folded messages SAID (oldest first), within CAP bytes.
+
+    Each message is cut to ``limits.FOLD_MESSAGE_BYTES`` (head and tail, with a
+    marker saying how many bytes went); the newest come first into the room, and
+    those that find none are counted in a line that says they were left out.
+    """
+    head = (
+        f"[Summary of {len(said)} earlier messages of this conversation, folded to keep "
+        "the request within Cursor's limits. Each is shortened; the newest messages "
+        "follow in full after this summary.]"
+    )
+    room = cap - _size(head) - 256  # the blob's JSON around the text, and the omitted line
+    lines: list[str] = []
+    for entry in reversed(said):
+        line = f"{entry.who}: {_cut(entry.text, limits.FOLD_MESSAGE_BYTES)}"
+        size = _size(line)
+        if size > room:
+            break
+        room -= size
+        lines.append(line)
+    omitted = len(said) - len(lines)
+    if omitted:
+        lines.append(f"[{omitted} earlier messages omitted entirely: the summary is full.]")
+    lines.append(head)
+    lines.reverse()
+    return "\n".join(lines)
