@@ -472,6 +472,16 @@ class _Attempt:
             raise RuntimeError(f"an attempt runs once (it is {self.stage.value})")
         ctx = self.ctx
         model = ctx.model
+        answerer = Answerer(
+            tools=list(self.tools),
+            system_prompt=self.system or "",
+            cwd=ctx.cwd or os.getcwd(),
+            blobs=self.conversation.blobs,
+            project_schemas=self.resolved.project_schemas,
+            new_id=_new_id,
+            native_kinds=ctx.native_kinds if ctx.run_native is not None else frozenset(),
+        )
+        fold = Fold(new_id=_new_id, host_names=answerer.host_names, declared=answerer.declared)
         build = build_run_request(
             self.messages,
             self.system,
@@ -482,17 +492,8 @@ class _Attempt:
             writers=self.table,
             tool_names=wire_names(fn["name"] for fn in function_tools(self.tools)),
             native=self.state.bridged.replay,
+            mcp_tools=answerer.tool_definitions,  # field 4: the request context's own
         )
-        answerer = Answerer(
-            tools=list(self.tools),
-            system_prompt=self.system or "",
-            cwd=ctx.cwd or os.getcwd(),
-            blobs=self.conversation.blobs,
-            project_schemas=self.resolved.project_schemas,
-            new_id=_new_id,
-            native_kinds=ctx.native_kinds if ctx.run_native is not None else frozenset(),
-        )
-        fold = Fold(new_id=_new_id, host_names=answerer.host_names)
         settings = RunSettings(
             base_url=ctx.base_url or limits.DEFAULT_BASE_URL,
             token=self.token,

@@ -62,14 +62,15 @@ def test_one_message_history_is_the_hand_written_run_request() -> None:
         + action
         + b"\x1a\x1a"
         + details
+        + b"\x22\x00"  # 4 mcp_tools: McpTools{} present though empty, as the CLI sends it
         + b"\x2a\x24"
         + CONVERSATION_ID.encode()
         + b"\x4a\x1a"
         + requested
     )
-    assert len(run) == 0x94
-    # AgentClientMessage{1 run_request}: length 148 = varint 0x94 0x01
-    expected = b"\x0a\x94\x01" + run
+    assert len(run) == 0x96
+    # AgentClientMessage{1 run_request}: length 150 = varint 0x96 0x01
+    expected = b"\x0a\x96\x01" + run
     assert build.data == expected
     assert conversation.blobs.get(system_id) == SYSTEM_JSON
     assert build.history.root_ids == (system_id,)
@@ -207,13 +208,14 @@ def test_the_resume_request_carries_the_checkpoint_as_it_came_and_resume_action(
     details = b"\x0a\x0agpt-5-high" + b"\x1a\x05gpt-5" + b"\x22\x05GPT-5"
     requested = b"\x0a\x05gpt-5" + b"\x1a\x11" + b"\x0a\x09reasoning" + b"\x12\x04high"
     conversation_id = CONVERSATION_ID.encode()
-    # AgentClientMessage{1 AgentRunRequest{1 state, 2 {2 resume_action{}}, 3, 5, 9}}
+    # AgentClientMessage{1 AgentRunRequest{1 state, 2 {2 resume_action{}}, 3, 4 {}, 5, 9}}
     body = (
         bytes([0x0A, len(raw)])
         + raw
         + b"\x12\x02\x12\x00"
         + bytes([0x1A, len(details)])
         + details
+        + b"\x22\x00"  # the first run's McpTools{}, kept though empty
         + bytes([0x2A, len(conversation_id)])
         + conversation_id
         + bytes([0x4A, len(requested)])
