@@ -77,6 +77,15 @@ class AgentService:
         self.refuse_bare_siblings = True
         # Refuse a resume action on a conversation no run has started here.
         self.refuse_unknown_resume = True
+        # Record a violation for a run request without AgentRunRequest.mcp_tools (field 4):
+        # Cursor's CLI always sends it, even empty, and peers saw the host's tools reported
+        # unavailable without it (lidge-jun/opencodex commit 80b510f5; knoxwh/ccextra
+        # docs/design.md; docs/protocol.md §5).
+        self.require_mcp_tools = True
+        # How the model names a host tool it calls: as declared (None), "dash"
+        # ({provider}-{name}) or "mcp" (mcp_{provider}_{name}), as peers saw models call
+        # the names Cursor shows them (opencodex commit 93408728; ccextra design.md).
+        self.render_tool_names: str | None = None
         # Answer RunSSE with this (status, code, message) instead of streaming.
         self.sse_refusal: tuple[int, str, str] | None = None
         # Compress the stream's frames (gzip) when the client offers gzip.

@@ -12,6 +12,7 @@ import hashlib
 import pytest
 
 from nodecode_cursor._proto import agent_pb2
+from nodecode_cursor.core.answers import tool_definitions
 from nodecode_cursor.core.blobs import Conversation, Conversations
 from nodecode_cursor.core.request import build_run_request, resume_request
 from nodecode_cursor.core.writers import WriterTable
@@ -410,3 +411,50 @@ def test_a_sliding_window_keeps_only_the_blobs_the_current_request_names() -> No
         memo.append(store.memo_size())
     assert max(sizes[10:]) == min(sizes[10:])  # flat, not growing with the rounds
     assert max(memo[10:]) <= 2 * max(sizes[10:])
+
+
+def test_field_4_declares_the_request_contexts_tools_and_the_resume_keeps_them() -> None:
+    tools = [
+        {
+            "type": "function",
+            "function": {"name": "look", "description": "Look", "parameters": {"type": "object"}},
+        }
+    ]
+    first = build_run_request(
+        [{"role": "user", "content": "hi"}],
+        None,
+        GPT,
+        "gpt-5",
+        "GPT-5",
+        Conversation("c"),
+        mcp_tools=tool_definitions(tools, project_schemas=False),
+    )
+    # google.protobuf.Value of {"type":"object"}: struct 5 {1 entry {1 "type", 2 {3 "object"}}}
+    schema = ld(5, ld(1, text(1, "type"), ld(2, text(3, "object"))))
+    # McpToolDefinition{1 name, 2 description, 3 input_schema, 4 provider_identifier, 5 tool_name}
+    definition = (
+        text(1, "look") + text(2, "Look") + ld(3, schema) + text(4, "pi-agent") + text(5, "look")
+    )
+    # AgentRunRequest field 4: McpTools{1 repeated McpToolDefinition}
+    field_4 = ld(4, ld(1, definition))
+    run = first.message.run_request
+    assert run.mcp_tools.SerializeToString() == ld(1, definition)
+    assert field_4 in first.data
+    resumed = resume_request(first, agent_pb2.ConversationStateStructure())
+    assert field_4 in resumed
+
+
+def test_field_4_is_sent_empty_when_there_are_no_tools() -> None:
+    build = build_run_request(
+        [{"role": "user", "content": "hi"}], None, GPT, "gpt-5", "GPT-5", Conversation("c")
+    )
+    run = build.message.run_request
+    assert run.HasField("mcp_tools")
+    # The tag of field 4 (4 << 3 | 2 = 0x22) with length 0, between fields 3 and 5.
+    details = run.model_details.SerializeToString()
+    assert bytes([0x1A, len(details)]) + details + b"\x22\x00\x2a" in build.data
+    resumed = agent_pb2.AgentClientMessage.FromString(
+        resume_request(build, agent_pb2.ConversationStateStructure())
+    )
+    assert resumed.run_request.HasField("mcp_tools")
+    assert resumed.run_request.mcp_tools.SerializeToString() == b""
