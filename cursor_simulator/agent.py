@@ -85,6 +85,15 @@ class AgentService:
         # used_tokens 0 (lidge-jun/opencodex src/adapters/cursor/protobuf-request.ts,
         # "observed at 208 roots with usedTokens=0"). None: no limit.
         self.root_limit: int | None = 208
+        # Record a violation for a run request without AgentRunRequest.mcp_tools (field 4):
+        # Cursor's CLI always sends it, even empty, and peers saw the host's tools reported
+        # unavailable without it (lidge-jun/opencodex commit 80b510f5; knoxwh/ccextra
+        # docs/design.md; docs/protocol.md §5).
+        self.require_mcp_tools = True
+        # How the model names a host tool it calls: as declared (None), "dash"
+        # ({provider}-{name}) or "mcp" (mcp_{provider}_{name}), as peers saw models call
+        # the names Cursor shows them (opencodex commit 93408728; ccextra design.md).
+        self.render_tool_names: str | None = None
         # Answer RunSSE with this (status, code, message) instead of streaming.
         self.sse_refusal: tuple[int, str, str] | None = None
         # Compress the stream's frames (gzip) when the client offers gzip.

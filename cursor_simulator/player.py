@@ -23,19 +23,21 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
 from nodecode_cursor._proto import agent_pb2, aiserver_pb2
-from nodecode_cursor.wire import connect, values
+from nodecode_cursor.wire import connect, pbwire, values
 
 from .catalog import CatalogState
 from .exchange import Cut, SimRequest, Trailers
 from .family import RouteHost
 from .records import RunRecord
 from .steps import (
+    AskQuery,
     AskRequestContext,
     Checkpoint,
     CutStream,
     End,
     EndError,
     Exec,
+    ExecAbort,
     GrpcEnd,
     Heartbeat,
     KvRead,
@@ -95,6 +97,8 @@ class PlayerHost(Protocol):
     refuse_unknown_resume: bool
     refuse_bare_siblings: bool
     root_limit: int | None
+    require_mcp_tools: bool
+    render_tool_names: str | None
 
 
 class _GiveUp(Exception):
@@ -116,6 +120,8 @@ class Player:
             if not first.HasField("run_request"):
                 self.run.violations.append("the first client message is not the run request")
             self.run.run_request = first.run_request
+            if self.service.require_mcp_tools and not first.run_request.HasField("mcp_tools"):
+                self.run.violations.append("the run request does not declare mcp_tools (field 4)")
             refusal = self._refusal(first.run_request)
             if refusal is not None:
                 yield self._end({"error": refusal})
@@ -327,6 +333,13 @@ class Player:
             yield from self._tool_call(step)
         elif isinstance(step, AskRequestContext):
             yield from self._request_context()
+        elif isinstance(step, AskQuery):
+            yield from self._query(step)
+        elif isinstance(step, ExecAbort):
+            abort = agent_pb2.ExecServerControlMessage(
+                abort=agent_pb2.ExecServerAbort(id=step.ask_id)
+            )
+            yield self._frame(exec_server_control_message=abort)
         elif isinstance(step, KvRead):
             yield from self._kv_read(step)
         elif isinstance(step, KvWrite):
@@ -388,11 +401,26 @@ class Player:
             state.token_details.max_tokens = 200_000
         return state
 
+    def _tool_name(self, name: str) -> str:
+        """Return NAME as the model calls it: as declared, or rendered as the service shows it."""
+        style = self.service.render_tool_names
+        if style is None:
+            return name
+        request = self.run.run_request
+        declared = list(request.mcp_tools.mcp_tools) if request is not None else []
+        provider = next(
+            (t.provider_identifier for t in declared + self.run.tools if t.name == name),
+            PROVIDER_IDENTIFIER,
+        )
+        return f"{provider}-{name}" if style == "dash" else f"mcp_{provider}_{name}"
+
     def _tool_call(self, step: ToolCall) -> Iterator[bytes]:
         call_id = step.call_id or f"call_sim_{self._next_id()}"
+        name = self._tool_name(step.name)
+        self.run.called.append(name)
         bare = agent_pb2.McpArgs(
-            name=step.name,
-            tool_name=step.name,
+            name=name,
+            tool_name=name,
             tool_call_id=call_id,
             provider_identifier=PROVIDER_IDENTIFIER,
         )
@@ -521,6 +549,50 @@ class Player:
         context = result.request_context_result.success.request_context
         self.run.rules = list(context.rules)
         self.run.tools = list(context.tools)
+
+    def _query(self, step: AskQuery) -> Iterator[bytes]:
+        """Send STEP's interaction query, then wait for its answer with heartbeats alone."""
+        ask = self._next_id()
+        if step.number is not None:
+            # A member our schema does not know, written by hand: InteractionQuery{1 id,
+            # NUMBER body}, as AgentServerMessage field 7.
+            tag = pbwire.varint(step.number << 3 | 2)
+            inner = b"\x08" + pbwire.varint(ask) + pbwire.field(tag, step.body)
+            data = pbwire.field(b"\x3a", inner)
+            yield connect.encode_frame(data)
+        else:
+            query = agent_pb2.InteractionQuery(id=ask)
+            if step.member is not None:
+                member = getattr(query, step.member)
+                if step.args is not None:
+                    member.CopyFrom(step.args)
+                member.SetInParent()
+            yield self._frame(interaction_query=query)
+
+        def ours(message: agent_pb2.AgentClientMessage) -> bool:
+            return message.HasField("interaction_response") and (
+                int(message.interaction_response.id) == ask
+            )
+
+        # The service's agent waits for the answer; only heartbeats say it is there.
+        deadline = time.monotonic() + self.service.answer_timeout
+        beat_at = time.monotonic() + step.beat
+        while True:
+            self._alive()
+            now = time.monotonic()
+            if now >= deadline:
+                self.run.violations.append(f"interaction query {ask} was never answered")
+                raise _GiveUp
+            if now >= beat_at:
+                beat_at = now + step.beat
+                yield self._update(heartbeat=agent_pb2.HeartbeatUpdate())
+            try:
+                message = self.run.inbox.get(timeout=max(0.001, min(beat_at, deadline) - now))
+            except queue.Empty:
+                continue
+            if ours(message):
+                self.run.query_answers.append(message.interaction_response)
+                return
 
     def _kv_read(self, step: KvRead) -> Iterator[bytes]:
         if step.blob_id is not None:

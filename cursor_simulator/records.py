@@ -45,6 +45,10 @@ class RunRecord:
     served: dict[str, bytes] = field(default_factory=dict)
     answers: dict[int, list[agent_pb2.AgentClientMessage]] = field(default_factory=dict)
     handoffs: list[str] = field(default_factory=list)
+    # The name each ToolCall step called its tool by (rendered when render_tool_names is).
+    called: list[str] = field(default_factory=list)
+    # The answer to each AskQuery step, in order.
+    query_answers: list[agent_pb2.InteractionResponse] = field(default_factory=list)
     # Each Native step's ask member and the result message it was answered with.
     native_results: list[tuple[str, Any]] = field(default_factory=list)
     usage: list[TurnEnded] = field(default_factory=list)

@@ -14,12 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "AskQuery",
     "AskRequestContext",
     "Checkpoint",
     "CutStream",
     "End",
     "EndError",
     "Exec",
+    "ExecAbort",
     "GrpcEnd",
     "Heartbeat",
     "KvRead",
@@ -81,6 +83,33 @@ class ToolCall:
 @dataclass(frozen=True)
 class AskRequestContext:
     """Ask for the request context over exec and record the rules and tools answered."""
+
+
+@dataclass(frozen=True)
+class AskQuery:
+    """Send an interaction query and wait for its answer, as the service does.
+
+    MEMBER names the InteractionQuery member (``setup_vm_environment_args``,
+    ``web_search_request_query``, ...; ARGS its message, or None for an empty one);
+    NUMBER instead sends a member our schema does not know under that field number
+    (BODY its bytes). The service waits for the answer with heartbeats alone, BEAT
+    seconds apart: a query the client leaves unanswered stalls the run until the
+    client gives up (a violation once ``answer_timeout`` passes). The answer is kept
+    in ``RunRecord.query_answers``.
+    """
+
+    member: str | None = None
+    args: Any = None
+    number: int | None = None
+    body: bytes = b""
+    beat: float = 0.05
+
+
+@dataclass(frozen=True)
+class ExecAbort:
+    """Send exec_server_control_message{abort{id}}: the service stops the run."""
+
+    ask_id: int = 0
 
 
 @dataclass(frozen=True)
@@ -254,6 +283,8 @@ Step = (
     | ThinkingDone
     | ToolCall
     | AskRequestContext
+    | AskQuery
+    | ExecAbort
     | KvRead
     | KvWrite
     | Exec

@@ -18,7 +18,12 @@ runs the host's tools between rounds. So:
   kept in ``bridged`` for the next round's replay; any other is refused in its own
   typed result; the run-in-place and refused ones are returned as
   ``fold.ResolvedCall`` for the round's message;
-- interaction queries and the key-value blob store are answered too.
+- an MCP call under a rendered name (``{provider}-{name}``, ``mcp_{provider}_{name}``)
+  goes to the tool it stands for; one no declared tool goes by is refused as
+  ``tool_not_found`` and named in ``Answer.refused`` (the lane logs it), never filed;
+- interaction queries and the key-value blob store are answered too: every query
+  gets an answer (``setup_vm`` an empty success, a member this schema does not
+  know the bare ``InteractionResponse{id}``), as an unanswered one stalls the run.
 
 Pure: ``Answerer.answer`` maps one server message to an ``Answer``: the client
 messages that answer it, in order, and the calls it files or resolves on the
@@ -36,11 +41,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Literal, Protocol
 
-from google.protobuf import unknown_fields
-
 from .._proto import agent_pb2
 from ..host import NativeCall, NativeOutcome, ResolvedCallResult, ResolvedCallStart, StreamPart
-from ..wire.pbwire import varint
 from ..wire.values import encode_value
 from .bridge import NATIVE_TOOL_NAMES, Bridged, bridge, function_tools, host_name, wire_names
 from .fold import FiledCall, ResolvedCall, decode_mcp_args, mcp_call_name
@@ -57,6 +59,7 @@ from .native import (
     stream_close,
 )
 from .schema import tool_input_schema
+from .tool_names import declared_call
 
 __all__ = [
     "NATIVE_TOOL_NAMES",
@@ -87,11 +90,13 @@ class Answer:
     """What one server message asks of the round: replies to send, calls for its message.
 
     ``replies`` go to the service in order; ``calls`` (filed or resolved) go on the
-    round's message through ``Fold.apply``, which returns the parts to show.
+    round's message through ``Fold.apply``, which returns the parts to show;
+    ``refused`` names the MCP calls refused for naming no declared tool (for a log line).
     """
 
     replies: list[agent_pb2.AgentClientMessage]
     calls: list[FiledCall | ResolvedCall] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
 
 
 class BlobStore(Protocol):
@@ -157,6 +162,10 @@ class Answerer:
         # The native asks handed off to host tools this round, by call id.
         self.bridged: dict[str, Bridged] = {}
         self.tool_definitions = tool_definitions(tools, project_schemas=project_schemas)
+        # The wire names the run declares (field 4 and the request context): a call
+        # maps back onto one of them or is refused (tool_names.py).
+        self.declared = frozenset(definition.name for definition in self.tool_definitions)
+        self._refused: list[str] = []
         self.rules = request_rules(system_prompt)
         # The calls the message being answered files or resolves (answer returns them).
         self._calls: list[FiledCall | ResolvedCall] = []
@@ -165,15 +174,17 @@ class Answerer:
         """Return what answers ``server_msg``: replies in order (none: no answer) and calls."""
         calls: list[FiledCall | ResolvedCall] = []
         self._calls = calls
+        refused: list[str] = []
+        self._refused = refused
         member = server_msg.WhichOneof("message")
         if member == "exec_server_message":
-            return Answer(self._exec(server_msg.exec_server_message), calls)
+            return Answer(self._exec(server_msg.exec_server_message), calls, refused)
         if member == "kv_server_message":
             return Answer(self._kv(server_msg.kv_server_message), calls)
         if member == "interaction_query":
             return Answer(self._interaction(server_msg.interaction_query), calls)
-        # Stream updates, checkpoints, an exec abort (nothing runs here to abort) and
-        # the timing breakdown ask nothing.
+        # Stream updates, checkpoints, an exec abort (the pump ends the round on it,
+        # asks.service_abort) and the timing breakdown ask nothing.
         return Answer([], calls)
 
     # --- native tools run in place -----------------------------------------------------
@@ -294,8 +305,16 @@ class Answerer:
 
     def _mcp(self, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
         args = ask.mcp_args
-        name = host_name(mcp_call_name(args), self.wire_names)
         result = agent_pb2.McpResult()
+        wire = declared_call(args, self.declared)
+        if wire is None:
+            # No declared tool goes by this name: never guessed onto one.
+            asked = mcp_call_name(args)
+            self._refused.append(asked)
+            result.tool_not_found.name = asked
+            result.tool_not_found.available_tools.extend(sorted(self.declared))
+            return [exec_reply(ask, mcp_result=result)]
+        name = host_name(wire, self.wire_names)
         if args.smart_mode_approval_only:
             # An approval probe, not a call: nothing here can approve.
             result.rejected.reason = f'Tool "{name}" is not approved to run without asking.'
@@ -396,21 +415,14 @@ class Answerer:
             plan = response.create_plan_request_response.result
             plan.error.error = f"Plan files are {NOT_IMPLEMENTED_BY_CLIENT.lower()}"
         elif member == "setup_vm_environment_args":
-            # Left unanswered, as the reference client leaves it.
-            return []
-        else:
-            number = _unknown_query_member(query)
-            if number is None:
-                return []
-            # A query this schema does not know: approved{} on the same member number.
-            response = agent_pb2.InteractionResponse()
-            response.ParseFromString(
-                agent_pb2.InteractionResponse(id=query.id).SerializeToString()
-                + varint(number << 3 | 2)  # the member's tag, length-delimited
-                + b"\x02\x0a\x00"
-            )
+            # It has no refusal: an empty success, as peers answer it (left unanswered,
+            # the agent waits on heartbeats alone).
+            response.setup_vm_environment_result.success.SetInParent()
+        # A query this schema does not know: the bare InteractionResponse{id}, as peers
+        # answer it (guessing a result shape for it could be refused).
         message = agent_pb2.AgentClientMessage()
         message.interaction_response.CopyFrom(response)
+        message.interaction_response.SetInParent()  # sent even when it is all defaults
         return [message]
 
     # --- key-value ---------------------------------------------------------------------
@@ -497,16 +509,6 @@ def _fill_shell_rejected(rejected: agent_pb2.ShellRejected, command: str, direct
     rejected.command = command
     rejected.working_directory = directory
     rejected.reason = TOOL_NOT_AVAILABLE
-
-
-def _unknown_query_member(query: agent_pb2.InteractionQuery) -> int | None:
-    """Return the number of the first unknown length-delimited member (≥ 2) of ``query``."""
-    unknown = unknown_fields.UnknownFieldSet(query)
-    for position in range(len(unknown)):
-        item = unknown[position]
-        if item.field_number >= 2 and item.wire_type == 2:
-            return int(item.field_number)
-    return None
 
 
 def _refusal(result_type: type[Any], variant: str, **fields: str) -> Any:

@@ -29,7 +29,7 @@ lane's (it reads ``complete`` and ``end_error_ignored`` here).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -47,6 +47,7 @@ from ..host import (
 )
 from ..wire.values import decode_value, finite
 from .native import resolved_messages, service_call
+from .tool_names import declared_call
 
 __all__ = [
     "EXEC_CALL_BLOCKS",
@@ -269,7 +270,9 @@ class Fold:
 
     NEW_ID makes an id for a call the service named none for; HOST_NAMES maps a
     tool's wire name to the host tool's own name, for tools offered renamed
-    (``bridge.py``).
+    (``bridge.py``). DECLARED, the wire names of the tools the run declared, maps
+    a call's rendered name back (``tool_names.py``) and leaves a call no declared
+    tool goes by unfiled (None: every name is taken as it comes).
     """
 
     # Slots: the per-delta path reads and writes several of these once a frame.
@@ -289,6 +292,7 @@ class Fold:
         "_spans",
         "_step_latest",
         "checkpoint",
+        "declared",
         "host_names",
         "routed_model",
         "saw_output",
@@ -298,10 +302,15 @@ class Fold:
     )
 
     def __init__(
-        self, *, new_id: Callable[[], str], host_names: Mapping[str, str] | None = None
+        self,
+        *,
+        new_id: Callable[[], str],
+        host_names: Mapping[str, str] | None = None,
+        declared: Collection[str] | None = None,
     ) -> None:
         self._new_id = new_id
         self.host_names: dict[str, str] = dict(host_names or {})
+        self.declared = declared
         self.usage = Usage()
         self.turn_ended = False
         self.checkpoint: agent_pb2.ConversationStateStructure | None = None
@@ -587,8 +596,15 @@ class Fold:
                     known.resumed = True
                     self._retain(started.call_id, known)
                 return
+            declared = self.declared
+            name = mcp_call_name(args) if declared is None else declared_call(args, declared)
+            if name is None:
+                # No declared tool goes by this name: its exec ask is refused
+                # (answers.py) and nothing is filed; its updates are skipped.
+                self._retain(started.call_id, None)
+                return
             self.saw_output = True
-            call = self._open_call(call_id, mcp_call_name(args))
+            call = self._open_call(call_id, name)
             # Cursor may send the whole argument map here and no deltas after it
             # (oh-my-pi #9479): those are the call's arguments until more arrives.
             whole = decode_mcp_args(args.args)
@@ -632,7 +648,7 @@ class Fold:
             if _variant(tool_call) == MCP_VARIANT:
                 completion = decode_mcp_args(tool_call.mcp_tool_call.args.args) or None
             self._settle(call, completion)
-        else:
+        elif _variant(completed.tool_call) != MCP_VARIANT:  # an MCP one: a name refused
             self._service_resolved(completed.call_id, completed.tool_call)
         self._release(entry)
 

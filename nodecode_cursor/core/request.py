@@ -2,7 +2,7 @@
 
 ``build_run_request`` turns one round's inputs into
 ``AgentClientMessage{1 run_request: AgentRunRequest{1 conversation_state,
-2 action, 3 model_details, 5 conversation_id, 9 requested_model}}``:
+2 action, 3 model_details, 4 mcp_tools, 5 conversation_id, 9 requested_model}}``:
 
 * the conversation state's root prompt blobs and turns come from the history
   (``history.py``), within the request's history budget (``budget.py``; what
@@ -24,12 +24,14 @@
 
 ``resume_request`` is the request of a run that resumes a broken run of the
 same round from the checkpoint the service sent: the checkpoint as it came,
-``resume_action{}``, the same model fields and conversation id.
+``resume_action{}``, the same model fields, tools and conversation id.
 
-Tools are not part of the request (they go through the request context);
-newer optional fields (inline-image support, run id, session id) stay unset,
-as omp leaves them. Pure: no I/O; the one random thing (the action's message
-id and image ids) can be injected.
+The host's tools are declared in field 4 (``McpTools``, present even when empty,
+as Cursor's CLI sends it) and again in the request context (``answers.py``
+builds both from ``answers.tool_definitions``); newer optional fields
+(inline-image support, run id, session id) stay unset, as omp leaves them.
+Pure: no I/O; the one random thing (the action's message id and image ids) can
+be injected.
 """
 
 from __future__ import annotations
@@ -150,7 +152,8 @@ def resume_request(
     """Return the bytes of the run request that resumes FIRST's round from CHECKPOINT.
 
     ``AgentRunRequest{1 the checkpoint as the service sent it (unknown fields
-    too), 2 resume_action{}, 3 and 9 FIRST's model fields, 5 FIRST's conversation id}``.
+    too), 2 resume_action{}, 3 and 9 FIRST's model fields, 4 FIRST's tools, 5 FIRST's
+    conversation id}``.
     """
     source = first.message.run_request
     run = agent_pb2.AgentRunRequest(
@@ -160,6 +163,7 @@ def resume_request(
         conversation_id=source.conversation_id,
     )
     run.conversation_state.CopyFrom(checkpoint)
+    run.mcp_tools.CopyFrom(source.mcp_tools)  # field 4 rides on every run, even empty
     return agent_pb2.AgentClientMessage(run_request=run).SerializeToString()
 
 
@@ -177,6 +181,7 @@ def build_run_request(
     tool_names: Mapping[str, str] | None = None,
     native: NativeReplay | None = None,
     budget: HistoryBudget | None = None,
+    mcp_tools: Sequence[agent_pb2.McpToolDefinition] = (),
 ) -> RunRequestBuild:
     """Return the run request of one round (its AgentClientMessage and bytes).
 
@@ -193,6 +198,7 @@ def build_run_request(
     BUDGET bounds the state's root blobs and root JSON bytes (None: the default
     ``HistoryBudget()``); a history over it folds its oldest messages into one
     transcript blob (``history.HistoryBlobs.folded`` says how many).
+    MCP_TOOLS are the host's tools as declared (``answers.tool_definitions``): field 4.
     """
     policy = replay_thinking
     if writers is not None:
@@ -221,6 +227,9 @@ def build_run_request(
         requested_model=requested_model(wire),
         conversation_id=conversation.conversation_id,
     )
+    # Field 4, where the service looks for the client's tools: sent even when empty.
+    run.mcp_tools.SetInParent()
+    run.mcp_tools.mcp_tools.extend(mcp_tools)
     message = agent_pb2.AgentClientMessage(run_request=run)
     return RunRequestBuild(
         message=message,

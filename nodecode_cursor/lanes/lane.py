@@ -492,19 +492,6 @@ class _Attempt:
         ctx = self.ctx
         model = ctx.model
         budget = resolve_budget(os.environ.get(limits.HISTORY_BUDGET_ENV), ctx.history_budget)
-        build = build_run_request(
-            self.messages,
-            self.system,
-            self.wire,
-            model,
-            self.resolved.name,
-            self.conversation,
-            writers=self.table,
-            tool_names=wire_names(fn["name"] for fn in function_tools(self.tools)),
-            native=self.state.bridged.replay,
-            budget=budget,
-        )
-        _tell_fold(ctx, self.conversation, build.history)
         answerer = Answerer(
             tools=list(self.tools),
             system_prompt=self.system or "",
@@ -516,7 +503,21 @@ class _Attempt:
             new_id=_new_id,
             native_kinds=ctx.native_kinds if ctx.run_native is not None else frozenset(),
         )
-        fold = Fold(new_id=_new_id, host_names=answerer.host_names)
+        fold = Fold(new_id=_new_id, host_names=answerer.host_names, declared=answerer.declared)
+        build = build_run_request(
+            self.messages,
+            self.system,
+            self.wire,
+            model,
+            self.resolved.name,
+            self.conversation,
+            writers=self.table,
+            tool_names=wire_names(fn["name"] for fn in function_tools(self.tools)),
+            native=self.state.bridged.replay,
+            budget=budget,
+            mcp_tools=answerer.tool_definitions,  # field 4: the request context's own
+        )
+        _tell_fold(ctx, self.conversation, build.history)
         settings = RunSettings(
             base_url=ctx.base_url or limits.DEFAULT_BASE_URL,
             token=self.token,

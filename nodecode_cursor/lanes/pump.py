@@ -7,7 +7,9 @@ run's idle deadline (only progress moves it; ``idle.IdleDeadline``), the cap on
 the reply's size (``cursor.max_reply_bytes``), and the native tools the host runs
 in place, each in a task of its own while the stream goes on. What it saw that
 the round's next step depends on (``frames``, ``answered_since_checkpoint``) stays
-on the pump for the lane to read, also after a break.
+on the pump for the lane to read, also after a break. An ``exec_server_control``
+abort ends the run at once (``asks.service_abort``); a stall on heartbeats alone
+says what the service last asked (``asks.ask_name``) and whether it was answered.
 
 What a message means is the fold's and the answerer's; what to do once the run
 ends is ``decisions.py``'s; opening the run and resuming it are ``lane.py``'s.
@@ -22,7 +24,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import limits
-from ..errors import ProviderError, StreamIncomplete, scrub
+from ..core.asks import ask_name, service_abort
+from ..errors import ProviderError, StreamIncomplete, loggable, scrub
 from ..host import NativeOutcome
 from ..transports.idle import IdleDeadline, silent_for
 
@@ -81,6 +84,10 @@ class Pump:
         # service is waiting for the answer, perhaps on a person's confirmation).
         self._running: set[asyncio.Task[None]] = set()
         self._idle: IdleDeadline | None = None  # moved by progress, without a timer per message
+        # The service's newest ask, and the newest one this client sent no answer to:
+        # what a stall on heartbeats alone is reported after.
+        self.last_ask: str | None = None
+        self.unanswered: str | None = None
 
     async def drain(self) -> None:
         """Feed every server message to the fold and send its answers, until the stream ends.
@@ -154,7 +161,8 @@ class Pump:
             if not fold.turn_ended:
                 what = "only heartbeats or empty messages" if beats else "nothing"
                 raise StreamIncomplete(
-                    f"Cursor sent {what} for {idle:g} s; the stream is incomplete (try again)"
+                    f"Cursor sent {what} for {idle:g} s{self._stalled_after()}; "
+                    "the stream is incomplete (try again)"
                 ) from None
             log.debug("the stream stayed open after the turn ended; treating it as over")
         finally:
@@ -178,14 +186,32 @@ class Pump:
         if fold.checkpoint is not self._checkpoint:
             self._checkpoint = fold.checkpoint
             self.answered_since_checkpoint = False
+        aborted = service_abort(message)
+        if aborted is not None:
+            raise aborted  # the service stopped the run: nothing more will come
+        asked = ask_name(message)
+        if asked is not None:
+            self.last_ask = asked
         if not self._run_in_place(message):
             answer = self.answerer.answer(message)
             self._show_all(fold.apply(answer.calls))
+            for name in answer.refused:
+                log.warning("refused a call of %s: the run declared no such tool", loggable(name))
+            if asked is not None and not answer.replies:
+                self.unanswered = asked
             for reply in answer.replies:
                 if self._checkpoint is not None and _exec_answer(reply):
                     self.answered_since_checkpoint = True
                 self.run.send(reply.SerializeToString())
         return _progress(message)
+
+    def _stalled_after(self) -> str:
+        """Return what a stall came after: the ask left unanswered, else the last ask, else ''."""
+        if self.unanswered is not None:
+            return f" after asking for {self.unanswered}, which this client could not answer"
+        if self.last_ask is not None:
+            return f" after asking for {self.last_ask} (answered)"
+        return ""
 
     def _show_all(self, parts: list[StreamPart]) -> None:
         """Hand PARTS (the fold's, in order) to the host, if it listens."""

@@ -26,7 +26,7 @@ class Answering:
 
     def __init__(self, answerer: Answerer) -> None:
         self.answerer = answerer
-        self.fold = Fold(new_id=new_id, host_names=answerer.host_names)
+        self.fold = Fold(new_id=new_id, host_names=answerer.host_names, declared=answerer.declared)
         self.parts: list[StreamPart] = []
 
     def answer(self, msg: agent_pb2.AgentServerMessage) -> list[agent_pb2.AgentClientMessage]:

@@ -38,6 +38,7 @@ def run_request(text: str = "hi") -> bytes:
     state.root_prompt_messages_json.append(hashlib.sha256(ROOT).digest())
     message.run_request.action.user_message_action.user_message.text = text
     message.run_request.conversation_id = "conv-1"
+    message.run_request.mcp_tools.SetInParent()  # field 4, sent even empty as the CLI does
     return message.SerializeToString()
 
 

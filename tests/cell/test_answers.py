@@ -454,12 +454,17 @@ def test_questions_mode_switches_and_plans_are_refused() -> None:
     ]
 
 
-def test_vm_setup_is_left_unanswered() -> None:
-    assert answerer().answer(query(8)) == []
+def test_vm_setup_gets_an_empty_success() -> None:
+    # InteractionResponse{1 id, 8 setup_vm_environment_result{1 success{}}}
+    query_body = s(2, "npm ci") + s(3, "npm start")
+    assert answer_bytes(answerer(), query(8, query_body)) == [response(8, ld(1))]
 
 
-def test_an_unknown_query_is_approved_on_its_own_member() -> None:
-    assert answer_bytes(answerer(), query(23, s(1, "new"))) == [response(23, ld(1))]
+def test_an_unknown_query_gets_the_bare_response_with_its_id() -> None:
+    # Only InteractionResponse{1 id}: no result guessed for a member we do not know.
+    assert answer_bytes(answerer(), query(23, s(1, "new"))) == [ld(6, vi(1, 12))]
+    bare = agent_pb2.AgentServerMessage.FromString(ld(7, vi(1, 12)))
+    assert answer_bytes(answerer(), bare) == [ld(6, vi(1, 12))]
 
 
 # --- key-value ----------------------------------------------------------------------------------

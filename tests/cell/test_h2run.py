@@ -88,6 +88,7 @@ def run_request(text: str = "hi") -> bytes:
     state.root_prompt_messages_json.append(hashlib.sha256(ROOT).digest())
     message.run_request.action.user_message_action.user_message.text = text
     message.run_request.conversation_id = f"conv-{uuid.uuid4()}"
+    message.run_request.mcp_tools.SetInParent()  # field 4, sent even empty as the CLI does
     return message.SerializeToString()
 
 
@@ -233,9 +234,12 @@ def test_text_thinking_and_a_handed_off_call_over_http2(sim: Simulator) -> None:
     )
     tools = [
         {
-            "name": "read_file",
-            "description": "read a file",
-            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+            "type": "function",
+            "function": {
+                "name": "read_file",
+                "description": "read a file",
+                "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+            },
         }
     ]
     state = CellState()

@@ -13,6 +13,7 @@ import pytest
 from protobytes import ld, text
 
 from nodecode_cursor._proto import agent_pb2
+from nodecode_cursor.core.answers import tool_definitions
 from nodecode_cursor.core.blobs import Conversation, Conversations
 from nodecode_cursor.core.budget import HistoryBudget
 from nodecode_cursor.core.request import build_run_request, resume_request
@@ -63,14 +64,15 @@ def test_one_message_history_is_the_hand_written_run_request() -> None:
         + action
         + b"\x1a\x1a"
         + details
+        + b"\x22\x00"  # 4 mcp_tools: McpTools{} present though empty, as the CLI sends it
         + b"\x2a\x24"
         + CONVERSATION_ID.encode()
         + b"\x4a\x1a"
         + requested
     )
-    assert len(run) == 0x94
-    # AgentClientMessage{1 run_request}: length 148 = varint 0x94 0x01
-    expected = b"\x0a\x94\x01" + run
+    assert len(run) == 0x96
+    # AgentClientMessage{1 run_request}: length 150 = varint 0x96 0x01
+    expected = b"\x0a\x96\x01" + run
     assert build.data == expected
     assert conversation.blobs.get(system_id) == SYSTEM_JSON
     assert build.history.root_ids == (system_id,)
@@ -208,13 +210,14 @@ def test_the_resume_request_carries_the_checkpoint_as_it_came_and_resume_action(
     details = b"\x0a\x0agpt-5-high" + b"\x1a\x05gpt-5" + b"\x22\x05GPT-5"
     requested = b"\x0a\x05gpt-5" + b"\x1a\x11" + b"\x0a\x09reasoning" + b"\x12\x04high"
     conversation_id = CONVERSATION_ID.encode()
-    # AgentClientMessage{1 AgentRunRequest{1 state, 2 {2 resume_action{}}, 3, 5, 9}}
+    # AgentClientMessage{1 AgentRunRequest{1 state, 2 {2 resume_action{}}, 3, 4 {}, 5, 9}}
     body = (
         bytes([0x0A, len(raw)])
         + raw
         + b"\x12\x02\x12\x00"
         + bytes([0x1A, len(details)])
         + details
+        + b"\x22\x00"  # the first run's McpTools{}, kept though empty
         + bytes([0x2A, len(conversation_id)])
         + conversation_id
         + bytes([0x4A, len(requested)])
@@ -412,3 +415,50 @@ def test_a_sliding_window_keeps_only_the_blobs_the_current_request_names() -> No
         memo.append(store.memo_size())
     assert max(sizes[10:]) == min(sizes[10:])  # flat, not growing with the rounds
     assert max(memo[10:]) <= 2 * max(sizes[10:])
+
+
+def test_field_4_declares_the_request_contexts_tools_and_the_resume_keeps_them() -> None:
+    tools = [
+        {
+            "type": "function",
+            "function": {"name": "look", "description": "Look", "parameters": {"type": "object"}},
+        }
+    ]
+    first = build_run_request(
+        [{"role": "user", "content": "hi"}],
+        None,
+        GPT,
+        "gpt-5",
+        "GPT-5",
+        Conversation("c"),
+        mcp_tools=tool_definitions(tools, project_schemas=False),
+    )
+    # google.protobuf.Value of {"type":"object"}: struct 5 {1 entry {1 "type", 2 {3 "object"}}}
+    schema = ld(5, ld(1, text(1, "type"), ld(2, text(3, "object"))))
+    # McpToolDefinition{1 name, 2 description, 3 input_schema, 4 provider_identifier, 5 tool_name}
+    definition = (
+        text(1, "look") + text(2, "Look") + ld(3, schema) + text(4, "pi-agent") + text(5, "look")
+    )
+    # AgentRunRequest field 4: McpTools{1 repeated McpToolDefinition}
+    field_4 = ld(4, ld(1, definition))
+    run = first.message.run_request
+    assert run.mcp_tools.SerializeToString() == ld(1, definition)
+    assert field_4 in first.data
+    resumed = resume_request(first, agent_pb2.ConversationStateStructure())
+    assert field_4 in resumed
+
+
+def test_field_4_is_sent_empty_when_there_are_no_tools() -> None:
+    build = build_run_request(
+        [{"role": "user", "content": "hi"}], None, GPT, "gpt-5", "GPT-5", Conversation("c")
+    )
+    run = build.message.run_request
+    assert run.HasField("mcp_tools")
+    # The tag of field 4 (4 << 3 | 2 = 0x22) with length 0, between fields 3 and 5.
+    details = run.model_details.SerializeToString()
+    assert bytes([0x1A, len(details)]) + details + b"\x22\x00\x2a" in build.data
+    resumed = agent_pb2.AgentClientMessage.FromString(
+        resume_request(build, agent_pb2.ConversationStateStructure())
+    )
+    assert resumed.run_request.HasField("mcp_tools")
+    assert resumed.run_request.mcp_tools.SerializeToString() == b""

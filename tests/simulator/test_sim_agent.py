@@ -18,7 +18,7 @@ from nodecode_cursor.lanes import lane
 RUN = "/agent.v1.AgentService/RunSSE"
 APPEND = "/aiserver.v1.BidiService/BidiAppend"
 HEARTBEAT = b"\x3a\x00"  # AgentClientMessage{7 client_heartbeat{}}
-RUN_REQUEST = b"\x0a\x00"  # AgentClientMessage{1 run_request{}}
+RUN_REQUEST = b"\x0a\x02\x22\x00"  # AgentClientMessage{1 run_request{4 mcp_tools{}}}
 
 # A script waiting for an answer these tests never send gives up quickly.
 pytestmark = pytest.mark.sim_answer_timeout(2.0)

@@ -45,9 +45,10 @@ def ld(field: int, data: bytes) -> bytes:
 
 
 def run_request(model: str = "", *, conversation: str = "c1", resume: bool = False) -> bytes:
-    """Return AgentClientMessage{1 run_request{2 action, 5 conversation_id, 9 requested_model}}."""
+    """Return AgentClientMessage{1 run_request{2 action, 4 mcp_tools{}, 5 conversation_id,
+    9 requested_model}}."""
     action = ld(2, b"") if resume else ld(1, ld(1, ld(1, b"hi")))  # resume / user message "hi"
-    body = ld(2, action) + ld(5, conversation.encode())
+    body = ld(2, action) + ld(4, b"") + ld(5, conversation.encode())
     if model:
         body += ld(9, ld(1, model.encode()))
     return ld(1, body)
