@@ -34,6 +34,8 @@ NOTICE_KEY = "cursor"
 # The second lane: Cursor's own CLI, one subprocess per turn (agent_lane.py).
 AGENT_LANE = "cursor-agent"
 LANES = (PROVIDER, AGENT_LANE)
+# cursor.continuation's values (continuation.SETTINGS; named here: loading the cell stays cheap).
+CONTINUATIONS = ("auto", "resume", "message")
 
 
 class Settings(NamedTuple):
@@ -56,6 +58,8 @@ class Settings(NamedTuple):
     # The CLI to run instead of looking for ``agent``, then ``cursor-agent``, on the PATH.
     agent_path: str | None = None
     max_reply_bytes: int = limits.MAX_REPLY_BYTES
+    # How a run goes on after tool results: "auto", "resume" or "message" (continuation.py).
+    continuation: str = "auto"
 
     @classmethod
     def from_section(cls, section: Mapping[str, Any]) -> Settings:
@@ -109,6 +113,14 @@ class Settings(NamedTuple):
                 code="bad_config",
             )
 
+        continuation = (text("continuation", "auto") or "").lower()
+        if continuation not in CONTINUATIONS:
+            names = ", ".join(f'"{name}"' for name in CONTINUATIONS)
+            raise ConfigError(
+                f'"continuation" in the "cursor" config section must be one of {names}',
+                code="bad_config",
+            )
+
         base_url = (text("base_url", limits.DEFAULT_BASE_URL) or "").rstrip("/")
         web_url = (text("web_url", limits.DEFAULT_WEB_URL) or "").rstrip("/")
         # Tokens go to both: only a loopback one may be cleartext.
@@ -125,6 +137,7 @@ class Settings(NamedTuple):
             proxy=text("proxy", None),
             transport=transport,
             max_reply_bytes=cap,
+            continuation=continuation,
         )
 
 
@@ -368,6 +381,7 @@ class CursorCell:
             client_version=ctx.client_version or self.settings.client_version,
             proxy=ctx.proxy or self.settings.proxy,
             transport=ctx.transport or self.settings.transport,
+            continuation=ctx.continuation or self.settings.continuation,
         )
         return await lane.stream_round(filled, self.state)
 

@@ -860,14 +860,19 @@ def _assistant_steps(
     pairing: _Pairing,
     replay: ThinkingReplay,
     native: NativeReplay | None = None,
+    mcp_steps: bool = True,
 ) -> list[bytes]:
-    """Return the step blob ids of the assistant message at INDEX."""
+    """Return the step blob ids of the assistant message at INDEX.
+
+    Without MCP_STEPS its MCP tool-call and thinking steps are left out (the
+    MESSAGE continuation shape, ``continuation.py``): the root JSON keeps them.
+    """
     recall, remember = store.recall, store.remember
     step = pairing.rows[index]
     steps: list[bytes] = []
     key: tuple[Hashable, ...]
     reasoning = step.get("reasoning_content")
-    if isinstance(reasoning, str) and reasoning and replay(step) is not None:
+    if mcp_steps and isinstance(reasoning, str) and reasoning and replay(step) is not None:
         key = ("step-thinking", reasoning)
         known = recall(key)
         steps.append(remember(key, _thinking_step(reasoning)) if known is None else known)
@@ -887,6 +892,8 @@ def _assistant_steps(
             native_key = ("step-native", call.call_id, result, failed)
             steps.append(store.cached(native_key, partial(bridged, text, failed)))
             continue
+        if not mcp_steps:
+            continue
         key = ("step-call", call.key, result, failed)
         known = recall(key)
         if known is None:
@@ -902,10 +909,12 @@ def _turn_ids(
     replay: ThinkingReplay,
     named: list[bytes],
     native: NativeReplay | None = None,
+    mcp_steps: bool = True,
 ) -> list[bytes]:
     """Return the turn blob ids of each user message before END and what answered it.
 
-    The user message and step ids each turn names are added to NAMED.
+    The user message and step ids each turn names are added to NAMED; MCP_STEPS
+    goes to ``_assistant_steps``.
     """
     roles, content = pairing.roles, pairing.content
     recall, remember = store.recall, store.remember
@@ -932,7 +941,7 @@ def _turn_ids(
         while index < end and roles[index] != "user":
             role = roles[index]
             if role == "assistant":
-                steps += _assistant_steps(store, index, pairing, replay, native)
+                steps += _assistant_steps(store, index, pairing, replay, native, mcp_steps)
             elif role == "tool" and index in pairing.orphans:
                 orphan = content[index]
                 failed = failed_result(pairing.rows[index])
@@ -964,6 +973,7 @@ def build_history(
     *,
     tool_names: Mapping[str, str] | None = None,
     native: NativeReplay | None = None,
+    mcp_steps: bool = True,
 ) -> HistoryBlobs:
     """Store the history's blobs in STORE and return their ids and the action's user message.
 
@@ -973,7 +983,8 @@ def build_history(
     thinking replays under (None: it does not replay). TOOL_NAMES maps host tool
     names to the wire names they are offered under (``bridge.wire_names``); NATIVE
     says which calls were native asks a host tool ran (``bridge.BridgedCalls.replay``),
-    replayed as those native steps. The ids returned name
+    replayed as those native steps. Without MCP_STEPS the turns carry no MCP
+    tool-call and no thinking steps (``_assistant_steps``). The ids returned name
     every blob the state needs (``blob_ids``); pruning the rest is the caller's
     call (``BlobStore.retain``).
     """
@@ -994,6 +1005,6 @@ def build_history(
     pairing = _pair(rows, roles, end, tool_names or {})
     root = list(system_ids) + _root_ids(store, end, pairing, policy)
     named: list[bytes] = []
-    turns = _turn_ids(store, end, pairing, policy, named, native)
+    turns = _turn_ids(store, end, pairing, policy, named, native, mcp_steps)
     blob_ids = frozenset((*root, *turns, *named))
     return HistoryBlobs(system_ids, tuple(root), tuple(turns), active, blob_ids)

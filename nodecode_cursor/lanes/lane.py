@@ -12,7 +12,9 @@ says: finish; resume from the checkpoint (at most ``limits.MAX_RESUMES`` times);
 retry once on the catalog's variant, or with the discovery id when the model was
 not found before any output (those two are made by ``_round`` on a new attempt);
 rotate the conversation for a bare ``resource_exhausted`` (at most
-``limits.MAX_ROTATIONS`` times); or fail. What it keeps between rounds
+``limits.MAX_ROTATIONS`` times); retry once on the other continuation shape, or
+with ``requested_model`` alone, and remember for the model what worked
+(``continuation.py``); or fail. What it keeps between rounds
 (conversations, the Kimi K3 writer table, rosters) lives in the cell's
 ``CellState``, which the cell passes to every round; what another process needs
 to go on with a conversation (``continuity.Kept``) is read before the round and
@@ -41,7 +43,7 @@ from ..account import credentials
 from ..account.credentials import checked_token
 from ..account.signin import refresh_if_due
 from ..account.store import AuthStore
-from ..core import decisions
+from ..core import continuation, decisions
 from ..core.answers import Answerer
 from ..core.bridge import function_tools, wire_names
 from ..core.continuity import (
@@ -57,6 +59,7 @@ from ..core.fold import Fold
 from ..core.history import valid_unicode
 from ..core.request import build_run_request, resume_request
 from ..errors import (
+    ConfigError,
     CursorError,
     NotSignedIn,
     ProviderError,
@@ -64,7 +67,16 @@ from ..errors import (
     StreamIncomplete,
     loggable,
 )
-from ..host import Finish, Host, RoundContext, RoundResult, StreamPart, StreamStart
+from ..host import (
+    Finish,
+    Host,
+    RoundContext,
+    RoundResult,
+    StreamPart,
+    StreamStart,
+    ToolCallArgsDelta,
+    ToolCallStart,
+)
 from ..models import model_resolution
 from ..state import CellState
 from ..transports.run_route import open_run
@@ -189,6 +201,16 @@ async def _round(
     # Without the catalog a sibling slug goes bare; if Cursor refuses that shape, the
     # catalog is asked again and the round retried once on the variant it names.
     variant_retry = resolved.variant_retry
+    # The continuation shape and model fields: learned, else the family's; one retry each.
+    learned = await _learned(state, ctx.model)
+    first = continuation.plan(
+        ctx.model,
+        _continuation_setting(ctx),
+        learned,
+        shape_matters=continuation.shape_matters(messages),
+    )
+    shape, fields = first.shape, first.fields
+    shape_retry, fields_retry = first.shape_retry, first.fields_retry
     while True:
         attempt = _Attempt(
             ctx,
@@ -205,10 +227,22 @@ async def _round(
             retries=decisions.Retries(
                 variant=variant_retry,
                 discovery=mode == "normalized" and resolved.discovery != wire,
+                shape=shape_retry,
+                fields=fields_retry,
             ),
+            shape=shape,
+            fields=fields,
         )
         result = await attempt.run()
         if isinstance(result, decisions.Decision):
+            if result.next is Next.RETRY_SHAPE:
+                shape_retry, shape = False, continuation.other_shape(shape)
+                log.info("retrying %s with the %s continuation", loggable(ctx.model), shape.value)
+                continue
+            if result.next is Next.RETRY_FIELDS:
+                fields_retry, fields = False, continuation.ModelFields.REQUESTED_ONLY
+                log.info("Cursor refused both model fields; retrying with requested_model alone")
+                continue
             if result.next is Next.RETRY_VARIANT:
                 variant_retry = False
                 routed = await model_resolution.fresh_variant(ctx, state, token, wire)
@@ -232,7 +266,48 @@ async def _round(
             handed.extend(call_key(str(c["id"])) for c in calls if c.get("id"))
             with state.lock:
                 state.conversations.handed_off(conversation, handed)
+        news = continuation.learned_after(first, learned, shape, fields)
+        if news is not None:
+            await _learn(state, ctx.model, news)
         return result
+
+
+def _continuation_setting(ctx: RoundContext) -> str:
+    """Return the round's continuation setting; ConfigError for a value that is none of them."""
+    setting = (ctx.continuation or "auto").strip().lower()
+    if setting not in continuation.SETTINGS:
+        names = ", ".join(f'"{name}"' for name in continuation.SETTINGS)
+        raise ConfigError(f"the continuation setting must be one of {names}", code="bad_config")
+    return setting
+
+
+async def _learned(state: CellState, model: str) -> continuation.Learned | None:
+    """Return what a retry showed MODEL takes: this process's, else the store's (or None)."""
+    with state.lock:
+        known = state.learned.get(model)
+        store = state.continuity
+    if known is not None or store is None:
+        return known
+    found = await asyncio.to_thread(store.learned, model)
+    if found is not None:
+        with state.lock:
+            state.learned.setdefault(model, found)
+    return found
+
+
+async def _learn(state: CellState, model: str, learned: continuation.Learned) -> None:
+    """Remember LEARNED for MODEL: in this process, and in the store for the others."""
+    log.info(
+        "remembering for %s: %s continuation, %s model fields",
+        loggable(model),
+        learned.shape.value if learned.shape is not None else "default",
+        learned.fields.value if learned.fields is not None else "default",
+    )
+    with state.lock:
+        state.learned[model] = learned
+        store = state.continuity
+    if store is not None:
+        await asyncio.to_thread(store.learn, model, learned)
 
 
 async def _round_conversation(
@@ -436,11 +511,14 @@ class _Attempt:
         table: WriterTable,
         resolved: ResolvedModel,
         retries: decisions.Retries,
+        shape: continuation.Shape = continuation.Shape.RESUME,
+        fields: continuation.ModelFields = continuation.ModelFields.BOTH,
     ) -> None:
         """Ready the round on WIRE; STATE lends its HTTP/2 pool, clients and reply cap.
 
-        RETRIES are the retries on another wire model the round still allows: a run
-        that ends in one returns it from ``run`` instead of failing.
+        RETRIES are the retries on another wire model, shape or fields the round still
+        allows: a run that ends in one returns it from ``run`` instead of failing.
+        SHAPE and FIELDS are the continuation shape and model fields to send.
         """
         self.ctx = ctx
         self.state = state
@@ -454,6 +532,12 @@ class _Attempt:
         self.conversation = conversation
         self.table = table
         self.retries = retries
+        self.shape = shape
+        self.fields = fields
+        # A call the model asks for again may be a shape retry's (decisions.py): its
+        # parts wait for the run's end, and are dropped when the round retries.
+        held = retries.shape and any(m.get("role") == "tool" for m in messages)
+        self.held: list[StreamPart] | None = [] if held else None
         self.stage = Stage.NEW
         self.frames = 0  # server messages received over all runs, heartbeats included
         self.resumes = 0  # runs after the first, each resuming a broken one
@@ -482,6 +566,8 @@ class _Attempt:
             writers=self.table,
             tool_names=wire_names(fn["name"] for fn in function_tools(self.tools)),
             native=self.state.bridged.replay,
+            shape=self.shape,
+            fields=self.fields,
         )
         answerer = Answerer(
             tools=list(self.tools),
@@ -541,6 +627,8 @@ class _Attempt:
                     )
             if decision.next is not Next.FINISH and decision.next not in decisions.RETRIES:
                 raise self.ended(decision)
+            if decision.next is Next.FINISH:
+                self._release()
         finally:
             blobs.unpin(pin)
             if answerer.bridged:
@@ -558,6 +646,19 @@ class _Attempt:
                 await asyncio.to_thread(store.put, digest, self.ctx.model)
         self.stage = Stage.FINISHED
         return result
+
+    def _show(self, part: StreamPart) -> None:
+        """Hand PART to the host, or hold a tool call's part while a shape retry may drop it."""
+        if self.held is not None and isinstance(part, (ToolCallStart, ToolCallArgsDelta)):
+            self.held.append(part)
+        elif self.ctx.on_part is not None:
+            self.ctx.on_part(part)
+
+    def _release(self) -> None:
+        """Hand the held tool-call parts to the host (the run's calls are the round's)."""
+        held, self.held = self.held or [], None
+        for part in held:
+            _emit(self.ctx, part)
 
     def ended(self, decision: decisions.Decision) -> ProviderError:
         """Return the error DECISION (a FAIL or ROTATE) ends the round with, after its effect.
@@ -590,7 +691,7 @@ class _Attempt:
             run,
             fold,
             answerer,
-            show=self.ctx.on_part,
+            show=self._show if self.held is not None else self.ctx.on_part,
             runner=self.ctx.run_native,
             max_reply_bytes=self.state.max_reply_bytes,
         )
@@ -634,6 +735,12 @@ class _Attempt:
             resumes=self.resumes,
             rotations=self.conversation.rotations,
             retries=self.retries,
+            after_step_completed=pump.after_step_completed,
+            repeated_call=(
+                broke is None
+                and self.retries.shape
+                and continuation.repeats_finished_call(self.messages, fold.message())
+            ),
         )
 
     def _log_start(self, data: bytes, request_id: str, original: str | None) -> None:
