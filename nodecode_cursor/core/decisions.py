@@ -21,7 +21,7 @@ allows), one ``Decision`` out, naming the ``Next`` step and the error it carries
   the history holds) and the round has not yet tried the other shape
   (``continuation.py``).
 - ``RETRY_FIELDS``: Cursor refused a run carrying both model fields with
-  ``invalid_argument`` before any output, and the round has not yet tried
+  ``invalid_argument`` before it sent any message, and the round has not yet tried
   ``requested_model`` alone.
 - ``ROTATE``: Cursor refused the conversation itself: it gets a new wire id for the
   next round, and this one fails with the error.
@@ -109,7 +109,8 @@ class RunFacts:
     this attempt resumed a broken one; ``rotations`` how often the conversation got
     a new wire id. ``model`` and ``display`` name the model in a refusal's words.
     ``after_step_completed``: the last thing the run said was ``step_completed``;
-    ``repeated_call``: the run asked again for a call whose result the history holds.
+    ``repeated_call``: the run asked again for a call whose result the history holds;
+    ``silent``: the run ended before the service sent any message.
     """
 
     broke: ProviderError | None
@@ -126,6 +127,7 @@ class RunFacts:
     retries: Retries = field(default_factory=Retries)
     after_step_completed: bool = False
     repeated_call: bool = False
+    silent: bool = False
 
 
 @dataclass(frozen=True)
@@ -178,13 +180,14 @@ def _shape_or_fields(facts: RunFacts, broke: ProviderError) -> Next | None:
     """Return the shape or fields retry an ``invalid_argument`` calls for, or None.
 
     Right after ``step_completed`` with no turn_ended: the worker refused the turns'
-    shape. Before any output with both model fields sent: it refused the pair.
+    shape. Before any message with both model fields sent: it refused the pair
+    (a refusal after the run got going is about something else).
     """
     if broke.code != "invalid_argument" or facts.turn_ended:
         return None
     if facts.after_step_completed and facts.retries.shape:
         return Next.RETRY_SHAPE
-    if facts.retries.fields and not facts.saw_output:
+    if facts.retries.fields and facts.silent and not facts.saw_output:
         return Next.RETRY_FIELDS
     return None
 
