@@ -180,6 +180,11 @@ class Player:
             request.requested_model.model_id
         ):
             return None
+        if request.action.HasField("resume_action"):
+            yield from self._kv_read(KvRead())
+            call = workers.last_finished_call(self.run.root_messages())
+            if call is not None:
+                return workers.repeat_call(*call)
         turns = [bytes(turn) for turn in request.conversation_state.turns]
         for turn in turns:
             yield from self._kv_read(KvRead(turn))
@@ -188,11 +193,6 @@ class Player:
             yield from self._kv_read(KvRead(step))
         if workers.refused_turn_steps([self._served(step) for step in steps]):
             return workers.refused(workers.REFUSED_TURNS, step_first=True)
-        if request.action.HasField("resume_action"):
-            yield from self._kv_read(KvRead())
-            call = workers.last_finished_call(self.run.root_messages())
-            if call is not None:
-                return workers.repeat_call(*call)
         return None
 
     def _served(self, blob_id: bytes) -> bytes:

@@ -89,7 +89,9 @@ def refused_turn_steps(steps: Sequence[bytes]) -> bool:
 
 
 def last_finished_call(history: Sequence[Mapping[str, Any]]) -> tuple[str, dict[str, Any]] | None:
-    """Return (tool name, arguments) of the last call in HISTORY a tool result answered."""
+    """Return (tool name, arguments) of the last call the tool results ending HISTORY answer."""
+    if not history or history[-1].get("role") != "tool":
+        return None
     answered = {
         str(part.get("toolCallId"))
         for message in history

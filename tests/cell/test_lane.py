@@ -492,9 +492,7 @@ def test_a_number_no_double_can_hold_does_not_fail_the_round(
     session = f"huge-{uuid.uuid4()}"
     # Cursor's own model: its turns replay the call as an MCP step (the RESUME shape).
     result = lane.stream_round_sync(
-        context(
-            sim, messages=history, tools=tools, session_id=session, model="composer-2.5-fast"
-        ),
+        context(sim, messages=history, tools=tools, session_id=session, model="composer-2.5-fast"),
         state,
     )
     assert result.message["content"] == "ok"
