@@ -59,7 +59,6 @@ from ..core.fold import Fold
 from ..core.history import valid_unicode
 from ..core.request import build_run_request, resume_request
 from ..errors import (
-    ConfigError,
     CursorError,
     NotSignedIn,
     ProviderError,
@@ -81,6 +80,7 @@ from ..models import model_resolution
 from ..state import CellState
 from ..transports.run_route import open_run
 from ..transports.sse import RunSettings
+from . import shapes
 from .pump import Pump
 
 if TYPE_CHECKING:
@@ -202,10 +202,10 @@ async def _round(
     # catalog is asked again and the round retried once on the variant it names.
     variant_retry = resolved.variant_retry
     # The continuation shape and model fields: learned, else the family's; one retry each.
-    learned = await _learned(state, ctx.model)
+    learned = await shapes.learned(state, ctx.model)
     first = continuation.plan(
         ctx.model,
-        _continuation_setting(ctx),
+        shapes.setting(ctx.continuation),
         learned,
         shape_matters=continuation.shape_matters(messages),
     )
@@ -268,46 +268,8 @@ async def _round(
                 state.conversations.handed_off(conversation, handed)
         news = continuation.learned_after(first, learned, shape, fields)
         if news is not None:
-            await _learn(state, ctx.model, news)
+            await shapes.learn(state, ctx.model, news)
         return result
-
-
-def _continuation_setting(ctx: RoundContext) -> str:
-    """Return the round's continuation setting; ConfigError for a value that is none of them."""
-    setting = (ctx.continuation or "auto").strip().lower()
-    if setting not in continuation.SETTINGS:
-        names = ", ".join(f'"{name}"' for name in continuation.SETTINGS)
-        raise ConfigError(f"the continuation setting must be one of {names}", code="bad_config")
-    return setting
-
-
-async def _learned(state: CellState, model: str) -> continuation.Learned | None:
-    """Return what a retry showed MODEL takes: this process's, else the store's (or None)."""
-    with state.lock:
-        known = state.learned.get(model)
-        store = state.continuity
-    if known is not None or store is None:
-        return known
-    found = await asyncio.to_thread(store.learned, model)
-    if found is not None:
-        with state.lock:
-            state.learned.setdefault(model, found)
-    return found
-
-
-async def _learn(state: CellState, model: str, learned: continuation.Learned) -> None:
-    """Remember LEARNED for MODEL: in this process, and in the store for the others."""
-    log.info(
-        "remembering for %s: %s continuation, %s model fields",
-        loggable(model),
-        learned.shape.value if learned.shape is not None else "default",
-        learned.fields.value if learned.fields is not None else "default",
-    )
-    with state.lock:
-        state.learned[model] = learned
-        store = state.continuity
-    if store is not None:
-        await asyncio.to_thread(store.learn, model, learned)
 
 
 async def _round_conversation(
