@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Iterator
 from nodecode_cursor._proto import agent_pb2, aiserver_pb2
 from nodecode_cursor.wire import connect
 
+from . import workers
 from .catalog import CatalogState
 from .exchange import SimRequest, SimResponse
 from .family import RouteHost, connect_error
@@ -94,6 +95,17 @@ class AgentService:
         # ({provider}-{name}) or "mcp" (mcp_{provider}_{name}), as peers saw models call
         # the names Cursor shows them (opencodex commit 93408728; ccextra design.md).
         self.render_tool_names: str | None = None
+        # How an external model's worker takes a continuation after tool results
+        # (workers.py): "opencodex" as lidge-jun/opencodex saw live on 2026-08-20 (MCP or
+        # thinking steps in the turns end invalid_argument; a resume ignores the results),
+        # "omp" as can1357/oh-my-pi sends (both work). The sources conflict: the stricter
+        # is the default, and the tests run the cell against both.
+        self.external_continuation = workers.OPENCODEX
+        # Refuse a request naming both model_details and requested_model for an external
+        # model (invalid_argument before any token), as opencodex reports; oh-my-pi sends
+        # both, and the cell does first (docs/protocol.md §7b). Off by default: with it on,
+        # every model's first round in every test would pay one refused run.
+        self.both_model_fields_refused = False
         # Answer RunSSE with this (status, code, message) instead of streaming.
         self.sse_refusal: tuple[int, str, str] | None = None
         # Compress the stream's frames (gzip) when the client offers gzip.

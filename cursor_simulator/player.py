@@ -2,7 +2,9 @@
 
 ``Player`` waits for the run request, refuses what the service refuses as a
 whole (the resume of a conversation it never saw, a catalog variant's bare
-sibling slug), then turns each step of the script (``steps.py``) into Connect
+sibling slug, both model fields when ``both_model_fields_refused``), lets an
+external worker refuse or ignore a continuation as ``external_continuation``
+says (``workers.py``), then turns each step of the script (``steps.py``) into Connect
 frames, waiting for the client's answer wherever a step asks something, and
 records what it saw on the run (``records.RunRecord``). It sees the agent
 service through ``PlayerHost`` — the knobs and what every run shares — so it
@@ -19,12 +21,13 @@ import queue
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any, Protocol
 
 from nodecode_cursor._proto import agent_pb2, aiserver_pb2
 from nodecode_cursor.wire import connect, pbwire, values
 
+from . import workers
 from .catalog import CatalogState
 from .exchange import Cut, SimRequest, Trailers
 from .family import RouteHost
@@ -99,6 +102,8 @@ class PlayerHost(Protocol):
     root_limit: int | None
     require_mcp_tools: bool
     render_tool_names: str | None
+    external_continuation: str
+    both_model_fields_refused: bool
 
 
 class _GiveUp(Exception):
@@ -129,6 +134,9 @@ class Player:
             if self._over_root_limit(first.run_request):
                 yield from self._late_refusal(first.run_request)
                 return
+            worker = yield from self._worker(first.run_request)
+            if worker is not None:
+                steps = iter(worker)
             delay = self.service.first_token_delay
             for step in steps:
                 if delay and isinstance(step, (Text, Thinking, ToolCall)):
@@ -163,6 +171,13 @@ class Player:
         catalog = service.catalog
         if bare and catalog is not None and catalog.variant(requested.model_id) is not None:
             return dict(BARE_REFUSAL)
+        if (
+            service.both_model_fields_refused
+            and request.HasField("model_details")
+            and workers.is_external(requested.model_id)
+        ):
+            code, message = workers.REFUSED_FIELDS
+            return {"code": code, "message": message}
         return None
 
     def _over_root_limit(self, request: agent_pb2.AgentRunRequest) -> bool:
@@ -185,6 +200,39 @@ class Player:
         state.token_details.used_tokens = 0
         yield from self._step(Checkpoint(state=state.SerializeToString()))
         yield self._end({"error": dict(ROOT_LIMIT_REFUSAL)})
+
+    def _worker(
+        self, request: agent_pb2.AgentRunRequest
+    ) -> Generator[bytes, None, list[Step] | None]:
+        """Yield the KV asks an external worker reads the turns with; return steps of its own.
+
+        Under ``external_continuation = "opencodex"`` an external model's worker
+        refuses turns with an MCP call or thinking step (``step_completed``, then
+        ``invalid_argument``) and, resumed after tool results, asks again for the
+        call they answer. None: the script plays as queued.
+        """
+        if self.service.external_continuation != workers.OPENCODEX or not workers.is_external(
+            request.requested_model.model_id
+        ):
+            return None
+        if request.action.HasField("resume_action"):
+            yield from self._kv_read(KvRead())
+            call = workers.last_finished_call(self.run.root_messages())
+            if call is not None:
+                return workers.repeat_call(*call)
+        turns = [bytes(turn) for turn in request.conversation_state.turns]
+        for turn in turns:
+            yield from self._kv_read(KvRead(turn))
+        steps = [step for turn in turns for step in workers.step_ids(self._served(turn))]
+        for step in steps:
+            yield from self._kv_read(KvRead(step))
+        if workers.refused_turn_steps([self._served(step) for step in steps]):
+            return workers.refused(workers.REFUSED_TURNS, step_first=True)
+        return None
+
+    def _served(self, blob_id: bytes) -> bytes:
+        """Return the blob the client served for BLOB_ID (empty when it did not)."""
+        return self.run.served.get(blob_id.hex(), b"")
 
     def _resumed(
         self,

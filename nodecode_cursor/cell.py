@@ -34,6 +34,8 @@ NOTICE_KEY = "cursor"
 # The second lane: Cursor's own CLI, one subprocess per turn (agent_lane.py).
 AGENT_LANE = "cursor-agent"
 LANES = (PROVIDER, AGENT_LANE)
+# cursor.continuation's values (continuation.SETTINGS; named here: loading the cell stays cheap).
+CONTINUATIONS = ("auto", "resume", "message")
 
 
 class Settings(NamedTuple):
@@ -58,6 +60,8 @@ class Settings(NamedTuple):
     max_reply_bytes: int = limits.MAX_REPLY_BYTES
     # The request's history budget (root blobs, root-JSON bytes); None: limits' default.
     history_budget: tuple[int, int] | None = None
+    # How a run goes on after tool results: "auto", "resume" or "message" (continuation.py).
+    continuation: str = "auto"
 
     @classmethod
     def from_section(cls, section: Mapping[str, Any]) -> Settings:
@@ -111,6 +115,14 @@ class Settings(NamedTuple):
                 code="bad_config",
             )
 
+        continuation = (text("continuation", "auto") or "").lower()
+        if continuation not in CONTINUATIONS:
+            names = ", ".join(f'"{name}"' for name in CONTINUATIONS)
+            raise ConfigError(
+                f'"continuation" in the "cursor" config section must be one of {names}',
+                code="bad_config",
+            )
+
         base_url = (text("base_url", limits.DEFAULT_BASE_URL) or "").rstrip("/")
         web_url = (text("web_url", limits.DEFAULT_WEB_URL) or "").rstrip("/")
         # Tokens go to both: only a loopback one may be cleartext.
@@ -128,6 +140,7 @@ class Settings(NamedTuple):
             transport=transport,
             max_reply_bytes=cap,
             history_budget=_history_budget(section.get("history_budget")),
+            continuation=continuation,
         )
 
 
@@ -428,6 +441,7 @@ class CursorCell:
             proxy=ctx.proxy or self.settings.proxy,
             transport=ctx.transport or self.settings.transport,
             history_budget=ctx.history_budget or self.settings.history_budget,
+            continuation=ctx.continuation or self.settings.continuation,
         )
         return await lane.stream_round(filled, self.state)
 

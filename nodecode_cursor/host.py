@@ -387,6 +387,9 @@ class RoundContext:
     # ``tools`` when there is one (bridge.py), else it is refused.
     run_native: NativeRunner | None = None
     native_kinds: frozenset[str] = frozenset()
+    # How a run goes on after tool results: "auto" (per model, adaptive), "resume" or
+    # "message" (docs/protocol.md §7b); None: the cell's setting (cursor.continuation).
+    continuation: str | None = None
 
 
 @dataclass(slots=True)

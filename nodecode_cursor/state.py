@@ -30,6 +30,7 @@ from . import limits
 if TYPE_CHECKING:
     from .core.blobs import Conversations
     from .core.bridge import BridgedCalls
+    from .core.continuation import Learned
     from .core.continuity import ContinuityStore
     from .core.writers import WriterStore, WriterTable
     from .models.account_models import AccountModels
@@ -66,6 +67,7 @@ class CellState:
         "closed",
         "ended_sessions",
         "home",
+        "learned",
         "lock",
         "made",
         "max_reply_bytes",
@@ -91,6 +93,9 @@ class CellState:
         self.ended_sessions: set[str] = set()
         # The cap on one round's text, thinking and tool-call bytes (cursor.max_reply_bytes).
         self.max_reply_bytes = limits.MAX_REPLY_BYTES
+        # Per model id, the continuation shape and model fields a retry showed it takes
+        # (continuation.py); also kept in the conversation store for other processes.
+        self.learned: dict[str, Learned] = {}
 
     @property
     def conversations(self) -> Conversations:
@@ -202,6 +207,7 @@ class CellState:
             self._continuity, self._continuity_made = None, True
             self._writers = None
             self.ended_sessions.clear()
+            self.learned.clear()
             models, connections = self._models, self._run_connections
         if models is not None:
             models.close()

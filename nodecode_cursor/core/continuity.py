@@ -5,7 +5,9 @@ restarted ``serve``, a host running one session's rounds from two processes)
 only if that process knows what the service knows: the conversation's current
 wire id, whether the service has run it, the rotations spent, and which calls
 its rounds handed off. ``Kept`` is that record; a ``ContinuityStore`` keeps
-records beyond the process (``conversation_store.DiskConversations``).
+records beyond the process (``conversation_store.DiskConversations``), and per
+model the continuation shape and model fields a retry showed it takes
+(``continuation.Learned``).
 
 Nothing here holds message text. A session is known by a digest of its id, a
 call by a digest of its id, and a session's history by a ``HistoryMark``: how
@@ -22,7 +24,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from .continuation import Learned
 
 __all__ = [
     "ContinuityStore",
@@ -230,4 +235,12 @@ class ContinuityStore(Protocol):
 
     def save(self, kept: Kept, calls: Iterable[str] = ()) -> None:
         """Keep KEPT, and that CALLS were handed off from it (never raises)."""
+        ...
+
+    def learned(self, model: str) -> Learned | None:
+        """Return the continuation shape and model fields a retry showed MODEL takes, or None."""
+        ...
+
+    def learn(self, model: str, learned: Learned) -> None:
+        """Keep LEARNED for MODEL (never raises)."""
         ...

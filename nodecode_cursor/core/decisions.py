@@ -15,6 +15,14 @@ allows), one ``Decision`` out, naming the ``Next`` step and the error it carries
 - ``RETRY_DISCOVERED``: Cursor did not know the model before any output and the
   round has not yet tried the discovery id (the lane offers it only when it differs
   from the id the run sent).
+- ``RETRY_SHAPE``: the run on one continuation shape went wrong the way a shape
+  the model's worker does not take goes wrong (``invalid_argument`` right after
+  ``step_completed``, no turn_ended; or it asked again for a call whose result
+  the history holds) and the round has not yet tried the other shape
+  (``continuation.py``).
+- ``RETRY_FIELDS``: Cursor refused a run carrying both model fields with
+  ``invalid_argument`` before it sent any message, and the round has not yet tried
+  ``requested_model`` alone.
 - ``ROTATE``: Cursor refused the conversation itself: it gets a new wire id for the
   next round, and this one fails with the error.
 - ``FAIL``: the round fails with the error (reworded for a usage-pricing refusal,
@@ -60,11 +68,15 @@ class Next(enum.Enum):
     RESUME = "resume"
     RETRY_VARIANT = "retry_variant"
     RETRY_DISCOVERED = "retry_discovered"
+    RETRY_SHAPE = "retry_shape"
+    RETRY_FIELDS = "retry_fields"
     ROTATE = "rotate"
     FAIL = "fail"
 
 
-RETRIES = frozenset({Next.RETRY_VARIANT, Next.RETRY_DISCOVERED})
+RETRIES = frozenset(
+    {Next.RETRY_VARIANT, Next.RETRY_DISCOVERED, Next.RETRY_SHAPE, Next.RETRY_FIELDS}
+)
 
 
 @dataclass(frozen=True)
@@ -74,10 +86,14 @@ class Retries:
     ``variant``: a bare refusal may be a variant shape the catalog did not name in
     time (``may_retry_on_variant``), and the one retry on it is not spent;
     ``discovery``: the model went by its normalized id, so the discovery id is left.
+    ``shape``: the other continuation shape is left to try; ``fields``: the run sent
+    both model fields, so ``requested_model`` alone is left to try.
     """
 
     variant: bool = False
     discovery: bool = False
+    shape: bool = False
+    fields: bool = False
 
 
 @dataclass(frozen=True)
@@ -92,6 +108,9 @@ class RunFacts:
     answer went out after the newest checkpoint. ``resumes`` is how many runs of
     this attempt resumed a broken one; ``rotations`` how often the conversation got
     a new wire id. ``model`` and ``display`` name the model in a refusal's words.
+    ``after_step_completed``: the last thing the run said was ``step_completed``;
+    ``repeated_call``: the run asked again for a call whose result the history holds;
+    ``silent``: the run ended before the service sent any message.
     """
 
     broke: ProviderError | None
@@ -106,6 +125,9 @@ class RunFacts:
     resumes: int = 0
     rotations: int = 0
     retries: Retries = field(default_factory=Retries)
+    after_step_completed: bool = False
+    repeated_call: bool = False
+    silent: bool = False
 
 
 @dataclass(frozen=True)
@@ -127,6 +149,8 @@ def decide(facts: RunFacts) -> Decision:
     """Return what the round does after the run FACTS describe."""
     broke = facts.broke
     if broke is None:
+        if facts.repeated_call and facts.retries.shape:
+            return Decision(Next.RETRY_SHAPE, facts)  # it ignored the results it was given
         return Decision(Next.FINISH, facts)
     resumable, note = _resumable(facts, broke)
     if resumable:
@@ -146,7 +170,26 @@ def decide(facts: RunFacts) -> Decision:
         return Decision(Next.ROTATE, facts, broke, note)
     if isinstance(broke, ModelNotFound) and facts.retries.discovery and not facts.saw_output:
         return Decision(Next.RETRY_DISCOVERED, facts, broke, note)
+    shape_or_fields = _shape_or_fields(facts, broke)
+    if shape_or_fields is not None:
+        return Decision(shape_or_fields, facts, broke, note)
     return Decision(Next.FAIL, facts, broke, note)
+
+
+def _shape_or_fields(facts: RunFacts, broke: ProviderError) -> Next | None:
+    """Return the shape or fields retry an ``invalid_argument`` calls for, or None.
+
+    Right after ``step_completed`` with no turn_ended: the worker refused the turns'
+    shape. Before any message with both model fields sent: it refused the pair
+    (a refusal after the run got going is about something else).
+    """
+    if broke.code != "invalid_argument" or facts.turn_ended:
+        return None
+    if facts.after_step_completed and facts.retries.shape:
+        return Next.RETRY_SHAPE
+    if facts.retries.fields and facts.silent and not facts.saw_output:
+        return Next.RETRY_FIELDS
+    return None
 
 
 def without_retry(decision: Decision) -> Decision:
@@ -156,6 +199,10 @@ def without_retry(decision: Decision) -> Decision:
         retries = replace(retries, variant=False)
     elif decision.next is Next.RETRY_DISCOVERED:
         retries = replace(retries, discovery=False)
+    elif decision.next is Next.RETRY_SHAPE:
+        retries = replace(retries, shape=False)
+    elif decision.next is Next.RETRY_FIELDS:
+        retries = replace(retries, fields=False)
     else:
         raise ValueError(f"{decision.next} is not a retry")
     return decide(replace(decision.facts, retries=retries))

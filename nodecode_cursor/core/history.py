@@ -867,14 +867,19 @@ def _assistant_steps(
     pairing: _Pairing,
     replay: ThinkingReplay,
     native: NativeReplay | None = None,
+    mcp_steps: bool = True,
 ) -> list[bytes]:
-    """Return the step blob ids of the assistant message at INDEX."""
+    """Return the step blob ids of the assistant message at INDEX.
+
+    Without MCP_STEPS its MCP tool-call and thinking steps are left out (the
+    MESSAGE continuation shape, ``continuation.py``): the root JSON keeps them.
+    """
     recall, remember = store.recall, store.remember
     step = pairing.rows[index]
     steps: list[bytes] = []
     key: tuple[Hashable, ...]
     reasoning = step.get("reasoning_content")
-    if isinstance(reasoning, str) and reasoning and replay(step) is not None:
+    if mcp_steps and isinstance(reasoning, str) and reasoning and replay(step) is not None:
         key = ("step-thinking", reasoning)
         known = recall(key)
         steps.append(remember(key, _thinking_step(reasoning)) if known is None else known)
@@ -894,6 +899,8 @@ def _assistant_steps(
             native_key = ("step-native", call.call_id, result, failed)
             steps.append(store.cached(native_key, partial(bridged, text, failed)))
             continue
+        if not mcp_steps:
+            continue
         key = ("step-call", call.key, result, failed)
         known = recall(key)
         if known is None:
@@ -910,13 +917,14 @@ def _turn_ids(
     named: list[bytes],
     native: NativeReplay | None = None,
     folded: Collection[int] = (),
+    mcp_steps: bool = True,
 ) -> list[bytes]:
     """Return the turn blob ids of each user message before END and what answered it.
 
     The user message and step ids each turn names are added to NAMED. A FOLDED
     message is left out, and so are the steps of a folded user message's turn
     (the root prompt holds those it kept); a turn's index counts folded turns too,
-    so the turns that stay keep their bytes.
+    so the turns that stay keep their bytes. MCP_STEPS goes to ``_assistant_steps``.
     """
     roles, content = pairing.roles, pairing.content
     recall, remember = store.recall, store.remember
@@ -949,7 +957,7 @@ def _turn_ids(
             if folded and index in folded:
                 pass
             elif role == "assistant":
-                steps += _assistant_steps(store, index, pairing, replay, native)
+                steps += _assistant_steps(store, index, pairing, replay, native, mcp_steps)
             elif role == "tool" and index in pairing.orphans:
                 orphan = content[index]
                 failed = failed_result(pairing.rows[index])
@@ -1039,6 +1047,7 @@ def build_history(
     tool_names: Mapping[str, str] | None = None,
     native: NativeReplay | None = None,
     budget: HistoryBudget | None = None,
+    mcp_steps: bool = True,
 ) -> HistoryBlobs:
     """Store the history's blobs in STORE and return their ids and the action's user message.
 
@@ -1050,7 +1059,8 @@ def build_history(
     says which calls were native asks a host tool ran (``bridge.BridgedCalls.replay``),
     replayed as those native steps. Within BUDGET (None: no bound) the oldest
     messages the request cannot carry are folded into one transcript blob after
-    the system prompt's (``fold_history.py``). The ids returned name
+    the system prompt's (``fold_history.py``). Without MCP_STEPS the turns carry
+    no MCP tool-call and no thinking steps (``_assistant_steps``). The ids returned name
     every blob the state needs (``blob_ids``); pruning the rest is the caller's
     call (``BlobStore.retain``).
     """
@@ -1077,7 +1087,7 @@ def build_history(
         root, fold = _fold(store, pairing, end, policy, budget, system_ids, ends_on_user)
     folded = fold.folded if fold is not None else frozenset()
     named: list[bytes] = []
-    turns = _turn_ids(store, end, pairing, policy, named, native, folded)
+    turns = _turn_ids(store, end, pairing, policy, named, native, folded, mcp_steps)
     blob_ids = frozenset((*root, *turns, *named))
     if fold is not None and fold.built_ids:
         # the folded units counted against the budget: kept, so the next round's

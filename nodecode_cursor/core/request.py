@@ -20,7 +20,12 @@
   user message (on tool results) starts it with ``CONTINUATION`` as the action
   and the whole history, finished calls and results included, in the state:
   nothing done is redone (docs/protocol.md §7);
-* ModelDetails / RequestedModel come from routing's ``WireModel``.
+* ModelDetails / RequestedModel come from routing's ``WireModel``;
+* the continuation shape and model fields (``continuation.py``) are the
+  caller's: ``Shape.MESSAGE`` continues after tool results with a user message
+  of ours (``RESULTS_CONTINUATION``) instead of resume and leaves MCP call and
+  thinking steps out of the turns; ``ModelFields.REQUESTED_ONLY`` leaves
+  ModelDetails out.
 
 ``resume_request`` is the request of a run that resumes a broken run of the
 same round from the checkpoint the service sent: the checkpoint as it came,
@@ -44,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 from .._proto import agent_pb2
 from .blobs import Conversation
 from .budget import HistoryBudget
+from .continuation import RESULTS_CONTINUATION, ModelFields, Shape
 from .history import ActiveUser, HistoryBlobs, NativeReplay, ThinkingReplay, build_history
 from .writers import check_history, replay_policy
 
@@ -106,9 +112,18 @@ def _new_uuid() -> str:
 
 
 def _action(
-    active: ActiveUser | None, ran: bool, new_id: Callable[[], str]
+    active: ActiveUser | None,
+    ran: bool,
+    new_id: Callable[[], str],
+    shape: Shape = Shape.RESUME,
 ) -> agent_pb2.ConversationAction:
-    """Return the run's action: the trailing user message, else resume (if RAN), else go on."""
+    """Return the run's action: the trailing user message, else resume (if RAN), else go on.
+
+    In the MESSAGE shape a history without a trailing user message goes on with
+    ``RESULTS_CONTINUATION``, never resume.
+    """
+    if active is None and shape is Shape.MESSAGE:
+        active = ActiveUser(RESULTS_CONTINUATION, ())
     if active is None and ran:
         return agent_pb2.ConversationAction(resume_action=agent_pb2.ResumeAction())
     if active is None:
@@ -158,10 +173,11 @@ def resume_request(
     source = first.message.run_request
     run = agent_pb2.AgentRunRequest(
         action=agent_pb2.ConversationAction(resume_action=agent_pb2.ResumeAction()),
-        model_details=source.model_details,
         requested_model=source.requested_model,
         conversation_id=source.conversation_id,
     )
+    if source.HasField("model_details"):  # left out when FIRST sent requested_model alone
+        run.model_details.CopyFrom(source.model_details)
     run.conversation_state.CopyFrom(checkpoint)
     run.mcp_tools.CopyFrom(source.mcp_tools)  # field 4 rides on every run, even empty
     return agent_pb2.AgentClientMessage(run_request=run).SerializeToString()
@@ -182,6 +198,8 @@ def build_run_request(
     native: NativeReplay | None = None,
     budget: HistoryBudget | None = None,
     mcp_tools: Sequence[agent_pb2.McpToolDefinition] = (),
+    shape: Shape = Shape.RESUME,
+    fields: ModelFields = ModelFields.BOTH,
 ) -> RunRequestBuild:
     """Return the run request of one round (its AgentClientMessage and bytes).
 
@@ -199,6 +217,8 @@ def build_run_request(
     ``HistoryBudget()``); a history over it folds its oldest messages into one
     transcript blob (``history.HistoryBlobs.folded`` says how many).
     MCP_TOOLS are the host's tools as declared (``answers.tool_definitions``): field 4.
+    SHAPE is the continuation shape and FIELDS the model fields to send
+    (``continuation.py``; today's RESUME and BOTH by default).
     """
     policy = replay_thinking
     if writers is not None:
@@ -215,6 +235,7 @@ def build_run_request(
         tool_names=tool_names,
         native=native,
         budget=budget or HistoryBudget(),
+        mcp_steps=shape is Shape.RESUME,
     )
     # The store keeps what this request names (and what runs in flight pinned):
     # a blob the history no longer holds is never asked for again.
@@ -222,14 +243,15 @@ def build_run_request(
     state, reused = _state(history, conversation)
     run = agent_pb2.AgentRunRequest(
         conversation_state=state,
-        action=_action(history.active, conversation.seen, new_id or _new_uuid),
-        model_details=model_details(wire, model_id, display_name),
+        action=_action(history.active, conversation.seen, new_id or _new_uuid, shape),
         requested_model=requested_model(wire),
         conversation_id=conversation.conversation_id,
     )
     # Field 4, where the service looks for the client's tools: sent even when empty.
     run.mcp_tools.SetInParent()
     run.mcp_tools.mcp_tools.extend(mcp_tools)
+    if fields is ModelFields.BOTH:
+        run.model_details.CopyFrom(model_details(wire, model_id, display_name))
     message = agent_pb2.AgentClientMessage(run_request=run)
     return RunRequestBuild(
         message=message,

@@ -12,7 +12,9 @@ says: finish; resume from the checkpoint (at most ``limits.MAX_RESUMES`` times);
 retry once on the catalog's variant, or with the discovery id when the model was
 not found before any output (those two are made by ``_round`` on a new attempt);
 rotate the conversation for a bare ``resource_exhausted`` (at most
-``limits.MAX_ROTATIONS`` times); or fail. What it keeps between rounds
+``limits.MAX_ROTATIONS`` times); retry once on the other continuation shape, or
+with ``requested_model`` alone, and remember for the model what worked
+(``continuation.py``); or fail. What it keeps between rounds
 (conversations, the Kimi K3 writer table, rosters) lives in the cell's
 ``CellState``, which the cell passes to every round; what another process needs
 to go on with a conversation (``continuity.Kept``) is read before the round and
@@ -41,7 +43,7 @@ from ..account import credentials, key_exchange
 from ..account.credentials import checked_token
 from ..account.signin import refresh_if_due
 from ..account.store import AuthStore
-from ..core import decisions
+from ..core import continuation, decisions
 from ..core.answers import Answerer
 from ..core.bridge import function_tools, wire_names
 from ..core.budget import resolve_budget
@@ -66,11 +68,21 @@ from ..errors import (
     StreamIncomplete,
     loggable,
 )
-from ..host import Finish, Host, RoundContext, RoundResult, StreamPart, StreamStart
+from ..host import (
+    Finish,
+    Host,
+    RoundContext,
+    RoundResult,
+    StreamPart,
+    StreamStart,
+    ToolCallArgsDelta,
+    ToolCallStart,
+)
 from ..models import model_resolution
 from ..state import CellState
 from ..transports.run_route import open_run
 from ..transports.sse import RunSettings
+from . import shapes
 from .pump import Pump
 from .round_images import fitted_messages
 
@@ -195,6 +207,16 @@ async def _round(
     # Without the catalog a sibling slug goes bare; if Cursor refuses that shape, the
     # catalog is asked again and the round retried once on the variant it names.
     variant_retry = resolved.variant_retry
+    # The continuation shape and model fields: learned, else the family's; one retry each.
+    learned = await shapes.learned(state, ctx.model)
+    first = continuation.plan(
+        ctx.model,
+        shapes.setting(ctx.continuation),
+        learned,
+        shape_matters=continuation.shape_matters(messages),
+    )
+    shape, fields = first.shape, first.fields
+    shape_retry, fields_retry = first.shape_retry, first.fields_retry
     while True:
         attempt = _Attempt(
             ctx,
@@ -211,10 +233,22 @@ async def _round(
             retries=decisions.Retries(
                 variant=variant_retry,
                 discovery=mode == "normalized" and resolved.discovery != wire,
+                shape=shape_retry,
+                fields=fields_retry,
             ),
+            shape=shape,
+            fields=fields,
         )
         result = await attempt.run()
         if isinstance(result, decisions.Decision):
+            if result.next is Next.RETRY_SHAPE:
+                shape_retry, shape = False, continuation.other_shape(shape)
+                log.info("retrying %s with the %s continuation", loggable(ctx.model), shape.value)
+                continue
+            if result.next is Next.RETRY_FIELDS:
+                fields_retry, fields = False, continuation.ModelFields.REQUESTED_ONLY
+                log.info("Cursor refused both model fields; retrying with requested_model alone")
+                continue
             if result.next is Next.RETRY_VARIANT:
                 variant_retry = False
                 routed = await model_resolution.fresh_variant(ctx, state, token, wire)
@@ -238,6 +272,9 @@ async def _round(
             handed.extend(call_key(str(c["id"])) for c in calls if c.get("id"))
             with state.lock:
                 state.conversations.handed_off(conversation, handed)
+        news = continuation.learned_after(first, learned, shape, fields)
+        if news is not None:
+            await shapes.learn(state, ctx.model, news)
         return result
 
 
@@ -455,11 +492,14 @@ class _Attempt:
         table: WriterTable,
         resolved: ResolvedModel,
         retries: decisions.Retries,
+        shape: continuation.Shape = continuation.Shape.RESUME,
+        fields: continuation.ModelFields = continuation.ModelFields.BOTH,
     ) -> None:
         """Ready the round on WIRE; STATE lends its HTTP/2 pool, clients and reply cap.
 
-        RETRIES are the retries on another wire model the round still allows: a run
-        that ends in one returns it from ``run`` instead of failing.
+        RETRIES are the retries on another wire model, shape or fields the round still
+        allows: a run that ends in one returns it from ``run`` instead of failing.
+        SHAPE and FIELDS are the continuation shape and model fields to send.
         """
         self.ctx = ctx
         self.state = state
@@ -473,6 +513,12 @@ class _Attempt:
         self.conversation = conversation
         self.table = table
         self.retries = retries
+        self.shape = shape
+        self.fields = fields
+        # A call the model asks for again may be a shape retry's (decisions.py): its
+        # parts wait for the run's end, and are dropped when the round retries.
+        held = retries.shape and any(m.get("role") == "tool" for m in messages)
+        self.held: list[StreamPart] | None = [] if held else None
         self.stage = Stage.NEW
         self.frames = 0  # server messages received over all runs, heartbeats included
         self.resumes = 0  # runs after the first, each resuming a broken one
@@ -516,6 +562,8 @@ class _Attempt:
             native=self.state.bridged.replay,
             budget=budget,
             mcp_tools=answerer.tool_definitions,  # field 4: the request context's own
+            shape=self.shape,
+            fields=self.fields,
         )
         _tell_fold(ctx, self.conversation, build.history)
         settings = RunSettings(
@@ -566,6 +614,8 @@ class _Attempt:
                     )
             if decision.next is not Next.FINISH and decision.next not in decisions.RETRIES:
                 raise self.ended(decision)
+            if decision.next is Next.FINISH:
+                self._release()
         finally:
             blobs.unpin(pin)
             if answerer.bridged:
@@ -583,6 +633,19 @@ class _Attempt:
                 await asyncio.to_thread(store.put, digest, self.ctx.model)
         self.stage = Stage.FINISHED
         return result
+
+    def _show(self, part: StreamPart) -> None:
+        """Hand PART to the host, or hold a tool call's part while a shape retry may drop it."""
+        if self.held is not None and isinstance(part, (ToolCallStart, ToolCallArgsDelta)):
+            self.held.append(part)
+        elif self.ctx.on_part is not None:
+            self.ctx.on_part(part)
+
+    def _release(self) -> None:
+        """Hand the held tool-call parts to the host (the run's calls are the round's)."""
+        held, self.held = self.held or [], None
+        for part in held:
+            _emit(self.ctx, part)
 
     def ended(self, decision: decisions.Decision) -> ProviderError:
         """Return the error DECISION (a FAIL or ROTATE) ends the round with, after its effect.
@@ -615,7 +678,7 @@ class _Attempt:
             run,
             fold,
             answerer,
-            show=self.ctx.on_part,
+            show=self._show if self.held is not None else self.ctx.on_part,
             runner=self.ctx.run_native,
             max_reply_bytes=self.state.max_reply_bytes,
         )
@@ -659,6 +722,13 @@ class _Attempt:
             resumes=self.resumes,
             rotations=self.conversation.rotations,
             retries=self.retries,
+            after_step_completed=pump.after_step_completed,
+            silent=pump.frames == 0,
+            repeated_call=(
+                broke is None
+                and self.retries.shape
+                and continuation.repeats_finished_call(self.messages, fold.message())
+            ),
         )
 
     def _log_start(self, data: bytes, request_id: str, original: str | None) -> None:

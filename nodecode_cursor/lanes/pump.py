@@ -78,6 +78,9 @@ class Pump:
         # Whether an exec answer went out after the fold's newest checkpoint: then a
         # resume from it would replay work the service already had an answer for.
         self.answered_since_checkpoint = False
+        # Whether the last update that said something was step_completed (decisions.py
+        # reads an invalid_argument right after it as a refused continuation shape).
+        self.after_step_completed = False
         self._checkpoint = fold.checkpoint
         # Native tools the host runs in place, each in a task of its own: the stream keeps
         # being read meanwhile, and the idle deadline waits while any is running (the
@@ -139,6 +142,7 @@ class Pump:
                                 raise self._too_large()
                             if part is not None and show is not None:
                                 show(part)
+                            self.after_step_completed = False
                             beats = 0
                             progressed = True
                             continue
@@ -203,7 +207,12 @@ class Pump:
                 if self._checkpoint is not None and _exec_answer(reply):
                     self.answered_since_checkpoint = True
                 self.run.send(reply.SerializeToString())
-        return _progress(message)
+        progress = _progress(message)
+        if progress and message.WhichOneof("message") == "interaction_update":
+            self.after_step_completed = (
+                message.interaction_update.WhichOneof("message") == "step_completed"
+            )
+        return progress
 
     def _stalled_after(self) -> str:
         """Return what a stall came after: the ask left unanswered, else the last ask, else ''."""

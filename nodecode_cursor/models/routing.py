@@ -380,6 +380,11 @@ def _model_class(model_id: str) -> str:
     return "unknown"
 
 
+def model_lineage(model_id: str) -> str:
+    """Return MODEL_ID's lineage ("openai", "anthropic", ...; "unknown"): row class, else id."""
+    return _model_class(model_id)
+
+
 def resolve_wire_model(
     model: str,
     wire_id: str,

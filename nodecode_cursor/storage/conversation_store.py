@@ -5,8 +5,10 @@ beside ``cursor-writers.sqlite`` in the host's home (made 0600, marked ours, a
 bad file set aside: ``sqlite_file.py``): per conversation key (a digest of the
 session id, or a sessionless conversation's first wire id) its current wire id,
 whether the service has run it, the rotations spent, the rotation streak and
-the session's history mark; and per handed-off call (a digest of its id) the
-key of the conversation it came from. No message text, blob or checkpoint is
+the session's history mark; per handed-off call (a digest of its id) the
+key of the conversation it came from; and per model id the continuation shape
+and model fields a retry showed it takes (``continuation.Learned``), so another
+process tries those first. No message text, blob or checkpoint is
 written. Each write is one transaction, so two processes sharing the home never
 lose each other's rows; at most ``limit`` conversations and ``limit * 4`` calls
 are kept, the least recently written dropped first.
@@ -21,14 +23,16 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from ..core.continuation import Learned, ModelFields, Shape
 from ..core.continuity import HistoryMark, Kept
 from .sqlite_file import Rows, SqliteFile
 
 __all__ = ["APPLICATION_ID", "FILE_NAME", "MAX_DISK_CONVERSATIONS", "DiskConversations"]
 
 FILE_NAME = "cursor-conversations.sqlite"
+_E = TypeVar("_E", Shape, ModelFields)
 # A row is ~200 bytes: 4096 conversations and 16384 calls stay under ~5 MB.
 MAX_DISK_CONVERSATIONS = 4096
 # SQLite's application_id marks the file as ours ("NCCV"); any other is a foreign file.
@@ -36,6 +40,12 @@ APPLICATION_ID = 0x4E434356
 # A save runs in a worker thread, so it may wait for another process a while; past
 # this it is skipped (the next round writes again).
 BUSY_TIMEOUT_SECONDS = 5.0
+
+# Made on first use as well: a file an older version made has no such table.
+_MODELS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS models ("
+    "model TEXT PRIMARY KEY, shape TEXT, fields TEXT, written INTEGER NOT NULL)"
+)
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS conversations ("
@@ -46,6 +56,7 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS calls ("
     "call TEXT PRIMARY KEY, key TEXT NOT NULL, written INTEGER NOT NULL)",
     "CREATE INDEX IF NOT EXISTS calls_written ON calls (written)",
+    _MODELS_TABLE,
     "CREATE TABLE IF NOT EXISTS clock (id INTEGER PRIMARY KEY CHECK (id = 1), now INTEGER)",
 )
 
@@ -156,6 +167,53 @@ class DiskConversations:
 
         self._file.attempt(write)
 
+    def learned(self, model: str) -> Learned | None:
+        """Return the shape and fields a retry showed MODEL takes, or None (unknown, unreadable)."""
+        if not self._file.exists():
+            return None
+
+        def read(db: sqlite3.Connection) -> Rows:
+            db.execute(_MODELS_TABLE)
+            row = db.execute(
+                "SELECT shape, fields FROM models WHERE model = ?", (model,)
+            ).fetchone()
+            return [] if row is None else [tuple(row)]
+
+        rows = self._file.attempt(read) or []
+        if not rows:
+            return None
+        shape, fields = rows[0]
+        return Learned(
+            shape=_member(Shape, shape),
+            fields=_member(ModelFields, fields),
+        )
+
+    def learn(self, model: str, learned: Learned) -> None:
+        """Keep LEARNED for MODEL; drop the oldest models past the limit."""
+
+        def write(db: sqlite3.Connection) -> Rows:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute(_MODELS_TABLE)
+            db.execute(
+                "INSERT INTO clock (id, now) VALUES (1, 1) "
+                "ON CONFLICT (id) DO UPDATE SET now = now + 1"
+            )
+            now = db.execute("SELECT now FROM clock WHERE id = 1").fetchone()[0]
+            db.execute(
+                "INSERT OR REPLACE INTO models (model, shape, fields, written) VALUES (?, ?, ?, ?)",
+                (
+                    model,
+                    None if learned.shape is None else learned.shape.value,
+                    None if learned.fields is None else learned.fields.value,
+                    now,
+                ),
+            )
+            self._bound(db, "models", self.limit)
+            db.execute("COMMIT")
+            return []
+
+        self._file.attempt(write)
+
     @staticmethod
     def _bound(db: sqlite3.Connection, table: str, limit: int) -> None:
         """Drop the least recently written rows of TABLE past LIMIT."""
@@ -166,3 +224,11 @@ class DiskConversations:
                 f"(SELECT rowid FROM {table} ORDER BY written LIMIT ?)",
                 (count - limit,),
             )
+
+
+def _member(kind: type[_E], value: object) -> _E | None:
+    """Return KIND's member named by VALUE, or None (unset, or written by another version)."""
+    try:
+        return kind(value)
+    except ValueError:
+        return None

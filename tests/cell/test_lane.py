@@ -36,6 +36,7 @@ from cursor_simulator.steps import (
 )
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.core.answers import handoff_text
+from nodecode_cursor.core.continuation import RESULTS_CONTINUATION
 from nodecode_cursor.errors import ConfigError, ProviderError, StreamIncomplete
 from nodecode_cursor.host import (
     Finish,
@@ -169,7 +170,9 @@ def test_a_two_round_loop_hands_off_then_answers_from_the_result(
     assert sim.agent.violations() == []
     second_run = sim.agent.run(-1)
     assert second_run.run_request is not None
-    assert second_run.run_request.action.HasField("resume_action")
+    # Claude is an external model: it goes on with a user message of ours, not resume
+    # (docs/protocol.md §7b; test_continuation.py covers both shapes).
+    assert second_run.prompt() == RESULTS_CONTINUATION
     # The first round's checkpoint lends the second request its other state.
     assert second_run.run_request.conversation_state.token_details.used_tokens == 100
 
@@ -487,8 +490,10 @@ def test_a_number_no_double_can_hold_does_not_fail_the_round(
     ]
     sim.agent.script([AskRequestContext(), KvRead(), Text("ok"), TurnEnded(3, 1), End()])
     session = f"huge-{uuid.uuid4()}"
+    # Cursor's own model: its turns replay the call as an MCP step (the RESUME shape).
     result = lane.stream_round_sync(
-        context(sim, messages=history, tools=tools, session_id=session), state
+        context(sim, messages=history, tools=tools, session_id=session, model="composer-2.5-fast"),
+        state,
     )
     assert result.message["content"] == "ok"
     run = sim.agent.run()

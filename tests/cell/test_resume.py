@@ -44,7 +44,12 @@ TOOLS = [LIST_FILES]
 
 
 def context(sim: Simulator, prompt: str = "hello", **overrides: Any) -> RoundContext:
-    """Return this file's round for SIM: its token, one user PROMPT, list_files offered."""
+    """Return this file's round for SIM: its token, one user PROMPT, list_files offered.
+
+    On Cursor's own composer-2.5-fast, which resumes after tool results: what these
+    tests follow is the resume itself (test_continuation.py covers the other shape).
+    """
+    overrides.setdefault("model", "composer-2.5-fast")
     return round_context(sim.url, TOKEN, prompt, **overrides)
 
 
@@ -409,7 +414,7 @@ def test_usage_pricing_required_is_one_line_naming_the_model_and_never_rotates(
         [EndError("resource_exhausted", "Error", error=number, title="Prepaid balance used up")]
     )
     with pytest.raises(ProviderError) as caught:
-        lane.stream_round_sync(context(sim, session_id=session), state)
+        lane.stream_round_sync(context(sim, session_id=session, model="claude-4.5-sonnet"), state)
     error = caught.value
     assert str(error) == (
         "Cursor refused Claude Sonnet 4.5 (claude-4.5-sonnet): the account needs usage-based"

@@ -26,6 +26,9 @@ SECRET = "the secret word is heliotrope"
 PROMPT = 'Use read_file with {"path": "notes.txt"}'
 # ConversationAction{2 resume_action{}}
 RESUME = b"\x12\x00"
+# Cursor's own model, which resumes after tool results (an external one goes on with a
+# user message of ours: docs/protocol.md §7b): what these tests follow is the resume.
+MODEL = "composer-2.5-fast"
 
 
 def action(sim: Simulator, index: int = -1) -> bytes:
@@ -48,6 +51,8 @@ def ask(sim: Simulator, home: Path, cwd: Path, *args: str) -> dict[str, Any]:
         "--base-url",
         sim.url,
         "ask",
+        "--model",
+        MODEL,
         "--json",
         "--max-rounds",
         "1",
@@ -110,7 +115,7 @@ tools = [{"type": "function", "function": {"name": "read_file", "description": "
                          "required": ["path"]}}}]
 cell = CursorCell()
 assert cell.start(MemoryHost(Path(home), {"cursor": {"base_url": url}}))
-ctx = RoundContext(model="composer-2.5", messages=messages, tools=tools, session_id=session,
+ctx = RoundContext(model="composer-2.5-fast", messages=messages, tools=tools, session_id=session,
                    credential="sim-token-host-rounds")
 from nodecode_cursor.errors import CursorError
 try:
@@ -194,7 +199,7 @@ def served_completion(
     with running_serve(sim, home, "--port", str(port)):
         client = OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused", max_retries=0)
         return client.chat.completions.create(
-            model="cursor/composer-2.5",
+            model=f"cursor/{MODEL}",
             messages=messages,
             tools=[READ_FILE],  # type: ignore[list-item]
             extra_headers=headers,
