@@ -353,8 +353,9 @@ def test_the_message_continuation_and_a_turn_without_mcp_steps_are_these_bytes()
     assert conversation.blobs.get(step_id) == step
     # The call and its result stay in the root JSON: system, user, assistant, tool.
     assert len(run.conversation_state.root_prompt_messages_json) == 4
-    # requested_model alone: AgentRunRequest has no field 3 (ModelDetails); 9 is there.
-    assert [field.number for field, _ in run.ListFields()] == [1, 2, 5, 9]
+    # requested_model alone: AgentRunRequest has no field 3 (ModelDetails); 9 is there,
+    # and 4 (the tools, empty) rides on every run.
+    assert [field.number for field, _ in run.ListFields()] == [1, 2, 4, 5, 9]
     assert run.requested_model.SerializeToString() == text(1, "claude-x")
 
 
