@@ -195,12 +195,21 @@ def _call(call: Any) -> tuple[str, str] | None:
 def repeats_finished_call(messages: Sequence[Mapping[str, Any]], reply: Mapping[str, Any]) -> bool:
     """Return whether REPLY asks again for a call whose result MESSAGES already hold.
 
-    Same tool name and the same arguments (as JSON values) as a call of the history
-    a tool message answered: the model ignored the results it was given.
+    Same tool name and the same arguments (as JSON values) as a call of the current
+    turn (after the person's last message) a tool message answered, on a history that
+    goes on from tool results: the model ignored the results it was given. A person
+    who asks again ("and again") may well get the same call: that is no repeat.
     """
     asked = [_call(call) for call in reply.get("tool_calls") or ()]
     if not any(asked):
         return False
+    last_user = max(
+        (i for i, m in enumerate(messages) if isinstance(m, Mapping) and m.get("role") == "user"),
+        default=-1,
+    )
+    if last_user == len(messages) - 1:
+        return False  # the round answers a person's message, not tool results
+    messages = messages[last_user + 1 :]
     answered = {
         m.get("tool_call_id")
         for m in messages

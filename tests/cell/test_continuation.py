@@ -369,3 +369,21 @@ def test_the_resume_shape_keeps_todays_bytes() -> None:
     turn = conversation.blobs.get(run.conversation_state.turns[0]) or b""
     # AgentConversationTurnStructure{1 user, 2 text step, 2 MCP call step}
     assert turn.count(b"\x12\x20") == 2
+
+
+def test_a_person_asking_again_is_no_repeated_call() -> None:
+    call = {"id": "c1", "type": "function", "function": {"name": "read", "arguments": '{"p":1}'}}
+    reply = {"role": "assistant", "content": "", "tool_calls": [dict(call, id="c2")]}
+    turn = [
+        {"role": "user", "content": "read it"},
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "text"},
+    ]
+    # Going on from the results, the same call again ignores them.
+    assert continuation.repeats_finished_call(turn, reply)
+    # A new message of the person's ("and again") may ask for the very same call.
+    again = [*turn, {"role": "user", "content": "and again"}]
+    assert not continuation.repeats_finished_call(again, reply)
+    # A call answered in an earlier turn is no repeat of this turn's work either.
+    later = [*turn, {"role": "user", "content": "now"}, {"role": "assistant", "content": "ok"}]
+    assert not continuation.repeats_finished_call(later, reply)

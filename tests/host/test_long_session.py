@@ -116,13 +116,17 @@ def test_five_hundred_tool_calls_run_to_the_end_within_the_budget(
     assert outcome.message["content"].endswith(f"the answer of file {last} is {last * 3}")
     runs = [run for run in sim.agent.runs if run.run_request is not None]
     assert len(runs) == CALLS + 1
+    counted = 0
     for run in runs:
         assert run.run_request is not None
         roots = run.run_request.conversation_state.root_prompt_messages_json
         assert len(roots) <= ROOTS
-        if run.served:
+        # A run that hydrated every root (the script's KvRead; an external model's worker
+        # reads only the turns) shows the bytes sent.
+        if all(root.hex() in run.served for root in roots):
             assert sum(len(run.served[root.hex()]) for root in roots) <= BYTES
-    assert sum(1 for run in runs if run.served) >= CALLS // 50
+            counted += 1
+    assert counted >= CALLS // 50
     # the history folded, and the answer says how much
     assert rounds.folded[-1] > 0 and outcome.folded == rounds.folded[-1]
     assert not sim.agent.violations()
