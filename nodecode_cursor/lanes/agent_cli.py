@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
-
-from .agent_identity import identify, install_version, version_output
+from typing import NamedTuple
 
 __all__ = [
     "AGENT_BINARIES",
@@ -50,9 +48,11 @@ def agent_model(model: str) -> str:
     return name
 
 
-@dataclass(frozen=True, slots=True)
-class Located:
-    """Where Cursor's CLI is (None: nowhere), and what was passed over on the way, and why."""
+class Located(NamedTuple):
+    """Where Cursor's CLI is (None: nowhere), and what was passed over on the way, and why.
+
+    A named tuple: ``status`` loads this module, and dataclasses would double its cost.
+    """
 
     path: str | None
     # One phrase per binary passed over: "agent (/usr/bin/agent) is not Cursor's CLI: …".
@@ -78,6 +78,8 @@ def locate_agent(configured: str | None = None) -> Located:
             continue
         if name == AGENT_BINARY:
             return Located(found, tuple(passed))
+        from .agent_identity import identify  # deferred: only an agent found is looked at
+
         identity = identify(found)
         if identity.cursor:
             return Located(found, tuple(passed), identity.build)
@@ -97,6 +99,8 @@ def named(path: str) -> str:
 
 def agent_version(path: str) -> str | None:
     """Return the CLI's version: its install folder's build, else what ``PATH --version`` prints."""
+    from .agent_identity import install_version, version_output  # deferred: a CLI was found
+
     return install_version(path) or version_output(path)
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from .. import limits
 
@@ -46,8 +46,7 @@ _known: dict[tuple[str, int, int], Identity] = {}
 _KNOWN_MAX = 16
 
 
-@dataclass(frozen=True, slots=True)
-class Identity:
+class Identity(NamedTuple):
     """What a program is: Cursor's CLI or not, its build when known, and how we know."""
 
     cursor: bool
