@@ -414,8 +414,13 @@ class CursorCell:
     async def client_version_soon(self, configured: str | None = None) -> ClientVersion:
         """Return ``client_version``'s answer without blocking the loop when it must look."""
         installed = self._installed
-        if installed is not None and installed.fresh():
-            return self.client_version(configured)
+        named = (
+            os.environ.get(limits.CLIENT_VERSION_ENV, "").strip()
+            or (configured or self.settings.client_version or "").strip()
+        )
+        named = "" if named == limits.DEFAULT_CLIENT_VERSION else named  # as client_version
+        if named or self.host is None or (installed is not None and installed.fresh()):
+            return self.client_version(configured)  # nothing to look for on disk
         # Deferred: loading the cell stays cheap (asyncio is loaded by any caller by now)
         import asyncio
 
