@@ -17,10 +17,18 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import limits
-from .errors import ConfigError, CursorError, NotSignedIn, check_cleartext, json_kind
+from .errors import (
+    ConfigError,
+    CursorError,
+    NotSignedIn,
+    OutdatedClient,
+    check_cleartext,
+    json_kind,
+)
 
 if TYPE_CHECKING:
     # The contract's types, for annotations: loading the cell does not load the contract.
+    from .account.client_version import ClientVersion, InstalledVersions
     from .account.dashboard import AccountUsage
     from .commands import CursorCommand
     from .host import DoctorCheck, Host, RoundContext, RoundResult, Route, SignInState
@@ -178,6 +186,8 @@ class CursorCell:
         self._command: CursorCommand | None = None
         # What the cell keeps between rounds; made by start, closed and dropped by stop.
         self.state: CellState | None = None
+        # The installed Cursor CLI's version, read on first need (client_version.py).
+        self._installed: InstalledVersions | None = None
 
     # Life cycle -------------------------------------------------------------------------
 
@@ -197,6 +207,7 @@ class CursorCell:
 
         self.host = host
         self.settings = settings
+        self._installed = None
         self.state = CellState(home=host.home)
         self.state.max_reply_bytes = settings.max_reply_bytes
         self._command = CursorCommand(
@@ -222,6 +233,7 @@ class CursorCell:
             self.host.notice(None, key=NOTICE_KEY)
         self.host = None
         self._command = None
+        self._installed = None
 
     # What the host reads ----------------------------------------------------------------
 
@@ -262,11 +274,12 @@ class CursorCell:
                 token = await self._bearer(token, "the key given" if key else None)
             except CursorError as exc:  # the roster's own failure: the bundled rows, and why
                 return unavailable(exc)
+        version = await self.client_version_soon()
         return await list_models(
             token,
             self.settings.base_url,
             state=self.state,
-            client_version=self.settings.client_version,
+            client_version=version.value,
             proxy=self.settings.proxy,
         )
 
@@ -279,11 +292,12 @@ class CursorCell:
             key = await self._bearer(key, "the key given to /connect")
         except CursorError as exc:
             return exc.detail
+        version = await self.client_version_soon()
         return await check_key(
             key,
             self.settings.base_url,
             state=self.state,
-            client_version=self.settings.client_version,
+            client_version=version.value,
             proxy=self.settings.proxy,
         )
 
@@ -398,7 +412,7 @@ class CursorCell:
         return fetch_account_usage(
             token,
             self.settings.base_url,
-            client_version=self.settings.client_version,
+            client_version=self.client_version().value,
             proxy=self.settings.proxy,
         )
 
@@ -433,17 +447,58 @@ class CursorCell:
             check_cleartext(ctx.base_url, "the round's base_url")
         if self._takes_agent_lane(ctx.model):
             return await self.agent_round(ctx)
+        version = await self.client_version_soon(ctx.client_version)
         filled = dataclasses.replace(
             ctx,
             host=ctx.host or self.host,
             base_url=ctx.base_url or self.settings.base_url,
-            client_version=ctx.client_version or self.settings.client_version,
+            client_version=version.value,
             proxy=ctx.proxy or self.settings.proxy,
             transport=ctx.transport or self.settings.transport,
             history_budget=ctx.history_budget or self.settings.history_budget,
             continuation=ctx.continuation or self.settings.continuation,
         )
-        return await lane.stream_round(filled, self.state)
+        try:
+            return await lane.stream_round(filled, self.state)
+        except OutdatedClient as exc:
+            # Only here is it known what was sent and why: the person needs both.
+            raise exc.naming(version.value, version.origin()) from exc
+
+    def client_version(self, configured: str | None = None) -> ClientVersion:
+        """Return the client version calls send and where it came from (blocking once a day).
+
+        CONFIGURED is a round's own value, before the cell's setting. The installed
+        CLI is looked for only when neither the environment nor a setting names one.
+        """
+        # Deferred: loading the cell stays cheap
+        from .account.client_version import InstalledVersions, choose
+
+        configured = configured or self.settings.client_version
+        if (configured or "").strip() == limits.DEFAULT_CLIENT_VERSION:
+            # A host filling in a manifest's default names no choice of the person's.
+            configured = None
+        if os.environ.get(limits.CLIENT_VERSION_ENV, "").strip() or (configured or "").strip():
+            return choose(configured, None)
+        if self.host is None:
+            return choose(None, None)
+        if self._installed is None:
+            self._installed = InstalledVersions(self.host.home, self.settings.agent_path)
+        return choose(None, self._installed.get())
+
+    async def client_version_soon(self, configured: str | None = None) -> ClientVersion:
+        """Return ``client_version``'s answer without blocking the loop when it must look."""
+        installed = self._installed
+        named = (
+            os.environ.get(limits.CLIENT_VERSION_ENV, "").strip()
+            or (configured or self.settings.client_version or "").strip()
+        )
+        named = "" if named == limits.DEFAULT_CLIENT_VERSION else named  # as client_version
+        if named or self.host is None or (installed is not None and installed.fresh()):
+            return self.client_version(configured)  # nothing to look for on disk
+        # Deferred: loading the cell stays cheap (asyncio is loaded by any caller by now)
+        import asyncio
+
+        return await asyncio.to_thread(self.client_version, configured)
 
     # The cursor-agent lane ------------------------------------------------------------------
 

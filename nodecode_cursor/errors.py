@@ -57,7 +57,8 @@ SIGN_IN_HINT = "/cursor login"
 # What a person does when Cursor stops accepting this client's version.
 CLIENT_VERSION_HINT = (
     "set CURSOR_CLIENT_VERSION (or cursor.client_version in config.json) to a current "
-    "Cursor CLI build"
+    "Cursor CLI build (cli-YYYY.MM.DD-<build>; with Cursor's CLI installed and up to date, "
+    "the cell reads its version by itself)"
 )
 # The way out of a corrupt auth.json, as a chat says it (a StoreError's hint, code "corrupt").
 MOVE_ASIDE_HINT = "/cursor logout --move-aside"
@@ -239,12 +240,21 @@ class OutdatedClient(ConfigError, ProviderError):
     retryable = False
     hint = CLIENT_VERSION_HINT
 
-    def __init__(self, said: str) -> None:
-        """Make the error from what the service SAID, followed by the settings to change."""
+    def __init__(self, said: str, sent: str | None = None, origin: str | None = None) -> None:
+        """Make the error from what the service SAID, the version SENT (and its ORIGIN), the fix."""
+        self.said = said
+        self.sent = sent
+        which = "this client version"
+        if sent is not None:
+            which = f"client version {sent}" + (f" ({origin})" if origin else "")
         super().__init__(
-            f"Cursor no longer accepts this client version ({said}): {CLIENT_VERSION_HINT}",
+            f"Cursor no longer accepts {which} ({said}): {CLIENT_VERSION_HINT}",
             code="outdated_client",
         )
+
+    def naming(self, sent: str, origin: str | None = None) -> OutdatedClient:
+        """Return this refusal naming the version SENT and where it came from (ORIGIN)."""
+        return OutdatedClient(self.said, sent, origin)
 
 
 class CredentialError(CursorError):

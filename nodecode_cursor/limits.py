@@ -10,8 +10,13 @@ import os
 
 # The CLI build whose protocol we mirror. Cursor gates features on this header,
 # and a stale value is the most common breakage, so the environment can override it.
-DEFAULT_CLIENT_VERSION = "cli-2026.09.02-c22c1a3"
+# The newest public build peers pin: the one Cursor's installer served on 2026-10-01
+# (1jehuang/jcode #399; decolua/9router PR #525; knoxwh/ccextra docs/design.md).
+DEFAULT_CLIENT_VERSION = "cli-2026.10.01-e373342"
 CLIENT_VERSION_ENV = "CURSOR_CLIENT_VERSION"
+# An installed Cursor CLI's version is read at most this often (the answer is kept in
+# the home): the CLI updates itself daily at most, and reading it may start a process.
+CLIENT_VERSION_CHECK_SECONDS = 24 * 3600.0
 
 DEFAULT_BASE_URL = "https://api2.cursor.sh"
 DEFAULT_WEB_URL = "https://cursor.com"
@@ -107,14 +112,42 @@ ERROR_DETAIL_CHARS = 400
 OAUTH_CLIENT_ID = "KbZUR41cY7W6zRSdpSUJ7I7mLYBKOCmB"
 
 
-def client_version(configured: str | None = None) -> str:
-    """Return the client version header value: env override, then config, then the pin.
+def client_version(configured: str | None = None, installed: str | None = None) -> str:
+    """Return the client version header value (see ``client_version_choice``)."""
+    return client_version_choice(configured, installed)[0]
 
-    Both are trimmed, and one that is empty or only whitespace counts as unset: a
-    stray space in a shell profile must not become the header Cursor gates on.
+
+def client_version_choice(
+    configured: str | None = None, installed: str | None = None
+) -> tuple[str, str]:
+    """Return the header value and where it came from: "env", "setting", "installed", "default".
+
+    The env override wins, then CONFIGURED (the setting), then INSTALLED (the
+    version of Cursor's CLI on this machine, found by the caller) when its date is
+    later than the pin's, then the pin. The first two are trimmed, and one that is
+    empty or only whitespace counts as unset: a stray space in a shell profile must
+    not become the header Cursor gates on.
     """
     override = os.environ.get(CLIENT_VERSION_ENV, "").strip()
-    return override or (configured or "").strip() or DEFAULT_CLIENT_VERSION
+    if override:
+        return override, "env"
+    setting = (configured or "").strip()
+    if setting:
+        return setting, "setting"
+    found = version_date(installed or "")
+    if installed and found is not None and found > (version_date(DEFAULT_CLIENT_VERSION) or ""):
+        return installed, "installed"
+    return DEFAULT_CLIENT_VERSION, "default"
+
+
+def version_date(version: str) -> str | None:
+    """Return the ``YYYY.MM.DD`` a CLI build names (``cli-2026.10.01-e373342``), or None."""
+    head = version.strip().removeprefix("cli-")[:10]
+    parts = head.split(".")
+    digits = head.replace(".", "")
+    if [len(p) for p in parts] == [4, 2, 2] and digits.isascii() and digits.isdigit():
+        return head
+    return None
 
 
 # Blobs the service hands a conversation over KV set (what its checkpoints point at)
@@ -155,6 +188,9 @@ AGENT_IDLE_TIMEOUT_SECONDS = 600.0
 AGENT_KILL_GRACE_SECONDS = 2.0
 # `cursor-agent --version` for /cursor status answers in well under this.
 AGENT_VERSION_TIMEOUT_SECONDS = 5.0
+# An ``agent`` on the PATH that is not known to be Cursor's (the Grok CLI ships one too)
+# is asked its version with this short a leash: an unknown program gets little time.
+AGENT_IDENTIFY_TIMEOUT_SECONDS = 3.0
 # One stream-json line longer than this is dropped (a tool result can be a whole file,
 # but not an unbounded one).
 AGENT_MAX_LINE_BYTES = 32 * 1024 * 1024

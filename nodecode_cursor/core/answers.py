@@ -44,6 +44,7 @@ from typing import Any, Literal, Protocol
 from .._proto import agent_pb2
 from ..host import NativeCall, NativeOutcome, ResolvedCallResult, ResolvedCallStart, StreamPart
 from ..wire.values import encode_value
+from .blobs import carried_content
 from .bridge import NATIVE_TOOL_NAMES, Bridged, bridge, function_tools, host_name, wire_names
 from .fold import FiledCall, ResolvedCall, decode_mcp_args, mcp_call_name
 
@@ -433,7 +434,9 @@ class Answerer:
         reply = message.kv_client_message
         reply.id = ask.id
         if member == "get_blob_args":
-            data = self.blobs.get(ask.get_blob_args.blob_id)
+            key = ask.get_blob_args.blob_id
+            data = self.blobs.get(key)
+            data = carried_content(key) if data is None else data
             reply.get_blob_result.SetInParent()
             if data is not None:
                 reply.get_blob_result.blob_data = data

@@ -37,7 +37,14 @@ from .continuity import (
 if TYPE_CHECKING:
     from .._proto import agent_pb2
 
-__all__ = ["BlobStore", "Conversation", "Conversations", "blob_id", "conversation_id_for"]
+__all__ = [
+    "BlobStore",
+    "Conversation",
+    "Conversations",
+    "blob_id",
+    "carried_content",
+    "conversation_id_for",
+]
 
 # Our own namespace for the conversation ids derived from session ids (uuid5).
 # Any fixed UUID works; this one is ours so our ids never collide with another
@@ -48,6 +55,15 @@ CONVERSATION_NAMESPACE = uuid.UUID("5b0d6c1e-3f8a-5e47-9c2d-7a1e4b6f0c39")
 def blob_id(data: bytes) -> bytes:
     """Return the blob id of DATA: its raw 32-byte SHA-256."""
     return hashlib.sha256(data).digest()
+
+
+def carried_content(key: bytes) -> bytes | None:
+    """Return the content a KV key carries itself (one that is no SHA-256), or None.
+
+    A peer's design note (knoxwh/ccextra ``docs/design.md``; docs/protocol.md §6):
+    such a key is the blob, and an empty answer to it is refused.
+    """
+    return key if len(key) != hashlib.sha256().digest_size else None
 
 
 def conversation_id_for(session_id: str) -> str:

@@ -31,6 +31,7 @@ from ..account import key_exchange
 from ..account.credentials import resolve_credential
 from ..account.store import CORRUPT
 from ..errors import (
+    CLIENT_VERSION_HINT,
     MOVE_ASIDE_HINT,
     CursorError,
     NotSignedIn,
@@ -47,6 +48,7 @@ from ..transports.http import http_error, rpc_headers, unary
 from ..transports.sse import DOCTOR_HINT
 
 if TYPE_CHECKING:
+    from ..account.client_version import ClientVersion
     from ..state import CellState
 
 __all__ = ["FAMILIES", "diagnose", "family_of"]
@@ -79,6 +81,10 @@ class DoctoredCell(Protocol):
 
     @property
     def settings(self) -> _Settings: ...
+
+    def client_version(self) -> ClientVersion:
+        """Return the client version calls send and where it came from."""
+        ...
 
     def sign_in_state(self) -> SignInState:
         """Return how the sign-in stands."""
@@ -195,10 +201,10 @@ def _client_version_refused(exc: ProviderError) -> bool:
     )
 
 
-async def _reach_signed_out(cell: DoctoredCell) -> DoctorCheck:
+async def _reach_signed_out(cell: DoctoredCell, version: ClientVersion) -> DoctorCheck:
     """Return the reach check made with no credential: any HTTP answer means reached."""
     settings = cell.settings
-    headers = rpc_headers("", limits.client_version(settings.client_version), str(uuid.uuid4()))
+    headers = rpc_headers("", version.value, str(uuid.uuid4()))
     del headers["authorization"]
     url = settings.base_url.rstrip("/") + GET_USABLE_MODELS_PATH
     try:
@@ -222,17 +228,20 @@ async def _reach_signed_out(cell: DoctoredCell) -> DoctorCheck:
     )
 
 
-async def _reach_and_roster(cell: DoctoredCell, token: str) -> tuple[list[DoctorCheck], list[str]]:
+async def _reach_and_roster(
+    cell: DoctoredCell, token: str, sent: ClientVersion
+) -> tuple[list[DoctorCheck], list[str]]:
     """Return the reach, client-version and roster checks, and the roster's model ids."""
     settings = cell.settings
-    version = limits.client_version(settings.client_version)
+    # The version in use and where it came from: a refusal then says what to change.
+    version = f"{sent.value} ({sent.origin()})"
     reached = _ok("reaching the service", f"{settings.base_url} answered")
     try:
         models = await fetch_roster(
             token,
             settings.base_url,
             state=cell.state,
-            client_version=settings.client_version,
+            client_version=sent.value,
             proxy=settings.proxy,
         )
     except ProviderError as exc:
@@ -249,10 +258,7 @@ async def _reach_and_roster(cell: DoctoredCell, token: str) -> tuple[list[Doctor
                 _skip("roster", "the service was not reached"),
             ], []
         if _client_version_refused(exc):
-            fix = (
-                "set CURSOR_CLIENT_VERSION (or cursor.client_version in config.json) "
-                "to a current Cursor CLI build"
-            )
+            fix = CLIENT_VERSION_HINT
             return [
                 reached,
                 _fail("client version", f"{version} refused: {exc.detail}", fix),
@@ -276,12 +282,12 @@ async def _reach_and_roster(cell: DoctoredCell, token: str) -> tuple[list[Doctor
     return [reached, _ok("client version", f"{version} accepted"), roster], ids
 
 
-async def _catalog(cell: DoctoredCell, token: str) -> DoctorCheck:
+async def _catalog(cell: DoctoredCell, token: str, version: ClientVersion) -> DoctorCheck:
     """Return the catalog's check: AvailableModels asked once, its variants parsed."""
     name = "catalog"
     settings = cell.settings
     url = settings.base_url.rstrip("/") + AVAILABLE_MODELS_PATH
-    headers = rpc_headers(token, limits.client_version(settings.client_version), str(uuid.uuid4()))
+    headers = rpc_headers(token, version.value, str(uuid.uuid4()))
     headers["content-type"] = "application/proto"
     try:
         answer = await unary(
@@ -354,6 +360,8 @@ async def diagnose(cell: DoctoredCell, *, rounds: bool, report: Report) -> list[
 
     credential, token = await asyncio.to_thread(_credential, cell)
     add(credential)
+    # May read the installed CLI's version (once a day): off the loop.
+    version = await asyncio.to_thread(cell.client_version)
     # The layers below HTTP need no credential: a person signed out still learns them.
     network = await check_network(cell.settings.base_url, cell.settings.proxy)
     for check in network:
@@ -366,13 +374,13 @@ async def diagnose(cell: DoctoredCell, *, rounds: bool, report: Report) -> list[
         return checks
     if token is None:
         # The service's HTTP answer needs no credential either: only what follows does.
-        reach = await _reach_signed_out(cell)
+        reach = await _reach_signed_out(cell, version)
         add(reach)
         why = "no credential" if reach.status == "ok" else "the service was not reached"
         for name in later[1:]:
             add(_skip(name, why))
         return checks
-    found, ids = await _reach_and_roster(cell, token)
+    found, ids = await _reach_and_roster(cell, token, version)
     for check in found:
         add(check)
     reached = any(c.name == "reaching the service" and c.status == "ok" for c in found)
@@ -380,7 +388,7 @@ async def diagnose(cell: DoctoredCell, *, rounds: bool, report: Report) -> list[
         for name in ("catalog", "transports", "rounds"):
             add(_skip(name, "the service was not reached"))
         return checks
-    add(await _catalog(cell, token))
+    add(await _catalog(cell, token, version))
     if not rounds:
         add(_skip("transports", "they need a round (--no-rounds)"))
         add(_skip("rounds", "--no-rounds"))

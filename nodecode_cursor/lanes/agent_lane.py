@@ -83,6 +83,8 @@ from .agent_cli import (
     agent_status_line,
     agent_version,
     find_agent,
+    locate_agent,
+    missing_words,
 )
 from .agent_cli import named as _named
 from .agent_prompt import build_prompt
@@ -252,13 +254,13 @@ async def stream_agent_round(
     """
     model = agent_model(ctx.model)
     home = ctx.host.home if ctx.host is not None else default_home()
-    binary = find_agent(agent_path)
+    # In a thread: telling an unknown ``agent`` from Cursor's may run it (once a process).
+    located = await asyncio.to_thread(locate_agent, agent_path)
+    binary = located.path
     if binary is None:
-        missing = (
-            f"{agent_path} (cursor.agent_path) does not exist"
-            if agent_path
-            else "Cursor's CLI is not installed: neither agent nor cursor-agent is on the PATH"
-        )
+        missing = missing_words(located, agent_path)
+        if not agent_path:
+            missing = f"Cursor's CLI is not installed: {missing}"
         raise ConfigError(f"{missing}: {INSTALL_HINT}", code="agent_missing")
     name = _named(binary)
     key = _api_key(home)

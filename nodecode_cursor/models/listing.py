@@ -34,7 +34,7 @@ from google.protobuf.message import DecodeError
 from .. import limits
 from .._proto import agent_pb2
 from ..account.credentials import checked_token
-from ..errors import NOT_SIGNED_IN, CursorError, NotSignedIn, ProviderError
+from ..errors import NOT_SIGNED_IN, CursorError, NotSignedIn, OutdatedClient, ProviderError
 from ..transports.http import key_refusal, rpc_headers, unary
 from ..wire.connect import read_unary_body
 from .account_models import ModelKey, RosterModel
@@ -196,7 +196,8 @@ async def _unary(
         raise NotSignedIn()
     token = checked_token(token, "the key given")
     url = base_url.rstrip("/") + path
-    headers = rpc_headers(token, limits.client_version(client_version), str(uuid.uuid4()))
+    version = limits.client_version(client_version)
+    headers = rpc_headers(token, version, str(uuid.uuid4()))
     headers["content-type"] = "application/proto"
     # The state's pooled client: the call reuses the rounds' kept-alive connections.
     clients = state.http_clients if state is not None else None
@@ -205,7 +206,10 @@ async def _unary(
     )
     content = answer.content or b""
     if answer.status != 200:
-        raise key_refusal(answer.status, content)
+        refused = key_refusal(answer.status, content)
+        if isinstance(refused, OutdatedClient):
+            refused = refused.naming(version)  # the person needs to know what was sent
+        raise refused
     return content
 
 

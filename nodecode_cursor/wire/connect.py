@@ -450,6 +450,8 @@ def _followed_by(error: ProviderError, summary: str) -> ProviderError:
     """Return ERROR with SUMMARY in parentheses after its text (ERROR itself when there is none)."""
     if not summary:
         return error
+    if isinstance(error, OutdatedClient):
+        return OutdatedClient(f"{error.said} ({summary})")
     return type(error)(
         f"{error} ({summary})", status=error.status, retryable=error.retryable, code=error.code
     )
@@ -495,12 +497,13 @@ def _summarise_details(entries: list[Any], *, named: bool = False) -> str:
 def _standard_detail(kind: str, value: str) -> str:
     """Return what a detail entry of a type not Cursor's says, on one line.
 
-    A ``google.rpc.ErrorInfo`` whose value is base64 protobuf says its reason and
-    domain; any other value (text, or a message we do not read) is shown after its
-    type, as sent (scrubbed and bounded with the rest of the summary).
+    A ``google.rpc.ErrorInfo`` whose value is base64 protobuf says its type, then its
+    reason and domain (the type tells a reader the reason is Google's error shape,
+    not Cursor's words); any other value (text, or a message we do not read) is
+    shown after its type, as sent (scrubbed and bounded with the rest of the summary).
     """
     words = _error_info_words(value) if kind.endswith("ErrorInfo") else ""
-    return words or f"{kind}: {value}"
+    return f"{kind}: {words or value}"
 
 
 def _error_info_words(value: str) -> str:

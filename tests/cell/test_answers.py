@@ -490,6 +490,29 @@ def test_kv_get_of_an_unknown_blob_is_an_empty_result() -> None:
     assert answer_bytes(answerer(), kv(ld(2, ld(1, b"\xff" * 32)))) == [ld(3, vi(1, 5), ld(2))]
 
 
+def test_kv_get_of_a_key_that_is_no_sha256_answers_the_key_itself() -> None:
+    # KvServerMessage{1 id 5, 2 get_blob_args{1 blob_id "{...}"}}: a 19-byte key carries
+    # its content (ccextra's design note); the answer is KvClientMessage{1 id 5,
+    # 2 get_blob_result{1 blob_data <the same bytes>}} in AgentClientMessage field 3.
+    key = b'{"role":"user"}\x00ab'
+    assert answer_bytes(
+        answerer(), kv(b"\x12" + bytes([len(key) + 2]) + b"\x0a" + bytes([len(key)]) + key)
+    ) == [
+        b"\x1a"
+        + bytes([len(key) + 6])
+        + b"\x08\x05"
+        + b"\x12"
+        + bytes([len(key) + 2])
+        + b"\x0a"
+        + bytes([len(key)])
+        + key
+    ]
+    # One kept under such a key still wins over the echo.
+    a = answerer()
+    a.blobs.set(key, b"kept")
+    assert answer_bytes(a, kv(ld(2, ld(1, key)))) == [ld(3, vi(1, 5), ld(2, ld(1, b"kept")))]
+
+
 # --- robustness -----------------------------------------------------------------------------
 
 

@@ -600,7 +600,10 @@ def test_an_error_info_shows_its_reason_and_domain() -> None:
     error = classify_connect_error(
         {"code": "unavailable", "message": "Error", "details": [_info_entry()]}
     )
-    assert str(error) == "Connect error unavailable: Error (RATE_LIMITED from cursor.sh)"
+    assert (
+        str(error)
+        == "Connect error unavailable: Error (google.rpc.ErrorInfo: RATE_LIMITED from cursor.sh)"
+    )
     assert error.status == 503 and error.retryable
 
 
@@ -611,7 +614,10 @@ def test_an_error_info_with_a_reason_only_and_one_that_does_not_decode() -> None
         {"code": "unknown", "message": "", "details": [broken, reason_only]}
     )
     # A value that is no ErrorInfo is shown after its type, as sent.
-    assert str(error) == "Connect error unknown (google.rpc.ErrorInfo: !!!; GONE)"
+    assert (
+        str(error)
+        == "Connect error unknown (google.rpc.ErrorInfo: !!!; google.rpc.ErrorInfo: GONE)"
+    )
 
 
 def test_error_details_name_title_and_the_rest_after_a_generic_message() -> None:
@@ -631,7 +637,7 @@ def test_error_details_name_title_and_the_rest_after_a_generic_message() -> None
     assert error is not None
     assert str(error) == (
         "Cursor OPENAI: Unable to reach the model provider: try again "
-        "(upstream 502; RATE_LIMITED from cursor.sh)"
+        "(upstream 502; google.rpc.ErrorInfo: RATE_LIMITED from cursor.sh)"
     )
     assert error.status == 503 and error.code == "OPENAI"
 

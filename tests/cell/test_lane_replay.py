@@ -62,7 +62,7 @@ def test_a_generic_error_shows_its_debug_text_and_error_info(
     error = round_error(sim, state)
     assert str(error) == (
         "Connect error unavailable: Error "
-        "(provider answered 502 after 30 s; MODEL_OVERLOADED from cursor.sh)"
+        "(provider answered 502 after 30 s; google.rpc.ErrorInfo: MODEL_OVERLOADED from cursor.sh)"
     )
     assert error.status == 503 and error.retryable
     assert sim.agent.violations() == []

@@ -19,6 +19,7 @@ from served import RunningServer, served
 
 from cursor_simulator import Simulator
 from cursor_simulator.models import PATH as ROSTER_PATH
+from nodecode_cursor import limits
 
 MODEL = "claude-4.5-sonnet"
 
@@ -49,10 +50,12 @@ def test_doctor_fails_the_client_version_check_naming_the_variable(
 def test_doctor_passes_once_the_variable_names_a_version_cursor_takes(
     sim: Simulator, home: Path
 ) -> None:
-    sim.refuse_client("cli-2026.09.02-c22c1a3")
+    sim.refuse_client(limits.DEFAULT_CLIENT_VERSION)
     code, checks = doctor(sim, home, CURSOR_CLIENT_VERSION="cli-2026.11.20-0a1b2c3")
     assert code == 0
-    assert checks["client version"]["verdict"] == "cli-2026.11.20-0a1b2c3 accepted"
+    assert checks["client version"]["verdict"] == (
+        "cli-2026.11.20-0a1b2c3 (from CURSOR_CLIENT_VERSION) accepted"
+    )
 
 
 def test_models_says_why_the_roster_is_missing_and_what_to_set(sim: Simulator, home: Path) -> None:
