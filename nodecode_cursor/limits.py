@@ -169,6 +169,19 @@ H2_IDLE_SECONDS = 60.0
 SERVER_CONFIG_TIMEOUT_SECONDS = 5.0
 SERVER_CONFIG_TTL_SECONDS = 30.0
 SERVER_CONFIG_MAX_BYTES = 1024 * 1024
+# Every unary call (http.unary) has one deadline for its whole answer, head and body: its
+# timeout. Issue 36 saw endless `102 Processing` heads and a body trickled a byte at a
+# time hold `models` for ever on a 5 s timeout. An answer may carry a few interim (1xx)
+# heads before its own (RFC 9110 §15.2); past this many it is refused, whatever the clock.
+MAX_INTERIM_HEADS = 16
+# What a unary answer may weigh before it is read no further (issue 36: a 300 MiB roster
+# peaked at 936 MiB). A roster or a catalog names tens of models in a few hundred bytes
+# each (the catalog's rows carry descriptions and parameters, hence its larger cap); the
+# dashboard's JSON answers are a few numbers and names. Our choice: each cap leaves
+# room for a list a hundred times today's, and ends a flood long before memory does.
+ROSTER_MAX_BYTES = 4 * 1024 * 1024
+CATALOG_MAX_BYTES = 8 * 1024 * 1024
+DASHBOARD_MAX_BYTES = 1024 * 1024
 
 # Pooled HTTP/1.1 clients (clients.py): idle connections kept per loop and proxy for the
 # next round's stream and appends, and how long an idle one is trusted (httpx's default
