@@ -49,6 +49,7 @@ from ..errors import (
     OutdatedClient,
     ProviderError,
     Unreachable,
+    remember_secret,
 )
 from ..wire.connect import classify_connect_error, parse_refusal
 
@@ -514,13 +515,19 @@ def authority(host: str, port: int) -> str:
 def proxy_authorization(parts: urllib.parse.SplitResult) -> str | None:
     """Return the ``Proxy-Authorization`` value a proxy URL's user and password make, or None.
 
-    The value carries the password: it goes in the CONNECT and nowhere else.
+    The value carries the password: it goes in the CONNECT and nowhere else. A
+    proxy may echo it back (in a refusal's status line or body): the encoded
+    value and the password are remembered as secrets, so ``scrub`` takes them out
+    of every error, log line and doctor verdict.
     """
     if parts.username is None:
         return None
     user = urllib.parse.unquote(parts.username)
     password = urllib.parse.unquote(parts.password or "")
-    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    encoded = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    for secret in (encoded, f"{user}:{password}", password):
+        remember_secret(secret)
+    return "Basic " + encoded
 
 
 async def connect_tunnel(
