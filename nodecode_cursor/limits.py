@@ -218,3 +218,10 @@ MAX_REPLY_BYTES = 64 * 1024 * 1024
 HISTORY_BUDGET_ROOTS = 192
 HISTORY_BUDGET_BYTES = 512 * 1024
 HISTORY_BUDGET_ENV = "CURSOR_HISTORY_BUDGET"
+
+# A bridged grep's result replays in the next round as Cursor's typed grep step
+# (core/bridge.py): at most this many matches (or counted files) go in it, marked
+# client-truncated past them. Issue 36: a 16-byte count line ``big.log:20000000`` grew
+# to millions of entries (+1.5 GiB). Our choice: a model reads no more lines than this
+# from one search; a capped result says so, as Cursor's own capped grep does.
+MAX_REPLAYED_MATCHES = 2000
