@@ -169,3 +169,17 @@ def test_a_call_of_an_offered_tool_still_goes_through(api: RunningServer, sim: S
     assert choice["finish_reason"] == "tool_calls"
     assert [c["function"]["name"] for c in choice["message"]["tool_calls"]] == ["list_files"]
     assert choice["message"]["content"] == "Cleaning up."
+
+
+def test_the_conversation_goes_on_after_a_dropped_call(api: RunningServer, sim: Simulator) -> None:
+    sim.agent.script(rogue_script())
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "tidy up"}]
+    body = {"model": MODEL, "messages": messages, "tool_choice": "none"}
+    headers = {"x-session-id": "dropped-call-session"}
+    with httpx.Client(base_url=api.url, timeout=20) as client:
+        first = client.post("/chat/completions", json=body, headers=headers)
+        assert first.status_code == 200, first.text
+        messages += [first.json()["choices"][0]["message"], {"role": "user", "content": "ok?"}]
+        second = client.post("/chat/completions", json=body, headers=headers)
+    assert second.status_code == 200, second.text
+    assert "tool_calls" not in second.json()["choices"][0]["message"]
