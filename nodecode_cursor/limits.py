@@ -220,6 +220,19 @@ H2_IDLE_SECONDS = 60.0
 SERVER_CONFIG_TIMEOUT_SECONDS = 5.0
 SERVER_CONFIG_TTL_SECONDS = 30.0
 SERVER_CONFIG_MAX_BYTES = 1024 * 1024
+# Every unary call (http.unary) has one deadline for its whole answer, head and body: its
+# timeout. Issue 36 saw endless `102 Processing` heads and a body trickled a byte at a
+# time hold `models` for ever on a 5 s timeout. An answer may carry a few interim (1xx)
+# heads before its own (RFC 9110 §15.2); past this many it is refused, whatever the clock.
+MAX_INTERIM_HEADS = 16
+# What a unary answer may weigh before it is read no further (issue 36: a 300 MiB roster
+# peaked at 936 MiB). A roster or a catalog names tens of models in a few hundred bytes
+# each (the catalog's rows carry descriptions and parameters, hence its larger cap); the
+# dashboard's JSON answers are a few numbers and names. Our choice: each cap leaves
+# room for a list a hundred times today's, and ends a flood long before memory does.
+ROSTER_MAX_BYTES = 4 * 1024 * 1024
+CATALOG_MAX_BYTES = 8 * 1024 * 1024
+DASHBOARD_MAX_BYTES = 1024 * 1024
 
 # Pooled HTTP/1.1 clients (clients.py): idle connections kept per loop and proxy for the
 # next round's stream and appends, and how long an idle one is trusted (httpx's default
@@ -267,3 +280,9 @@ FOLD_MESSAGE_BYTES = 1024
 # The number of folded units is rounded up to a step of at most this many units, so the
 # transcript (and the prefix Cursor caches) changes once every several rounds.
 FOLD_STEP_UNITS = 16
+# A bridged grep's result replays in the next round as Cursor's typed grep step
+# (core/bridge.py): at most this many matches (or counted files) go in it, marked
+# client-truncated past them. Issue 36: a 16-byte count line ``big.log:20000000`` grew
+# to millions of entries (+1.5 GiB). Our choice: a model reads no more lines than this
+# from one search; a capped result says so, as Cursor's own capped grep does.
+MAX_REPLAYED_MATCHES = 2000

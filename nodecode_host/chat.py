@@ -421,7 +421,7 @@ class ChatRepl:
         """Write the account's models (or the bundled ones and why)."""
         live, reason, _, rows = fetch_models(self.host)
         self.keep_roster(live, rows)
-        self.write(format_models(live, reason, rows))
+        self.write(visible(format_models(live, reason, rows)))  # names the service chose
 
     def keep_roster(self, live: bool, rows: list[dict[str, Any]]) -> None:
         """Keep the account's roster when ROWS are it (LIVE): suggestions come from it then."""

@@ -402,7 +402,7 @@ def cmd_models(args: argparse.Namespace) -> int:
                 json.dumps({"provider": PROVIDER, "live": live, "reason": reason, "models": rows})
             )
         else:
-            print(format_models(live, reason, rows))
+            print(visible(format_models(live, reason, rows)))
         return 0
     finally:
         host.stop()
@@ -425,7 +425,7 @@ def cmd_usage(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(usage.as_dict(), ensure_ascii=False))
         else:
-            print(usage.text(time.time()))
+            print(visible(usage.text(time.time())))
         return 0
     finally:
         host.stop()
@@ -457,9 +457,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
             if args.json:
                 return
             # The fix names the shell's command itself (the cell words it for ``doctor``).
-            print(f"{_MARKS[check.status]}  {check.name}: {check.verdict}", flush=True)
+            # A verdict may quote the service or a proxy (a refusal's text, a status line).
+            verdict = visible(check.verdict, lines=False)
+            print(f"{_MARKS[check.status]}  {check.name}: {verdict}", flush=True)
             if check.fix:
-                print(f"      fix: {check.fix}", flush=True)
+                print(f"      fix: {visible(check.fix, lines=False)}", flush=True)
 
         checks = host.run_async(cell.doctor(rounds=not args.no_rounds, report=show))
         failed = any(check.status == "fail" for check in checks)
@@ -493,7 +495,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         # The /cursor verbs answer a broken auth.json or token as a line, as a chat wants;
         # a shell wants the line and a failing exit code too (neither refreshes nor dials).
         cell.credential(PROVIDER)
-        print(_shell_status(host.command(PROVIDER).run("status")))
+        # The line may carry the profile's email, which the service chose.
+        print(visible(_shell_status(host.command(PROVIDER).run("status"))))
         return 0
     finally:
         host.stop()
@@ -515,7 +518,7 @@ def cmd_logout(args: argparse.Namespace) -> int:
     try:
         cell = _cursor(host)
         if _corrupt_moved_aside(args, cell):
-            print(host.command(PROVIDER).run("logout --move-aside"))
+            print(visible(host.command(PROVIDER).run("logout --move-aside")))
             return 0
         cell.sign_in_state()  # a broken auth.json fails the command, and stays as it is
         line = host.command(PROVIDER).run("logout")
@@ -532,7 +535,7 @@ def cmd_logout(args: argparse.Namespace) -> int:
                 as_json=False,
             )
             return 1
-        print(line)
+        print(visible(line))
         return 0
     finally:
         host.stop()
@@ -574,7 +577,7 @@ def _corrupt_moved_aside(args: argparse.Namespace, cell: Cell) -> bool:
 def _say_signed_in(state: SignInState | None) -> None:
     """Say that a sign-in is already kept, before a new one replaces it (``login``)."""
     if state is not None and state.signed_in:
-        who = f" as {state.email}" if state.email else ""
+        who = f" as {visible(state.email, lines=False)}" if state.email else ""
         print(
             f"cursor: already signed in{who}; a new sign-in replaces it when it finishes",
             flush=True,
@@ -615,14 +618,16 @@ def cmd_login(args: argparse.Namespace) -> int:
             verb = "login --no-browser" if args.no_browser else "login"
             moved, _, started_line = command.run(verb + aside).rpartition("\n")
             if moved:
-                print(moved, flush=True)
+                print(visible(moved), flush=True)
             url = cell.sign_in_state().login_url
             if url is None:
-                print(started_line, flush=True)  # not a page to open: the cell's own words
+                print(visible(started_line), flush=True)  # not a page to open: the cell's own words
             else:
                 # The cell's line is worded for a chat ("finishes in the background"); a
                 # shell waits here, so it gets the page and what it is waiting for.
-                print(f"cursor: open {url} in a browser to sign in", flush=True)
+                print(
+                    f"cursor: open {visible(url, lines=False)} in a browser to sign in", flush=True
+                )
                 if cell.sign_in_state().browser_opened:
                     print("cursor: the page is open in your browser", flush=True)
                 if not progress:
@@ -646,10 +651,11 @@ def cmd_login(args: argparse.Namespace) -> int:
             return 130
         if progress:
             sys.stderr.write("\r\x1b[K")
+        # What the sign-in says names the profile's email: the service's text.
         for line in said:
-            print(line)
+            print(visible(line))
         if not said:
-            print(command.run("status"))
+            print(visible(command.run("status")))
         return 0 if _signed_in_anew(before, cell.sign_in_state()) else 1
     finally:
         host.stop()  # ends a sign-in still in progress (a cancelled one writes nothing)
@@ -856,10 +862,11 @@ class TokenRedactor(logging.Filter):
         if record.exc_info and not record.exc_text:
             # Formatters reuse exc_text when it is set: format the traceback here, once.
             record.exc_text = logging.Formatter().formatException(record.exc_info)
+        # A traceback quotes its exceptions' words (the service's error text among them).
         if record.exc_text:
-            record.exc_text = self.redacted(record.exc_text)
+            record.exc_text = visible(self.redacted(record.exc_text))
         if record.stack_info:
-            record.stack_info = self.redacted(record.stack_info)
+            record.stack_info = visible(self.redacted(record.stack_info))
         return True
 
     @staticmethod
@@ -883,6 +890,14 @@ def _logging(verbose: bool) -> None:
         package = logging.getLogger(name)
         package.setLevel(logging.DEBUG)
         package.addHandler(handler)
+
+
+def _print_traceback() -> None:
+    """Write the failure being handled's traceback to stderr (``-v``), secrets and controls out.
+
+    Its lines quote the exceptions' words, which may hold the service's error text.
+    """
+    sys.stderr.write(visible(TokenRedactor.redacted(traceback.format_exc())))
 
 
 def _config_fault(exc: BaseException) -> bool:
@@ -978,17 +993,17 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except HostError as exc:
         if verbose:
-            traceback.print_exc()
+            _print_traceback()
         _report(exc.status, str(exc), as_json=as_json)
         return 2
     except contract.CursorError as exc:
         if verbose:
-            traceback.print_exc()
+            _print_traceback()
         _report(exc.status, str(exc), as_json=as_json, hint=exc.hint)
         return 2 if _config_fault(exc) else 1
     except Exception as exc:
         if verbose:
-            traceback.print_exc()
+            _print_traceback()
         status, line = _failure(exc)
         _report(status, line, as_json=as_json)
         return 1

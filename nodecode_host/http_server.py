@@ -60,8 +60,8 @@ log = logging.getLogger("nodecode_host.http_server")
 DEFAULT_LISTEN_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 # A chat request with inline images can be large; anything past this is refused
-# rather than held in memory.
-MAX_BODY_BYTES = 64 * 1024 * 1024
+# rather than held in memory (host_limits says why its size).
+MAX_BODY_BYTES = host_limits.SERVE_MAX_BODY_BYTES
 _READ_SIZE = 65536
 # What an Exchange sends through h11.
 _Event = h11.Response | h11.Data | h11.EndOfMessage

@@ -61,6 +61,17 @@ SERVE_BODY_TIMEOUT_SECONDS = 30.0
 SERVE_IDLE_TIMEOUT_SECONDS = 30.0
 # Connections served at once; one more is answered 503 and closed.
 SERVE_MAX_CONNECTIONS = 64
+# A request body past this is refused rather than held in memory: a chat request with
+# inline images can be large. A Responses request's item references, resolved, count
+# against the same budget (issue 36: 300 references to one 1 MiB item in a 21 KiB
+# request cost +1.2 GiB).
+SERVE_MAX_BODY_BYTES = 64 * 1024 * 1024
+# What the Responses store (previous_response_id, item_reference) may hold, counted as
+# the JSON of each kept conversation and its items; past it the oldest are forgotten
+# (the newest is always kept). Its 256 responses alone could hold 256 x 64 MiB. Our
+# choice: four full-size requests' worth, where a usual conversation keeps its last
+# hundreds of turns.
+RESPONSES_STORE_MAX_BYTES = 256 * 1024 * 1024
 
 # After killing a timed-out command's group, how long the host waits for the leader to be
 # reaped; a child that left the session may hold the output pipe, and is not waited for.

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import contract
+from . import limits as host_limits
 from .api_round import EFFORT_NONE, MODEL_PREFIX, ApiError, RoundRequest
 from .openai_api import output_demand, tool_demand
 
@@ -59,6 +60,14 @@ class _Kept:
     session_id: str
     # Its output items by id, for item_reference.
     items: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # What it weighs, as JSON: its whole (``size``) and each item's (set by the store).
+    size: int = 0
+    item_sizes: dict[str, int] = field(default_factory=dict)
+
+
+def _weight(value: Any) -> int:
+    """Return how many bytes VALUE takes as JSON (what the store and the budgets count)."""
+    return len(json.dumps(value, ensure_ascii=False, default=str).encode("utf-8"))
 
 
 class ResponseStore:
@@ -68,8 +77,14 @@ class ResponseStore:
     a ``store: false`` response's items are remembered only to say so (``unstored``).
     """
 
-    def __init__(self, capacity: int = KEPT_RESPONSES) -> None:
+    def __init__(
+        self,
+        capacity: int = KEPT_RESPONSES,
+        max_bytes: int = host_limits.RESPONSES_STORE_MAX_BYTES,
+    ) -> None:
         self.capacity = capacity
+        self.max_bytes = max_bytes
+        self.bytes = 0  # what the kept responses weigh together (``_weight``)
         self._kept: OrderedDict[str, _Kept] = OrderedDict()
         # item id -> the id of the kept response it came in
         self._owner: dict[str, str] = {}
@@ -81,6 +96,12 @@ class ResponseStore:
         owner = self._owner.get(item_id)
         kept = self._kept.get(owner) if owner is not None else None
         return kept.items.get(item_id) if kept is not None else None
+
+    def item_size(self, item_id: str) -> int:
+        """Return what the kept item ITEM_ID weighs as JSON (0 when unknown)."""
+        owner = self._owner.get(item_id)
+        kept = self._kept.get(owner) if owner is not None else None
+        return kept.item_sizes.get(item_id, 0) if kept is not None else 0
 
     def unstored(self, item_id: str) -> bool:
         """Return whether ITEM_ID came in a response sent with ``store: false``."""
@@ -105,13 +126,24 @@ class ResponseStore:
         return kept
 
     def put(self, response_id: str, kept: _Kept) -> None:
-        """Keep KEPT under RESPONSE_ID, forgetting the oldest past the capacity."""
+        """Keep KEPT under RESPONSE_ID, forgetting the oldest past the capacity or the bytes.
+
+        The newest is kept whatever it weighs: the next turn builds on it.
+        """
+        kept.item_sizes = {item_id: _weight(item) for item_id, item in kept.items.items()}
+        kept.size = _weight(kept.messages) + sum(kept.item_sizes.values())
+        old = self._kept.pop(response_id, None)
+        if old is not None:
+            self.bytes -= old.size
         self._kept[response_id] = kept
-        self._kept.move_to_end(response_id)
+        self.bytes += kept.size
         for item_id in kept.items:
             self._owner[item_id] = response_id
-        while len(self._kept) > self.capacity:
+        while len(self._kept) > 1 and (
+            len(self._kept) > self.capacity or self.bytes > self.max_bytes
+        ):
             _, gone = self._kept.popitem(last=False)
+            self.bytes -= gone.size
             for item_id in gone.items:
                 self._owner.pop(item_id, None)
 
@@ -300,15 +332,19 @@ def _chat_choice(choice: Any) -> Any:
     return choice
 
 
-def _referenced(raw: Any, store: ResponseStore) -> Any:
+def _referenced(raw: Any, store: ResponseStore, budget: int) -> Any:
     """Return the input RAW with each ``item_reference`` replaced by the kept item it names.
 
     ApiError 400 names a reference to an item this server does not hold: one never
     answered here, one forgotten, or one of a response sent with ``store: false``.
+    The items resolved may weigh BUDGET bytes together (what the request's body left
+    of its cap), else ApiError 413: a few bytes of reference must not stand for
+    more than a body could carry.
     """
     if not isinstance(raw, list):
         return raw
     out: list[Any] = []
+    resolved = 0
     for index, item in enumerate(raw):
         if not (isinstance(item, Mapping) and item.get("type") == "item_reference"):
             out.append(item)
@@ -319,6 +355,15 @@ def _referenced(raw: Any, store: ResponseStore) -> Any:
             raise _invalid(f"{where}: an item_reference needs a string 'id'")
         found = store.item(item_id)
         if found is not None:
+            resolved += store.item_size(item_id)
+            if resolved > budget:
+                limit = host_limits.SERVE_MAX_BODY_BYTES // (1024 * 1024)
+                raise ApiError(
+                    413,
+                    f"{where}: the request with its item references resolved passes the "
+                    f"{limit} MiB a request may carry; send fewer references",
+                    code="request_too_large",
+                )
             out.append(found)
         elif store.unstored(item_id):
             raise _invalid(
@@ -357,7 +402,8 @@ def parse_responses_request(
         raise _invalid("'model' is required (a Cursor model id, e.g. cursor/composer-2.5)")
     if "input" not in data:
         raise _invalid("'input' is required")
-    new = input_messages(_referenced(data.get("input"), store))
+    budget = host_limits.SERVE_MAX_BODY_BYTES - len(body)
+    new = input_messages(_referenced(data.get("input"), store, budget))
     response_id = f"resp_{uuid.uuid4().hex}"
     previous = data.get("previous_response_id")
     kept: _Kept | None = None

@@ -52,6 +52,7 @@ from .http_server import (
     error_message,
     loggable,
 )
+from .offered_tools import OfferedOnly
 from .openai_api import (
     ChatReply,
     internal_error,
@@ -312,13 +313,15 @@ class ApiRoutes:
         A second miss is a 422 the client can read.
         """
         lane = self._lane()
+        # A call of a tool the request did not offer never reaches the client.
         if not request.demanding:
-            return _told(await lane(request.context(on_part)))
-        result = _told(await lane(request.context()))
+            guard = OfferedOnly(request)
+            return _told(guard.settle(await lane(request.context(guard.wrap(on_part)))))
+        result = _told(OfferedOnly(request).settle(await lane(request.context())))
         problem = answer_problem(result, request)
         if problem is not None:
             log.info("retrying a round that missed its demand: %s", problem)
-            result = await lane(request.context(firmer=True))
+            result = OfferedOnly(request).settle(await lane(request.context(firmer=True)))
             problem = answer_problem(result, request)
             if problem is not None:
                 raise ApiError(422, f"{problem} (after one retry)", code="demand_not_met")

@@ -27,11 +27,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import httpx
-
 from .. import limits
 from ..errors import CursorError, NotSignedIn, ProviderError
-from ..transports.http import dashboard_refusal, proxied_client, rpc_headers, unary_sync
+from ..transports.http import dashboard_refusal, rpc_headers, unary_blocking
 from .credentials import checked_token
 
 __all__ = [
@@ -376,13 +374,35 @@ def account_usage(
 # Asking the service (I/O) ---------------------------------------------------------------------
 
 
-def _post(
-    client: httpx.Client, base_url: str, path: str, headers: dict[str, str], what: str
-) -> Any:
-    """Return the decoded JSON answer of one dashboard call; ProviderError on refusal or garbage."""
+@dataclass(frozen=True, slots=True)
+class _Asking:
+    """How each dashboard call goes: its timeout and its proxy setting (None: the environment)."""
+
+    timeout: float
+    proxy: str | None
+
+
+def _post(ask: _Asking, base_url: str, path: str, headers: dict[str, str], what: str) -> Any:
+    """Return the decoded JSON answer of one dashboard call; ProviderError on refusal or garbage.
+
+    The whole answer comes within the call's timeout and weighs at most
+    ``limits.DASHBOARD_MAX_BYTES`` (``http.unary``'s bounds), or it is an error.
+    """
     url = base_url.rstrip("/") + path
-    answer = unary_sync(client, "POST", url, content=b"{}", headers=headers)
-    content = answer.content or b""
+    answer = unary_blocking(
+        url,
+        headers=headers,
+        content=b"{}",
+        timeout=ask.timeout,
+        proxy=ask.proxy,
+        max_bytes=limits.DASHBOARD_MAX_BYTES,
+    )
+    content = answer.content
+    if content is None:
+        limit = limits.DASHBOARD_MAX_BYTES // (1024 * 1024)
+        raise ProviderError(
+            f"Cursor's answer to {what} passed {limit} MiB; not read", code="oversized_answer"
+        )
     if answer.status != 200:
         raise dashboard_refusal(answer.status, content, what)
     try:
@@ -410,25 +430,22 @@ def fetch_account_usage(
     token = checked_token(token, "the credential")
     headers = rpc_headers(token, limits.client_version(client_version), str(uuid.uuid4()))
     headers.update({"content-type": "application/json", "accept": "application/json"})
-    client = proxied_client(httpx.Client, proxy=proxy, timeout=timeout)
+    ask = _Asking(timeout, proxy)
     notes: list[str] = []
-    with client:
-        period = parse_period_usage(
-            _post(client, base_url, CURRENT_PERIOD_USAGE_PATH, headers, "the usage question")
-        )
-        plan: str | None = None
-        hard: tuple[OnDemandState, float | None] | None = None
-        try:
-            headers["x-request-id"] = str(uuid.uuid4())
-            plan = parse_plan_info(_post(client, base_url, PLAN_INFO_PATH, headers, "GetPlanInfo"))
-        except CursorError as exc:
-            log.debug("plan info unavailable: %s", exc.detail)
-            notes.append("the plan's name could not be read")
-        try:
-            headers["x-request-id"] = str(uuid.uuid4())
-            hard = parse_hard_limit(
-                _post(client, base_url, HARD_LIMIT_PATH, headers, "GetHardLimit")
-            )
-        except CursorError as exc:
-            log.debug("hard limit unavailable: %s", exc.detail)
+    period = parse_period_usage(
+        _post(ask, base_url, CURRENT_PERIOD_USAGE_PATH, headers, "the usage question")
+    )
+    plan: str | None = None
+    hard: tuple[OnDemandState, float | None] | None = None
+    try:
+        headers["x-request-id"] = str(uuid.uuid4())
+        plan = parse_plan_info(_post(ask, base_url, PLAN_INFO_PATH, headers, "GetPlanInfo"))
+    except CursorError as exc:
+        log.debug("plan info unavailable: %s", exc.detail)
+        notes.append("the plan's name could not be read")
+    try:
+        headers["x-request-id"] = str(uuid.uuid4())
+        hard = parse_hard_limit(_post(ask, base_url, HARD_LIMIT_PATH, headers, "GetHardLimit"))
+    except CursorError as exc:
+        log.debug("hard limit unavailable: %s", exc.detail)
     return account_usage(period, plan, hard, tuple(notes))

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .. import limits
 from .._proto import agent_pb2
 from ..host import NativeCall, NativeOutcome
 from .native import grep_result, ls_result, shell_result
@@ -44,6 +45,7 @@ __all__ = [
     "function_tools",
     "host_name",
     "replay_step",
+    "unsafe_path",
     "wire_names",
 ]
 
@@ -92,6 +94,19 @@ def host_name(wire: str, names: Mapping[str, str]) -> str:
         if offered == wire:
             return host
     return wire
+
+
+# --- paths no client tool is handed -------------------------------------------------------
+
+# C0 controls (CR, LF, NUL among them) and DEL. No file name a model means holds one,
+# and in a line-based argument (apply_patch's envelope, a command) a line break
+# starts a line of the model's choosing: "a\n*** Delete File: ~/.ssh/authorized_keys".
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def unsafe_path(call: NativeCall) -> bool:
+    """Return whether CALL's path, folder or glob holds a control character (never bridged)."""
+    return any(_CONTROL.search(value) for value in (call.path, call.cwd, call.glob or ""))
 
 
 # --- the bridging table ------------------------------------------------------------------
@@ -244,7 +259,10 @@ def _apply_patch(body: Callable[[NativeCall, str], list[str] | None]) -> _Transl
 
     def translate(call: NativeCall, props: _Props, cwd: str) -> dict[str, Any] | None:
         key = _pick(props, "input", "patch")
-        lines = body(call, _absolute(call.path, cwd))
+        path = _absolute(call.path, cwd)
+        if _CONTROL.search(path):
+            return None  # a line break in a path would add a line to the envelope
+        lines = body(call, path)
         if key is None or lines is None:
             return None
         return {key: "\n".join(["*** Begin Patch", *lines, "*** End Patch", ""])}
@@ -420,7 +438,13 @@ def bridge(
     tools: Iterable[Any],
     cwd: str,
 ) -> Bridged | None:
-    """Return ASK (as CALL) handed to one of the host's TOOLS, or None when none fits."""
+    """Return ASK (as CALL) handed to one of the host's TOOLS, or None when none fits.
+
+    None too for a path (or folder, or glob) that holds a control character: no
+    client tool is handed one (``unsafe_path``).
+    """
+    if unsafe_path(call):
+        return None
     member = ask.WhichOneof("message") or ""
     by_name = {fn["name"]: fn for fn in function_tools(tools)}
     for rule in BRIDGE_TABLE:
@@ -476,29 +500,66 @@ def _lines(text: str) -> int:
 
 _CONTENT_LINE = re.compile(r"^(.+?):(\d+):(.*)$")
 _COUNT_LINE = re.compile(r"^(.+?):(\d+)$")
+# protobuf's int32 (a line number, a count): a larger value fails to serialize, and a
+# history holding one would fail every later request built on it.
+_INT32_MAX = 2**31 - 1
 
 
 def _grep_outcome(call: NativeCall, text: str) -> NativeOutcome:
-    """Return the host's grep TEXT as an outcome with its matches (each line one, if unparsed)."""
+    """Return the host's grep TEXT as an outcome with its matches (each line one, if unparsed).
+
+    At most ``limits.MAX_REPLAYED_MATCHES`` matches (the outcome says it was
+    truncated past them). A line number
+    past protobuf's int32 is no line number: that line is kept whole, as text.
+    """
     lines = [line for line in text.splitlines() if line.strip()]
     matches: list[tuple[str, int, str]] = []
     for line in lines:
         if call.output_mode == "files_with_matches":
             if not line.startswith(("Found ", "No files")):
                 matches.append((line.strip(), 0, ""))
-        elif call.output_mode == "count":
-            found = _COUNT_LINE.match(line)
-            if found:
-                matches += [(found.group(1), 0, "")] * int(found.group(2))
         else:
             found = _CONTENT_LINE.match(line)
-            if found:
+            if found and int(found.group(2)) <= _INT32_MAX:
                 matches.append((found.group(1), int(found.group(2)), found.group(3)))
+            elif found:
+                matches.append((found.group(1), 0, line))
     if not matches and lines:
         # Not in a shape we read: every line kept, so the model still sees all of it.
         where = call.path or "."
         matches = [(where, 0, line) for line in lines]
-    return NativeOutcome.done(text, matches=tuple(matches))
+    cap = limits.MAX_REPLAYED_MATCHES
+    return NativeOutcome.done(text, matches=tuple(matches[:cap]), truncated=len(matches) > cap)
+
+
+def _grep_counts(call: NativeCall, text: str) -> agent_pb2.GrepResult | None:
+    """Return the host's grep count TEXT (``file:count`` lines) as a GrepResult, or None.
+
+    A count stays a number: one entry per file, never a match per count (a 16-byte
+    line ``big.log:20000000`` must not become millions of entries). Counts past
+    protobuf's int32 are clamped to it; at most ``limits.MAX_REPLAYED_MATCHES`` files.
+    None when no line is in that shape (the lines are then kept as matches' text).
+    """
+    counts: list[tuple[str, int]] = []
+    for line in text.splitlines():
+        found = _COUNT_LINE.match(line)
+        if found:
+            counts.append((found.group(1), min(int(found.group(2)), _INT32_MAX)))
+    if not counts:
+        return None
+    cap = limits.MAX_REPLAYED_MATCHES
+    result = agent_pb2.GrepResult()
+    success = result.success
+    success.pattern = call.pattern
+    success.path = call.path
+    success.output_mode = "count"
+    union = success.workspace_results[call.path or "."]
+    for file, count in counts[:cap]:
+        union.count.counts.add(file=file, count=count)
+    union.count.total_files = min(len(counts), cap)
+    union.count.total_matches = min(sum(count for _, count in counts[:cap]), _INT32_MAX)
+    union.count.client_truncated = len(counts) > cap
+    return result
 
 
 def replay_step(item: Bridged, text: str, failed: bool) -> bytes:
@@ -530,8 +591,12 @@ def replay_step(item: Bridged, text: str, failed: bool) -> bytes:
         tool.ls_tool_call.result.CopyFrom(ls_result(call, outcome))
     elif member == "grep_args":
         tool.grep_tool_call.args.ParseFromString(item.args)
-        shaped = outcome if failed else _grep_outcome(call, text)
-        tool.grep_tool_call.result.CopyFrom(grep_result(call, shaped))
+        counted = None if failed or call.output_mode != "count" else _grep_counts(call, text)
+        if counted is not None:
+            tool.grep_tool_call.result.CopyFrom(counted)
+        else:
+            shaped = outcome if failed else _grep_outcome(call, text)
+            tool.grep_tool_call.result.CopyFrom(grep_result(call, shaped))
     elif member == "write_args":
         # Cursor's steps have no write call of their own: a write is an edit of the file.
         edit = tool.edit_tool_call

@@ -37,6 +37,7 @@ import httpx
 from httpx._utils import URLPattern, get_environment_proxies
 
 from .. import limits
+from ..errors import scrub
 from ..host import DoctorCheck
 from ..transports.http import authority as _authority
 from ..transports.http import connect_tunnel, proxy_authorization, tls_context
@@ -254,7 +255,8 @@ async def _through_proxy(
         why = "no answer in time" if isinstance(exc, TimeoutError) else str(exc)
         return DoctorCheck("proxy", "fail", f"{named} failed CONNECT {authority}: {why}", fix), None
     # The proxy's own words, one printable line: it reaches a terminal.
-    status_line = "".join(c for c in raw_line if c.isprintable()).strip()[:200]
+    # A proxy may echo the Proxy-Authorization it was sent: scrubbed (a secret).
+    status_line = scrub("".join(c for c in raw_line if c.isprintable()).strip())[:200]
     if code is not None and 200 <= code < 300:
         return DoctorCheck("proxy", "ok", f"{named} tunnels to {authority}"), (reader, writer)
     _close(writer)

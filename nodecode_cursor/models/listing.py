@@ -167,6 +167,7 @@ async def fetch_roster(
         client_version=client_version,
         timeout=timeout,
         proxy=proxy,
+        max_bytes=limits.ROSTER_MAX_BYTES,
         state=state,
     )
     assert token is not None  # _unary refuses a missing one
@@ -185,9 +186,12 @@ async def _unary(
     client_version: str | None,
     timeout: float,
     proxy: str | None,
+    max_bytes: int,
     state: CellState | None = None,
 ) -> bytes:
     """Return the body of a 200 answer to a unary ``application/proto`` call to PATH.
+
+    An answer past MAX_BYTES is a ProviderError (``oversized_answer``), read no further.
 
     Raises NotSignedIn without a token, ConfigError for a token no header can carry
     or an unusable proxy, ProviderError (``HTTP <status> <code>``) for a refusal.
@@ -202,15 +206,25 @@ async def _unary(
     # The state's pooled client: the call reuses the rounds' kept-alive connections.
     clients = state.http_clients if state is not None else None
     answer = await unary(
-        url, headers=headers, content=body, timeout=timeout, proxy=proxy, clients=clients
+        url,
+        headers=headers,
+        content=body,
+        timeout=timeout,
+        proxy=proxy,
+        clients=clients,
+        max_bytes=max_bytes,
     )
-    content = answer.content or b""
+    if answer.content is None:
+        raise ProviderError(
+            f"Cursor's answer to {path} passed {max_bytes // (1024 * 1024)} MiB; not read",
+            code="oversized_answer",
+        )
     if answer.status != 200:
-        refused = key_refusal(answer.status, content)
+        refused = key_refusal(answer.status, answer.content)
         if isinstance(refused, OutdatedClient):
             refused = refused.naming(version)  # the person needs to know what was sent
         raise refused
-    return content
+    return answer.content
 
 
 async def fetch_catalog(
@@ -235,6 +249,7 @@ async def fetch_catalog(
         client_version=client_version,
         timeout=timeout,
         proxy=proxy,
+        max_bytes=limits.CATALOG_MAX_BYTES,
         state=state,
     )
     assert token is not None  # _unary refuses a missing one

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from .. import limits
 from .h2dial import H2Unavailable, dial, proxy_address, proxy_for, split_url
-from .http import Answer, authority, check_proxies, read_capped, unreachable
+from .http import Answer, authority, check_proxies, late, read_capped, unreachable
 from .http1 import BadResponse, ResponseReader, request_bytes
 from .idle import silent_for
 
@@ -328,21 +328,28 @@ class H1Pool:
         timeout: float,
         max_bytes: int | None,
     ) -> Answer:
-        """Return the answer to one POST (``http.unary``'s): a 200 body capped at MAX_BYTES
-        (None past it), no other status's body read when capped; ``unreachable`` if none.
+        """Return the answer to one POST (``http.unary``'s): its body capped at MAX_BYTES
+        (None past it); ``unreachable`` if none came whole within TIMEOUT.
+
+        TIMEOUT bounds the whole call, connection, head and body: a read that
+        brings a byte does not buy the next one more time (``late``).
         """
         try:
-            answer = await self.request(
-                route, url, dict(headers), content, connect_timeout=timeout, read_timeout=timeout
-            )
-            try:
-                if max_bytes is not None and answer.status != 200:
-                    return Answer(answer.status, b"")
-                return Answer(answer.status, await answer.read(max_bytes))
-            finally:
-                await answer.aclose()
+            async with asyncio.timeout(timeout):
+                answer = await self.request(
+                    route,
+                    url,
+                    dict(headers),
+                    content,
+                    connect_timeout=timeout,
+                    read_timeout=timeout,
+                )
+                try:
+                    return Answer(answer.status, await answer.read(max_bytes))
+                finally:
+                    await answer.aclose()
         except TimeoutError:
-            raise unreachable(url, TimeoutError("timed out")) from None
+            raise late(url, timeout) from None
         except H1Cut as cut:
             raise unreachable(url, str(cut)) from None
 
@@ -358,20 +365,22 @@ class H1Pool:
         parser = ResponseReader()
         body = b""
         got = False
-        while not parser.head_done:
-            async with asyncio.timeout(read_timeout):
+        # One deadline for the whole head: a head trickled a byte at a time, or
+        # interim (1xx) heads one after another, must not each buy more time.
+        async with asyncio.timeout(read_timeout):
+            while not parser.head_done:
                 try:
                     data = await connection.reader.read(_READ_SIZE)
                 except ConnectionError:
                     if got:
                         raise
                     raise _Stale() from None
-            if not data:
-                if not got:
-                    raise _Stale()
-                parser.feed_eof()  # raises: the head was cut short
-            got = True
-            body = parser.feed(data)
+                if not data:
+                    if not got:
+                        raise _Stale()
+                    parser.feed_eof()  # raises: the head was cut short
+                got = True
+                body = parser.feed(data)
         return H1Response(self, connection, parser, body, read_timeout)
 
     async def _connection(

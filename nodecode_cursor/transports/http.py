@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import concurrent.futures
 import contextlib
 import functools
 import importlib.util
@@ -48,6 +49,7 @@ from ..errors import (
     OutdatedClient,
     ProviderError,
     Unreachable,
+    remember_secret,
 )
 from ..wire.connect import classify_connect_error, parse_refusal
 
@@ -74,6 +76,7 @@ __all__ = [
     "rpc_headers",
     "tls_context",
     "unary",
+    "unary_blocking",
     "unary_sync",
     "unreachable",
 ]
@@ -259,6 +262,14 @@ def unreachable_cause(exc: BaseException) -> str:
     return text
 
 
+def late(url: str, timeout: float) -> ProviderError:
+    """Return the error for a call to URL whose whole answer did not come within TIMEOUT."""
+    return Unreachable(
+        f"no whole answer from {url} within {timeout:g} s{DOCTOR_HINT}",
+        why="TimeoutError",
+    )
+
+
 # What a failure to reach the service adds: the command that checks each step on the way.
 DOCTOR_HINT = " (run `nodecode-cursor doctor` to see which step fails)"
 
@@ -379,23 +390,28 @@ async def unary(
     Through CLIENTS' pool of the runs' connections (``h1conn.H1Pool``: the
     rounds' kept-alive connections), or their httpx client for a proxy that pool
     cannot use; else a client of its own closed after the call (HTTP/1.1 only with
-    HTTP1_ONLY). With MAX_BYTES, a 200 body longer than that is read no further
-    (its content None); any other status's body is not read. ConfigError for an
+    HTTP1_ONLY). TIMEOUT bounds the whole call, head and body (``late`` past it:
+    a body trickled a byte at a time ends there too). With MAX_BYTES, a body
+    longer than that is read no further (its content None). ConfigError for an
     unusable proxy.
     """
     if clients is not None:
         answer = await clients.unary(url, headers, content, timeout, proxy, max_bytes)
         if answer is not None:
             return answer
-    with reaching(url):
-        if clients is not None:
-            pooled = await clients.client(proxy)
-            return await _post(pooled, url, headers, content, timeout, max_bytes)
-        versions: dict[str, Any] = {"http1": True, "http2": False} if http1_only else {}
-        async with proxied_client(
-            httpx.AsyncClient, proxy=proxy, timeout=timeout, **versions
-        ) as own:
-            return await _post(own, url, headers, content, timeout, max_bytes)
+    try:
+        async with asyncio.timeout(timeout):
+            with reaching(url):
+                if clients is not None:
+                    pooled = await clients.client(proxy)
+                    return await _post(pooled, url, headers, content, timeout, max_bytes)
+                versions: dict[str, Any] = {"http1": True, "http2": False} if http1_only else {}
+                async with proxied_client(
+                    httpx.AsyncClient, proxy=proxy, timeout=timeout, **versions
+                ) as own:
+                    return await _post(own, url, headers, content, timeout, max_bytes)
+    except TimeoutError:
+        raise late(url, timeout) from None
 
 
 async def _post(
@@ -413,8 +429,6 @@ async def _post(
     request = client.build_request("POST", url, headers=headers, content=content, timeout=timeout)
     response = await client.send(request, stream=True)
     try:
-        if response.status_code != 200:
-            return Answer(response.status_code, b"")
         return Answer(response.status_code, await read_capped(response.aiter_bytes(), max_bytes))
     finally:
         await response.aclose()
@@ -428,6 +442,28 @@ async def read_capped(chunks: AsyncIterator[bytes], max_bytes: int | None) -> by
         if max_bytes is not None and len(body) > max_bytes:
             return None
     return bytes(body)
+
+
+def unary_blocking(
+    url: str,
+    *,
+    headers: Mapping[str, str],
+    content: bytes,
+    timeout: float,
+    proxy: str | None,
+    max_bytes: int | None,
+) -> Answer:
+    """Return ``unary``'s answer (its deadline and cap) to a caller that blocks.
+
+    The call runs on a loop in a thread of its own, so the caller may be on a
+    loop's thread or not: httpx's blocking client times each read alone, and
+    could not end a head or body that trickles in at the call's timeout.
+    """
+    call = unary(
+        url, headers=headers, content=content, timeout=timeout, proxy=proxy, max_bytes=max_bytes
+    )
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cursor-unary") as worker:
+        return worker.submit(asyncio.run, call).result()
 
 
 def unary_sync(
@@ -479,13 +515,19 @@ def authority(host: str, port: int) -> str:
 def proxy_authorization(parts: urllib.parse.SplitResult) -> str | None:
     """Return the ``Proxy-Authorization`` value a proxy URL's user and password make, or None.
 
-    The value carries the password: it goes in the CONNECT and nowhere else.
+    The value carries the password: it goes in the CONNECT and nowhere else. A
+    proxy may echo it back (in a refusal's status line or body): the encoded
+    value and the password are remembered as secrets, so ``scrub`` takes them out
+    of every error, log line and doctor verdict.
     """
     if parts.username is None:
         return None
     user = urllib.parse.unquote(parts.username)
     password = urllib.parse.unquote(parts.password or "")
-    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    encoded = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    for secret in (encoded, f"{user}:{password}", password):
+        remember_secret(secret)
+    return "Basic " + encoded
 
 
 async def connect_tunnel(

@@ -9,7 +9,8 @@ service ends a stream gRPC's way (``grpc-status``, docs/protocol.md §3).
 
 It follows RFC 9112: a status line, header fields, then a body framed by
 ``Transfer-Encoding: chunked``, ``Content-Length`` or the connection's close;
-1xx interim answers are skipped; a response to HEAD, a 204 or a 304 has none.
+1xx interim answers are skipped, up to ``limits.MAX_INTERIM_HEADS`` of them; a
+response to HEAD, a 204 or a 304 has none.
 Everything it reads is untrusted: the head, a chunk-size line and the trailers
 are bounded, a malformed one is ``BadResponse`` (whose words never quote the
 bytes), and no header may carry CR, LF or NUL into a request. The client never
@@ -23,6 +24,8 @@ connection pool and the timeouts are ``h1conn.py``'s.
 from __future__ import annotations
 
 import re
+
+from .. import limits
 
 __all__ = ["MAX_HEAD", "BadResponse", "ResponseReader", "request_bytes"]
 
@@ -95,6 +98,7 @@ class ResponseReader:
 
     __slots__ = (
         "_buffer",
+        "_interim",
         "_left",
         "_no_body",
         "_state",
@@ -110,6 +114,7 @@ class ResponseReader:
         self._buffer = b""
         self._state = _HEAD
         self._left = 0
+        self._interim = 0  # 1xx heads skipped so far
         self._no_body = method == "HEAD"
         self.status = 0
         self.headers: dict[str, str] = {}
@@ -179,6 +184,13 @@ class ResponseReader:
             if 100 <= status < 200:
                 if status == 101:
                     raise BadResponse("the service switched protocols unasked")
+                self._interim += 1
+                if self._interim > limits.MAX_INTERIM_HEADS:
+                    # Each is a few bytes: without a bound they hold a call for ever.
+                    raise BadResponse(
+                        f"the service sent more than {limits.MAX_INTERIM_HEADS}"
+                        " interim (1xx) answers"
+                    )
                 continue  # an interim answer: the real one follows
             self._start(status, matched.group(1) == b"0", fields)
             return data
