@@ -2,8 +2,11 @@
 
 The simulated model calls ``delete_everything``, which the request never offered, on
 all three APIs (chat completions, Responses, Messages), streamed and not, with other
-tools offered and under ``tool_choice: "none"``. The client must get no such call;
-the answer's text says the tool was not available.
+tools offered and under ``tool_choice: "none"``. The client must get no such call.
+Two layers see to it: the cell declares only the offered tools and refuses a call of
+any other name inside the round, so the model is told (its MCP ask is answered
+``tool_not_found`` naming the declared tools); and ``serve`` drops a call of a tool the
+request did not allow (``tool_choice: "none"``) and says so in the answer's text.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from cursor_simulator.steps import (
 
 MODEL = "claude-4.5-sonnet"
 ROGUE = "delete_everything"
-SAID = f"[The model called `{ROGUE}`, not a tool this request offered"
+
 LIST_FILES = {
     "name": "list_files",
     "description": "List the files in a folder",
@@ -59,6 +62,20 @@ def rogue_script() -> list[Any]:
     ]
 
 
+def refused_in_round(sim: Simulator, declared: list[str]) -> None:
+    """Assert the cell answered the rogue call's MCP ask tool_not_found, naming DECLARED."""
+    run = sim.agent.run()
+    results = [
+        message.exec_client_message.mcp_result
+        for answers in run.answers.values()
+        for message in answers
+        if message.HasField("exec_client_message")
+        and message.exec_client_message.HasField("mcp_result")
+    ]
+    assert [r.tool_not_found.name for r in results] == [ROGUE]
+    assert list(results[0].tool_not_found.available_tools) == declared
+
+
 @pytest.fixture
 def api(sim: Simulator, home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[RunningServer]:
     sim.agent.answer_timeout = 5.0
@@ -76,6 +93,8 @@ def post(api: RunningServer, path: str, body: dict[str, Any], root: bool = False
 
 
 CHOICES = {"offered": {}, "none": {"tool_choice": "none"}}
+# What the cell declares to Cursor in each case: under "none", no tool at all.
+DECLARED: dict[str, list[str]] = {"offered": ["list_files"], "none": []}
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
@@ -92,7 +111,7 @@ def test_chat_completions_never_pass_on_a_call_not_offered(
         **CHOICES[choice],
     }
     text = post(api, "/chat/completions", body)
-    assert ROGUE not in text.replace(SAID, "")
+    assert ROGUE not in text
     if stream:
         chunks = [json.loads(e[6:]) for e in text.split("\n\n") if e.startswith("data: {")]
         deltas = [c["choices"][0] for c in chunks if c["choices"]]
@@ -104,8 +123,8 @@ def test_chat_completions_never_pass_on_a_call_not_offered(
         said = choice_["message"]["content"]
         assert "tool_calls" not in choice_["message"]
         assert choice_["finish_reason"] == "stop"
-    assert said.startswith("Cleaning up.\n\n" + SAID)
-    assert said.endswith("that tool is not available.]")
+    assert said == "Cleaning up."
+    refused_in_round(sim, DECLARED[choice])
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
@@ -123,9 +142,10 @@ def test_responses_never_pass_on_a_call_not_offered(
         **CHOICES[choice],
     }
     text = post(api, "/responses", body)
-    assert ROGUE not in text.replace(SAID, "")
+    assert ROGUE not in text
     assert "function_call" not in text
-    assert SAID in text
+    assert "Cleaning up." in text
+    refused_in_round(sim, DECLARED[choice])
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
@@ -149,9 +169,10 @@ def test_messages_never_pass_on_a_call_not_offered(
     if choice == "none":
         body["tool_choice"] = {"type": "none"}
     text = post(api, "/v1/messages", body, root=True)
-    assert ROGUE not in text.replace(SAID, "")
+    assert ROGUE not in text
     assert "tool_use" not in text
-    assert SAID in text
+    assert "Cleaning up." in text
+    refused_in_round(sim, DECLARED[choice])
     if not stream:
         assert json.loads(text)["stop_reason"] == "end_turn"
 
