@@ -44,6 +44,7 @@ from .writers import check_history, replay_policy
 
 if TYPE_CHECKING:
     from ..models.routing import WireModel
+    from .budget import HistoryBudget
     from .writers import WriterTable
 
 __all__ = [
@@ -173,6 +174,7 @@ def build_run_request(
     new_id: Callable[[], str] | None = None,
     tool_names: Mapping[str, str] | None = None,
     native: NativeReplay | None = None,
+    budget: HistoryBudget | None = None,
 ) -> RunRequestBuild:
     """Return the run request of one round (its AgentClientMessage and bytes).
 
@@ -186,7 +188,9 @@ def build_run_request(
     known Cursor model wrote; with neither, no thinking replays. NEW_ID makes
     the action's message and image ids (a random UUID by default). TOOL_NAMES and
     NATIVE go to ``build_history`` (wire names; bridged native calls' replay).
+    BUDGET bounds the history the request carries (the history budget's fold).
     """
+    del budget  # folding within the budget is the history builder's (issue 32, item 1)
     policy = replay_thinking
     if writers is not None:
         check_history(writers, list(messages), model_id, end=_history_end(messages))
