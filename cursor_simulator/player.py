@@ -2,10 +2,12 @@
 
 ``Player`` waits for the run request, refuses what the service refuses as a
 whole (the resume of a conversation it never saw, a catalog variant's bare
-sibling slug), then turns each step of the script (``steps.py``) into Connect
-frames, waiting for the client's answer wherever a step asks something, and
-records what it saw on the run (``records.RunRecord``). It sees the agent
-service through ``PlayerHost`` — the knobs and what every run shares — so it
+sibling slug, a model the roster does not list or, while the third-party pool is
+spent, any model not Cursor's own, and after hydrating the root blobs over KV a
+history past the model's context window), then turns each step of the script
+(``steps.py``) into Connect frames, waiting for the client's answer wherever a
+step asks something, and records what it saw on the run (``records.RunRecord``).
+It sees the agent service through ``PlayerHost`` — the knobs and what every run shares — so it
 never imports ``agent.py``, which starts it; how its frames reach the client
 (SSE, poll frames, HTTP/2, gzip) is the routes' business.
 """
@@ -19,15 +21,17 @@ import queue
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any, Protocol
 
 from nodecode_cursor._proto import agent_pb2, aiserver_pb2
 from nodecode_cursor.wire import connect, values
 
+from . import plan
 from .catalog import CatalogState
 from .exchange import Cut, SimRequest, Trailers
 from .family import RouteHost
+from .models import ModelsState
 from .records import RunRecord
 from .steps import (
     AskRequestContext,
@@ -85,11 +89,17 @@ class PlayerHost(Protocol):
     conversations: set[str]
     checkpoints: dict[str, list[tuple[bytes, str]]]
     catalog: CatalogState | None
+    roster: ModelsState | None
+    blob_sizes: dict[bytes, int]
+    context_windows: dict[str, int]
     answer_timeout: float
     frame_delay: float
     first_token_delay: float
     refuse_unknown_resume: bool
     refuse_bare_siblings: bool
+    refuse_past_window: bool
+    refuse_unlisted_models: bool
+    pool_empty: bool
 
 
 class _GiveUp(Exception):
@@ -112,6 +122,8 @@ class Player:
                 self.run.violations.append("the first client message is not the run request")
             self.run.run_request = first.run_request
             refusal = self._refusal(first.run_request)
+            if refusal is None:
+                refusal = yield from self._window_refusal(first.run_request)
             if refusal is not None:
                 yield self._end({"error": refusal})
                 return
@@ -149,7 +161,50 @@ class Player:
         catalog = service.catalog
         if bare and catalog is not None and catalog.variant(requested.model_id) is not None:
             return dict(BARE_REFUSAL)
+        slugs = _slugs(request)
+        roster = service.roster
+        unlisted = roster is not None and roster.lists(*slugs) is False
+        if slugs and service.refuse_unlisted_models and unlisted:
+            return dict(BARE_REFUSAL)
+        if slugs and service.pool_empty and not any(plan.cursor_own(s) for s in slugs):
+            return dict(BARE_REFUSAL)
         return None
+
+    def _window_refusal(
+        self, request: agent_pb2.AgentRunRequest
+    ) -> Generator[bytes, None, dict[str, Any] | None]:
+        """Yield the KV asks that hydrate REQUEST's roots; return the refusal when past the window.
+
+        Only a run on a model whose window is known is measured; a blob the client
+        does not hold counts as empty. The asks take ids of their own, so the exec
+        ids a script's steps get stay as they were.
+        """
+        service = self.service
+        slugs = _slugs(request)
+        given = service.context_windows
+        known = next((given[s] for s in slugs if s in given), None)
+        window = known if known is not None else plan.context_window(*slugs)
+        roots = list(request.conversation_state.root_prompt_messages_json)
+        if not service.refuse_past_window or window is None or not roots:
+            return None
+        with service.lock:
+            missing = [bytes(b) for b in dict.fromkeys(roots) if bytes(b) not in service.blob_sizes]
+        for index, blob_id in enumerate(missing):
+            ask = _HYDRATE_IDS + index
+            yield self._frame(
+                kv_server_message=agent_pb2.KvServerMessage(
+                    id=ask, get_blob_args=agent_pb2.GetBlobArgs(blob_id=blob_id)
+                )
+            )
+            answer = self._wait(_kv_answer(ask)).kv_client_message
+            data = bytes(answer.get_blob_result.blob_data)
+            if answer.HasField("get_blob_result") and hashlib.sha256(data).digest() == blob_id:
+                with service.lock:
+                    service.blob_sizes[blob_id] = len(data)
+        with service.lock:
+            size = sum(service.blob_sizes.get(bytes(b), 0) for b in roots)
+        self.run.root_tokens = size // 4
+        return dict(BARE_REFUSAL) if size // 4 > window else None
 
     def _resumed(
         self,
@@ -519,6 +574,17 @@ class Player:
                 self.run.violations.append(f"blob {blob_id.hex()} does not hash to its id")
                 continue
             self.run.served[blob_id.hex()] = data
+
+
+# The KV ask ids a run's hydration of its roots takes: far above the ids its script's
+# asks count up from, so those stay as they were before hydration existed.
+_HYDRATE_IDS = 1 << 30
+
+
+def _slugs(request: agent_pb2.AgentRunRequest) -> list[str]:
+    """Return the model ids REQUEST names: ModelDetails' slug, then RequestedModel's id."""
+    found = (request.model_details.model_id, request.requested_model.model_id)
+    return [slug for slug in dict.fromkeys(found) if slug]
 
 
 # The result member each native ask is answered with, where it is not MEMBER's own name
