@@ -71,10 +71,9 @@ class ModelsState:
         return any(model_id in known for model_id in model_ids if model_id)
 
 
-def _default_roster() -> list[RosterEntry]:
-    """Return a roster shaped like an account's: a few named models, one max-mode marker,
-    then every other model the bundled rows name (a plan that allows them all)."""
-    named = [
+def named_roster() -> list[RosterEntry]:
+    """Return a small roster shaped like an account's: a few models, one max-mode marker."""
+    return [
         RosterEntry("claude-opus-4-8-high", "Claude Opus 4.8 High"),
         RosterEntry("claude-opus-4-8-max", "Claude Opus 4.8 Max", max_mode=True),
         RosterEntry("composer-2.5", "Composer 2.5"),
@@ -82,6 +81,12 @@ def _default_roster() -> list[RosterEntry]:
         RosterEntry("gpt-5.4-high", "", display_name_short="GPT-5.4 High"),
         RosterEntry("gemini-3.1-pro", "", display_model_id="gemini-3.1-pro", aliases=("1M",)),
     ]
+
+
+def _default_roster() -> list[RosterEntry]:
+    """Return the named roster, then every other model the bundled rows name (a plan that
+    allows them all)."""
+    named = named_roster()
     taken = {entry.model_id for entry in named}
     return named + [RosterEntry(slug) for slug in plan.bundled_slugs() if slug not in taken]
 
