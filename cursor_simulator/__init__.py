@@ -56,7 +56,7 @@ class Simulator:
         self.models = models.install(self)
         self.catalog = catalog.install(self)
         self.auth = auth.install(self)
-        self.agent = agent.install(self, catalog=self.catalog)
+        self.agent = agent.install(self, catalog=self.catalog, roster=self.models)
         self.dashboard = dashboard.install(self)
         self.server_config = server_config.install(self)
 

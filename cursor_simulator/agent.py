@@ -31,6 +31,7 @@ from . import workers
 from .catalog import CatalogState
 from .exchange import SimRequest, SimResponse
 from .family import RouteHost, connect_error
+from .models import ModelsState
 from .player import Player, Script
 from .records import AppendRecord, RunRecord
 from .scripted_model import MISREAD_IMAGE_BYTES, scripted_model
@@ -106,6 +107,25 @@ class AgentService:
         # both, and the cell does first (docs/protocol.md §7b). Off by default: with it on,
         # every model's first round in every test would pay one refused run.
         self.both_model_fields_refused = False
+        # Refuse bare (resource_exhausted, no details, before any token) a run whose
+        # root prompt blobs, as tokens (bytes / 4), are past the model's context window,
+        # as Cursor does (senpi #996/#1037, PR #1120: "178,626 accumulated tokens on a
+        # 1,048,576-token window" was refused). The player hydrates the roots over KV
+        # first, as the service must. ``context_windows`` overrides a slug's window.
+        self.refuse_past_window = True
+        self.context_windows: dict[str, int] = {}
+        # Refuse bare a run on a model the account's roster does not list, as Cursor
+        # refused a model the plan did not allow (opencodex commit f3a7cd4a: a 20-token
+        # prompt refused); the roster is ``roster`` (models.py), set by install.
+        self.refuse_unlisted_models = True
+        self.roster: ModelsState | None = None
+        # The account's pool for third-party models is spent: every model that is not
+        # Cursor's own is refused bare while Composer and Auto still answer (the
+        # 2026-08-25 incident, senpi #996/#1037). Off unless a test turns it on.
+        self.pool_empty = False
+        # The size of every root blob a run hydrated, by id: a blob (content-addressed)
+        # is asked for once, not again on every round of a long session.
+        self.blob_sizes: dict[bytes, int] = {}
         # Answer RunSSE with this (status, code, message) instead of streaming.
         self.sse_refusal: tuple[int, str, str] | None = None
         # Compress the stream's frames (gzip) when the client offers gzip.
@@ -426,13 +446,20 @@ def _as_poll_frames(frames: Iterable[bytes]) -> Iterator[bytes]:
             seqno += 1
 
 
-def install(sim: RouteHost, *, catalog: CatalogState | None = None) -> AgentService:
+def install(
+    sim: RouteHost,
+    *,
+    catalog: CatalogState | None = None,
+    roster: ModelsState | None = None,
+) -> AgentService:
     """Serve RunSSE, RunPoll and BidiAppend on ``sim``; return the service's state.
 
-    CATALOG, when given, is what ``refuse_bare_siblings`` reads the variants from.
+    CATALOG, when given, is what ``refuse_bare_siblings`` reads the variants from;
+    ROSTER, what ``refuse_unlisted_models`` reads the account's models from.
     """
     service = AgentService(sim)
     service.catalog = catalog
+    service.roster = roster
     sim.route(RUN_PATH, service.handle_run)
     sim.route(POLL_PATH, service.handle_poll)
     sim.route(APPEND_PATH, service.handle_append)

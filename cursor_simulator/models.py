@@ -5,6 +5,12 @@ Connect protocol header, the client headers every RPC carries, an empty or
 decodable request) and answers a violation with a Connect error, else the
 scripted roster as a bare ``GetUsableModelsResponse``. A test can script the
 roster, a refusal (HTTP status + Connect error body), or a raw body.
+
+The roster is also what the agent route admits: a run on a model it does not
+list is refused bare (``agent.AgentService.refuse_unlisted_models``), as Cursor
+refused a model the plan did not allow (opencodex commit f3a7cd4a). By default
+it lists every model the bundled rows name (``plan.bundled_slugs``), the way a
+plan that allows all of Cursor's models does.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from dataclasses import dataclass, field
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.wire import connect
 
+from . import plan
 from .family import RouteHost, connect_error
 from .server import SimRequest, SimResponse
 
@@ -51,8 +58,20 @@ class ModelsState:
         """Make the next calls answer a Connect error."""
         self.refusal = (status, code, message)
 
+    def lists(self, *model_ids: str) -> bool | None:
+        """Return whether the roster lists one of MODEL_IDS (by id or alias); None: no roster.
 
-def _default_roster() -> list[RosterEntry]:
+        A roster the script replaced by a refusal or a raw body, or an empty one,
+        says nothing, so it admits every model.
+        """
+        with self.lock:
+            if self.refusal is not None or self.raw_body is not None or not self.roster:
+                return None
+            known = {e.model_id for e in self.roster} | {a for e in self.roster for a in e.aliases}
+        return any(model_id in known for model_id in model_ids if model_id)
+
+
+def named_roster() -> list[RosterEntry]:
     """Return a small roster shaped like an account's: a few models, one max-mode marker."""
     return [
         RosterEntry("claude-opus-4-8-high", "Claude Opus 4.8 High"),
@@ -62,6 +81,14 @@ def _default_roster() -> list[RosterEntry]:
         RosterEntry("gpt-5.4-high", "", display_name_short="GPT-5.4 High"),
         RosterEntry("gemini-3.1-pro", "", display_model_id="gemini-3.1-pro", aliases=("1M",)),
     ]
+
+
+def _default_roster() -> list[RosterEntry]:
+    """Return the named roster, then every other model the bundled rows name (a plan that
+    allows them all)."""
+    named = named_roster()
+    taken = {entry.model_id for entry in named}
+    return named + [RosterEntry(slug) for slug in plan.bundled_slugs() if slug not in taken]
 
 
 def install(sim: RouteHost) -> ModelsState:

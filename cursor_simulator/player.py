@@ -2,12 +2,14 @@
 
 ``Player`` waits for the run request, refuses what the service refuses as a
 whole (the resume of a conversation it never saw, a catalog variant's bare
-sibling slug, both model fields when ``both_model_fields_refused``), lets an
-external worker refuse or ignore a continuation as ``external_continuation``
-says (``workers.py``), then turns each step of the script (``steps.py``) into Connect
-frames, waiting for the client's answer wherever a step asks something, and
-records what it saw on the run (``records.RunRecord``). It sees the agent
-service through ``PlayerHost`` — the knobs and what every run shares — so it
+sibling slug, both model fields when ``both_model_fields_refused``, a model the
+roster does not list or, while the third-party pool is spent, any model not Cursor's
+own, and after hydrating the root blobs over KV a history past the model's context
+window), lets an external worker refuse or ignore a continuation as
+``external_continuation`` says (``workers.py``), then turns each step of the script
+(``steps.py``) into Connect frames, waiting for the client's answer wherever a
+step asks something, and records what it saw on the run (``records.RunRecord``).
+It sees the agent service through ``PlayerHost`` — the knobs and what every run shares — so it
 never imports ``agent.py``, which starts it; how its frames reach the client
 (SSE, poll frames, HTTP/2, gzip) is the routes' business.
 """
@@ -27,10 +29,11 @@ from typing import Any, Protocol
 from nodecode_cursor._proto import agent_pb2, aiserver_pb2
 from nodecode_cursor.wire import connect, pbwire, values
 
-from . import workers
+from . import plan, workers
 from .catalog import CatalogState
 from .exchange import Cut, SimRequest, Trailers
 from .family import RouteHost
+from .models import ModelsState
 from .records import RunRecord
 from .steps import (
     AskQuery,
@@ -94,6 +97,9 @@ class PlayerHost(Protocol):
     conversations: set[str]
     checkpoints: dict[str, list[tuple[bytes, str]]]
     catalog: CatalogState | None
+    roster: ModelsState | None
+    blob_sizes: dict[bytes, int]
+    context_windows: dict[str, int]
     answer_timeout: float
     frame_delay: float
     first_token_delay: float
@@ -104,6 +110,9 @@ class PlayerHost(Protocol):
     render_tool_names: str | None
     external_continuation: str
     both_model_fields_refused: bool
+    refuse_past_window: bool
+    refuse_unlisted_models: bool
+    pool_empty: bool
 
 
 class _GiveUp(Exception):
@@ -128,6 +137,8 @@ class Player:
             if self.service.require_mcp_tools and not first.run_request.HasField("mcp_tools"):
                 self.run.violations.append("the run request does not declare mcp_tools (field 4)")
             refusal = self._refusal(first.run_request)
+            if refusal is None:
+                refusal = yield from self._window_refusal(first.run_request)
             if refusal is not None:
                 yield self._end({"error": refusal})
                 return
@@ -178,6 +189,13 @@ class Player:
         ):
             code, message = workers.REFUSED_FIELDS
             return {"code": code, "message": message}
+        slugs = _slugs(request)
+        roster = service.roster
+        unlisted = roster is not None and roster.lists(*slugs) is False
+        if slugs and service.refuse_unlisted_models and unlisted:
+            return dict(BARE_REFUSAL)
+        if slugs and service.pool_empty and not any(plan.cursor_own(s) for s in slugs):
+            return dict(BARE_REFUSAL)
         return None
 
     def _over_root_limit(self, request: agent_pb2.AgentRunRequest) -> bool:
@@ -233,6 +251,42 @@ class Player:
     def _served(self, blob_id: bytes) -> bytes:
         """Return the blob the client served for BLOB_ID (empty when it did not)."""
         return self.run.served.get(blob_id.hex(), b"")
+
+    def _window_refusal(
+        self, request: agent_pb2.AgentRunRequest
+    ) -> Generator[bytes, None, dict[str, Any] | None]:
+        """Yield the KV asks that hydrate REQUEST's roots; return the refusal when past the window.
+
+        Only a run on a model whose window is known is measured; a blob the client
+        does not hold counts as empty. The asks take ids of their own, so the exec
+        ids a script's steps get stay as they were.
+        """
+        service = self.service
+        slugs = _slugs(request)
+        given = service.context_windows
+        known = next((given[s] for s in slugs if s in given), None)
+        window = known if known is not None else plan.context_window(*slugs)
+        roots = list(request.conversation_state.root_prompt_messages_json)
+        if not service.refuse_past_window or window is None or not roots:
+            return None
+        with service.lock:
+            missing = [bytes(b) for b in dict.fromkeys(roots) if bytes(b) not in service.blob_sizes]
+        for index, blob_id in enumerate(missing):
+            ask = _HYDRATE_IDS + index
+            yield self._frame(
+                kv_server_message=agent_pb2.KvServerMessage(
+                    id=ask, get_blob_args=agent_pb2.GetBlobArgs(blob_id=blob_id)
+                )
+            )
+            answer = self._wait(_kv_answer(ask)).kv_client_message
+            data = bytes(answer.get_blob_result.blob_data)
+            if answer.HasField("get_blob_result") and hashlib.sha256(data).digest() == blob_id:
+                with service.lock:
+                    service.blob_sizes[blob_id] = len(data)
+        with service.lock:
+            size = sum(service.blob_sizes.get(bytes(b), 0) for b in roots)
+        self.run.root_tokens = size // 4
+        return dict(BARE_REFUSAL) if size // 4 > window else None
 
     def _resumed(
         self,
@@ -668,6 +722,17 @@ class Player:
                 self.run.violations.append(f"blob {blob_id.hex()} does not hash to its id")
                 continue
             self.run.served[blob_id.hex()] = data
+
+
+# The KV ask ids a run's hydration of its roots takes: far above the ids its script's
+# asks count up from, so those stay as they were before hydration existed.
+_HYDRATE_IDS = 1 << 30
+
+
+def _slugs(request: agent_pb2.AgentRunRequest) -> list[str]:
+    """Return the model ids REQUEST names: ModelDetails' slug, then RequestedModel's id."""
+    found = (request.model_details.model_id, request.requested_model.model_id)
+    return [slug for slug in dict.fromkeys(found) if slug]
 
 
 # The result member each native ask is answered with, where it is not MEMBER's own name

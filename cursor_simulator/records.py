@@ -62,6 +62,8 @@ class RunRecord:
     route: str | None = None
     # Appends the service lost because they came before RunSSE registered the run.
     lost_appends: int = 0
+    # The run's root prompt blobs as tokens (bytes / 4), when the window check measured them.
+    root_tokens: int | None = None
     # The run x-original-request-id names (a resume of a broken run), the text the
     # checkpoint it resumes from had already said, and the text this run streamed.
     original: RunRecord | None = None

@@ -286,3 +286,20 @@ FOLD_STEP_UNITS = 16
 # to millions of entries (+1.5 GiB). Our choice: a model reads no more lines than this
 # from one search; a capped result says so, as Cursor's own capped grep does.
 MAX_REPLAYED_MATCHES = 2000
+
+# What tells apart the causes of a bare refusal (docs/protocol.md §9). A request's
+# tokens are estimated as its bytes over this (the rule of thumb senpi PR #1120 and
+# opencodex use); the wall on root blobs is where opencodex saw runs end
+# invalid_argument with no tokens (protobuf-request.ts, "observed at 208 roots"), and a
+# late invalid_argument on a request at this share (percent) of the root budget or
+# past the wall is read as that wall.
+BYTES_PER_TOKEN = 4
+ROOT_WALL = 208
+ROOT_WALL_SHARE = 90
+
+# A kept checkpoint older than this is not sent: the service keeps checkpoints for a
+# limited time, about 30 minutes by knoxwh/ccextra docs/design.md, while
+# lidge-jun/opencodex expires its own after 15 (src/adapters/cursor/checkpoint-store.ts,
+# PR #2277). We take the shorter: a checkpoint not sent costs a rebuild from the
+# history, one the service forgot costs a refused run.
+CHECKPOINT_MAX_AGE_SECONDS = 15 * 60.0

@@ -30,6 +30,7 @@ import pytest
 from probes import fd_target, open_fds
 
 from cursor_simulator import Simulator
+from cursor_simulator.models import named_roster
 from nodecode_cursor.state import CellState
 
 # How long a leak may take to go away on its own (a thread finishing its last
@@ -49,6 +50,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "sim_answer_timeout(seconds): how long sim fixture scripts wait for answers",
+    )
+    config.addinivalue_line(
+        "markers",
+        "sim_named_roster: the sim's roster is its six named rows, not every bundled"
+        " model (for tests of how a host reads a small roster)",
     )
 
 
@@ -138,11 +144,17 @@ def sim(request: pytest.FixtureRequest) -> Iterator[Simulator]:
     ``@pytest.mark.sim_answer_timeout(SECONDS)`` on a test or module (``pytestmark``)
     bounds how long a script waits for an answer the client never sends, so a
     test that withholds one ends quickly instead of after the simulator's own 30 s.
+    ``@pytest.mark.sim_named_roster`` serves the six named roster rows instead of
+    every bundled model.
     """
     simulator = Simulator()
     marker = request.node.get_closest_marker("sim_answer_timeout")
     if marker is not None:
         simulator.agent.answer_timeout = float(marker.args[0])
+    if request.node.get_closest_marker("sim_named_roster") is not None:
+        # The test reads how a host treats a small account roster (its picks,
+        # completions, doctor's rounds per family); runs stay checked against it.
+        simulator.models.roster = named_roster()
     simulator.start()
     try:
         yield simulator

@@ -269,6 +269,9 @@ class BlobStore:
 class Conversation:
     """One conversation: its wire id, blob store, last checkpoint and rotation state.
 
+    A kept checkpoint ages (``checkpoint_at``, on the caller's clock): one older
+    than ``limits.CHECKPOINT_MAX_AGE_SECONDS`` is not lent to a request
+    (``checkpoint_for``, ``expire_checkpoint``).
     ``poison()`` models a bare resource_exhausted (no output): the conversation
     gets a new wire id and forgets its checkpoint, so the next request rebuilds
     it from the history; it rotates once per failure streak, and
@@ -290,6 +293,7 @@ class Conversation:
         "base_id",
         "blobs",
         "checkpoint",
+        "checkpoint_at",
         "checkpoint_system_ids",
         "conversation_id",
         "fold_told",
@@ -316,6 +320,8 @@ class Conversation:
         self.checkpoint: agent_pb2.ConversationStateStructure | None = None
         # The system-prompt blob ids of the request the checkpoint answered.
         self.checkpoint_system_ids: tuple[bytes, ...] = ()
+        # When the checkpoint came, on the caller's monotonic clock (None: not known).
+        self.checkpoint_at: float | None = None
         self.rotations = 0
         self.seen = False
         self.fold_told = False
@@ -323,23 +329,33 @@ class Conversation:
         self._new_id = new_id or (lambda: str(uuid.uuid4()))
 
     def keep_checkpoint(
-        self, checkpoint: agent_pb2.ConversationStateStructure, system_ids: tuple[bytes, ...] = ()
+        self,
+        checkpoint: agent_pb2.ConversationStateStructure,
+        system_ids: tuple[bytes, ...] = (),
+        now: float | None = None,
     ) -> None:
         """Keep the checkpoint the service sent, with the system-prompt ids it was taken under.
 
         When SYSTEM_IDS is empty the checkpoint's own root blob ids are the
-        reference: the reuse rule compares their head with the next prompt's.
+        reference: the reuse rule compares their head with the next prompt's. NOW
+        is when it came on the caller's monotonic clock (the core has none), which
+        ``checkpoint_for`` and ``expire_checkpoint`` age it by.
         """
         self.checkpoint = checkpoint
+        self.checkpoint_at = now
         self.checkpoint_system_ids = tuple(system_ids) or tuple(
             checkpoint.root_prompt_messages_json
         )
 
     def checkpoint_for(
-        self, system_ids: tuple[bytes, ...]
+        self, system_ids: tuple[bytes, ...], now: float | None = None
     ) -> agent_pb2.ConversationStateStructure | None:
-        """Return the kept checkpoint when SYSTEM_IDS head its root ids, else None."""
-        if self.checkpoint is None:
+        """Return the kept checkpoint when SYSTEM_IDS head its root ids and it is fresh at NOW.
+
+        Fresh: no older than ``limits.CHECKPOINT_MAX_AGE_SECONDS`` (always, when
+        NOW or the time it came is unknown). Otherwise None.
+        """
+        if self.checkpoint is None or self._aged(now):
             return None
         head = self.checkpoint_system_ids[: len(system_ids)]
         if len(head) != len(system_ids) or any(
@@ -347,6 +363,30 @@ class Conversation:
         ):
             return None
         return self.checkpoint
+
+    def _aged(self, now: float | None) -> bool:
+        """Return whether the kept checkpoint is older than the service keeps one, at NOW."""
+        if now is None or self.checkpoint_at is None:
+            return False
+        return now - self.checkpoint_at > limits.CHECKPOINT_MAX_AGE_SECONDS
+
+    def expire_checkpoint(self, now: float) -> bool:
+        """Drop the kept checkpoint when it is too old at NOW; return whether it did."""
+        if self.checkpoint is None or not self._aged(now):
+            return False
+        self.drop_checkpoint()
+        return True
+
+    def drop_checkpoint(self) -> None:
+        """Forget the kept checkpoint: the next request rebuilds from the history."""
+        self.checkpoint = None
+        self.checkpoint_at = None
+        self.checkpoint_system_ids = ()
+
+    @property
+    def in_streak(self) -> bool:
+        """Return whether the conversation rotated since its last complete turn."""
+        return self._in_streak
 
     @property
     def rotations_spent(self) -> bool:
@@ -361,8 +401,7 @@ class Conversation:
         self.rotations += 1
         self.conversation_id = self._new_id()
         self.seen = False
-        self.checkpoint = None
-        self.checkpoint_system_ids = ()
+        self.drop_checkpoint()
         return True
 
     def turn_completed(self) -> None:
@@ -390,8 +429,7 @@ class Conversation:
         if kept.wire_id != self.conversation_id:
             self.conversation_id = kept.wire_id
             self.seen = kept.ran
-            self.checkpoint = None
-            self.checkpoint_system_ids = ()
+            self.drop_checkpoint()
         else:
             self.seen = self.seen or kept.ran
         self.rotations = max(self.rotations, kept.rotations)

@@ -23,10 +23,16 @@ allows), one ``Decision`` out, naming the ``Next`` step and the error it carries
 - ``RETRY_FIELDS``: Cursor refused a run carrying both model fields with
   ``invalid_argument`` before it sent any message, and the round has not yet tried
   ``requested_model`` alone.
+- ``FOLD_HARDER``: Cursor refused a request bare that is past the model's context
+  window, or ended one near the root wall ``invalid_argument`` with no tokens, and
+  the round has not folded harder yet: rebuild it within half the history budget
+  and run once more (the causes and their words are ``causes.py``'s).
 - ``ROTATE``: Cursor refused the conversation itself: it gets a new wire id for the
   next round, and this one fails with the error.
 - ``FAIL``: the round fails with the error (reworded for a usage-pricing refusal,
-  or for a conversation that has rotated ``limits.MAX_ROTATIONS`` times).
+  a conversation too long even folded harder, a model the roster does not list,
+  a third-party model refused again after a rotation (the pool may be spent), or a
+  conversation that has rotated ``limits.MAX_ROTATIONS`` times).
 
 A retry the round then finds pointless (the catalog, asked again, names no other
 shape) is decided again without it (``without_retry``).
@@ -42,8 +48,10 @@ from dataclasses import dataclass, field, replace
 from .. import limits
 from ..errors import ModelNotFound, ProviderError, ResourceExhausted
 from ..models import catalog
+from . import causes
 
 __all__ = [
+    "AGAIN",
     "RETRIES",
     "USAGE_PRICING_CODES",
     "Decision",
@@ -70,6 +78,7 @@ class Next(enum.Enum):
     RETRY_DISCOVERED = "retry_discovered"
     RETRY_SHAPE = "retry_shape"
     RETRY_FIELDS = "retry_fields"
+    FOLD_HARDER = "fold_harder"
     ROTATE = "rotate"
     FAIL = "fail"
 
@@ -77,6 +86,8 @@ class Next(enum.Enum):
 RETRIES = frozenset(
     {Next.RETRY_VARIANT, Next.RETRY_DISCOVERED, Next.RETRY_SHAPE, Next.RETRY_FIELDS}
 )
+# Every step the round takes on a new attempt rather than by failing.
+AGAIN = RETRIES | {Next.FOLD_HARDER}
 
 
 @dataclass(frozen=True)
@@ -107,7 +118,17 @@ class RunFacts:
     reached the host), ``saw_token_delta``. ``answered_since_checkpoint``: an exec
     answer went out after the newest checkpoint. ``resumes`` is how many runs of
     this attempt resumed a broken one; ``rotations`` how often the conversation got
-    a new wire id. ``model`` and ``display`` name the model in a refusal's words.
+    a new wire id, and ``in_streak`` whether it rotated since its last complete turn
+    (the rotation already failed once). ``model`` and ``display`` name the model in a
+    refusal's words.
+
+    What tells the causes of a bare refusal apart (``causes.py``): ``tokens``, the
+    request's estimated tokens, and ``window``, the model's context window by the
+    bundled rows (0: unknown); ``roots``, the root blobs sent, and ``budget_roots``,
+    the budget's; ``folded_harder``, this request was already rebuilt within a halved
+    budget; ``listed``, whether the account's roster lists the model (None: the roster
+    is unknown) and ``roster_models``, models it does list; ``third_party``, the
+    model is not Cursor's own.
     ``after_step_completed``: the last thing the run said was ``step_completed``;
     ``repeated_call``: the run asked again for a call whose result the history holds;
     ``silent``: the run ended before the service sent any message.
@@ -128,6 +149,15 @@ class RunFacts:
     after_step_completed: bool = False
     repeated_call: bool = False
     silent: bool = False
+    in_streak: bool = False
+    tokens: int = 0
+    window: int = 0
+    roots: int = 0
+    budget_roots: int = limits.HISTORY_BUDGET_ROOTS
+    folded_harder: bool = False
+    listed: bool | None = None
+    roster_models: tuple[str, ...] = ()
+    third_party: bool = False
 
 
 @dataclass(frozen=True)
@@ -161,13 +191,16 @@ def decide(facts: RunFacts) -> Decision:
         error = usage_pricing_refusal(broke, facts.model, facts.display)
         return Decision(Next.FAIL, facts, error, note)
     # ErrorDetails say why a quota ran out; only a bare Connect resource_exhausted
-    # (ResourceExhausted) before any token means Cursor refused the conversation itself.
+    # (ResourceExhausted) before any token means Cursor refused the request itself,
+    # for one of several causes (docs/protocol.md §9).
     if isinstance(broke, ResourceExhausted) and not facts.saw_token_delta:
-        if facts.retries.variant:
-            return Decision(Next.RETRY_VARIANT, facts, broke, note)  # not a rotation
-        if facts.rotations >= limits.MAX_ROTATIONS:
-            return Decision(Next.FAIL, facts, conversation_refused(broke), note)
-        return Decision(Next.ROTATE, facts, broke, note)
+        return _bare_refusal(facts, broke, note)
+    # Late, with no tokens, near the root wall: the history is too long to take.
+    near_wall = causes.near_root_wall(facts.roots, facts.budget_roots)
+    if broke.code == "invalid_argument" and not facts.saw_token_delta and near_wall:
+        if not facts.folded_harder:
+            return Decision(Next.FOLD_HARDER, facts, broke, note)
+        return Decision(Next.FAIL, facts, causes.roots_refused(broke, facts.roots), note)
     if isinstance(broke, ModelNotFound) and facts.retries.discovery and not facts.saw_output:
         return Decision(Next.RETRY_DISCOVERED, facts, broke, note)
     shape_or_fields = _shape_or_fields(facts, broke)
@@ -190,6 +223,32 @@ def _shape_or_fields(facts: RunFacts, broke: ProviderError) -> Next | None:
     if facts.retries.fields and facts.silent and not facts.saw_output:
         return Next.RETRY_FIELDS
     return None
+
+
+def _bare_refusal(facts: RunFacts, broke: ProviderError, note: str | None) -> Decision:
+    """Return what follows a bare refusal of FACTS' request, by the cause its facts point to.
+
+    In order: a model the roster does not list (no id helps); a request past the
+    context window (fold harder once, then say so); a variant shape the catalog may
+    name (one retry); a third-party model refused again after a rotation (its pool
+    may be spent); else a poisoned id (rotate, at most ``limits.MAX_ROTATIONS`` times).
+    """
+    model, display = facts.model, facts.display
+    if facts.listed is False:
+        error = causes.unlisted_model(broke, model, display, facts.roster_models)
+        return Decision(Next.FAIL, facts, error, note)
+    if facts.window > 0 and facts.tokens > facts.window:
+        if not facts.folded_harder:
+            return Decision(Next.FOLD_HARDER, facts, broke, note)
+        error = causes.too_long(broke, model, display, facts.tokens, facts.window)
+        return Decision(Next.FAIL, facts, error, note)
+    if facts.retries.variant:
+        return Decision(Next.RETRY_VARIANT, facts, broke, note)  # not a rotation
+    if facts.third_party and facts.in_streak:
+        return Decision(Next.FAIL, facts, causes.pool_spent(broke, model, display), note)
+    if facts.rotations >= limits.MAX_ROTATIONS:
+        return Decision(Next.FAIL, facts, conversation_refused(broke), note)
+    return Decision(Next.ROTATE, facts, broke, note)
 
 
 def without_retry(decision: Decision) -> Decision:

@@ -10,11 +10,17 @@ the answers back). When a run ends, ``_Attempt`` gathers its facts (the
 completeness rule, the end-of-stream error) and does what ``decisions.decide``
 says: finish; resume from the checkpoint (at most ``limits.MAX_RESUMES`` times);
 retry once on the catalog's variant, or with the discovery id when the model was
-not found before any output (those two are made by ``_round`` on a new attempt);
-rotate the conversation for a bare ``resource_exhausted`` (at most
-``limits.MAX_ROTATIONS`` times); retry once on the other continuation shape, or
-with ``requested_model`` alone, and remember for the model what worked
-(``continuation.py``); or fail. What it keeps between rounds
+not found before any output, or within a halved history budget when the request
+was past the model's context window or near the root wall (those three are made
+by ``_round`` on a new attempt); rotate the conversation for a bare
+``resource_exhausted`` no other cause explains (at most ``limits.MAX_ROTATIONS``
+times); retry once on the other continuation shape, or with ``requested_model``
+alone, and remember for the model what worked (``continuation.py``); or fail. The
+facts that tell the causes of a bare refusal apart (the request's size, the
+roster's standing of the model, whether it is Cursor's own) are gathered by
+``_one_run`` (``models.standing``). A kept checkpoint older than the service
+keeps one is not sent, and one is dropped when a run ends ``invalid_argument`` or
+``failed_precondition``: the next request rebuilds from the history. What it keeps between rounds
 (conversations, the Kimi K3 writer table, rosters) lives in the cell's
 ``CellState``, which the cell passes to every round; what another process needs
 to go on with a conversation (``continuity.Kept``) is read before the round and
@@ -43,10 +49,10 @@ from ..account import credentials, key_exchange
 from ..account.credentials import checked_token
 from ..account.signin import refresh_if_due
 from ..account.store import AuthStore
-from ..core import continuation, decisions
+from ..core import causes, continuation, decisions
 from ..core.answers import Answerer
 from ..core.bridge import function_tools, wire_names
-from ..core.budget import resolve_budget
+from ..core.budget import HistoryBudget, resolve_budget
 from ..core.continuity import (
     MessageDigests,
     call_key,
@@ -64,6 +70,7 @@ from ..errors import (
     CursorError,
     NotSignedIn,
     ProviderError,
+    ResourceExhausted,
     StoreError,
     StreamIncomplete,
     loggable,
@@ -78,7 +85,7 @@ from ..host import (
     ToolCallArgsDelta,
     ToolCallStart,
 )
-from ..models import model_resolution
+from ..models import model_resolution, standing
 from ..state import CellState
 from ..transports.run_route import open_run
 from ..transports.sse import RunSettings
@@ -98,6 +105,9 @@ __all__ = ["TURN_END_GRACE_SECONDS", "USAGE_PRICING_CODES", "stream_round", "str
 log = logging.getLogger("nodecode_cursor.lanes.lane")
 
 TURN_END_GRACE_SECONDS = limits.TURN_END_GRACE_SECONDS
+
+# A run ending with one of these codes drops the kept checkpoint (docs/protocol.md §9).
+_STALE_CHECKPOINT_CODES = frozenset({"invalid_argument", "failed_precondition"})
 
 
 def stream_round_sync(ctx: RoundContext, state: CellState | None = None) -> RoundResult:
@@ -217,7 +227,13 @@ async def _round(
     )
     shape, fields = first.shape, first.fields
     shape_retry, fields_retry = first.shape_retry, first.fields_retry
+    # The history budget the request is built within (the setting, else the default);
+    # halved once when Cursor refused a request too long for the model (FOLD_HARDER).
+    budget = resolve_budget(os.environ.get(limits.HISTORY_BUDGET_ENV), ctx.history_budget)
+    folded_harder = False
     while True:
+        if conversation.expire_checkpoint(time.monotonic()):
+            log.info("the kept checkpoint is older than Cursor keeps one; rebuilding from history")
         attempt = _Attempt(
             ctx,
             state,
@@ -238,9 +254,22 @@ async def _round(
             ),
             shape=shape,
             fields=fields,
+            budget=budget,
+            folded_harder=folded_harder,
         )
         result = await attempt.run()
         if isinstance(result, decisions.Decision):
+            if result.next is Next.FOLD_HARDER:
+                facts = result.facts
+                log.info(
+                    "Cursor refused a request of about %d tokens and %d history blobs "
+                    "(window %d); folding older messages harder and retrying once",
+                    facts.tokens,
+                    facts.roots,
+                    facts.window,
+                )
+                budget, folded_harder = budget.halved(), True
+                continue
             if result.next is Next.RETRY_SHAPE:
                 shape_retry, shape = False, continuation.other_shape(shape)
                 log.info("retrying %s with the %s continuation", loggable(ctx.model), shape.value)
@@ -494,12 +523,15 @@ class _Attempt:
         retries: decisions.Retries,
         shape: continuation.Shape = continuation.Shape.RESUME,
         fields: continuation.ModelFields = continuation.ModelFields.BOTH,
+        budget: HistoryBudget | None = None,
+        folded_harder: bool = False,
     ) -> None:
         """Ready the round on WIRE; STATE lends its HTTP/2 pool, clients and reply cap.
 
         RETRIES are the retries on another wire model, shape or fields the round still
         allows: a run that ends in one returns it from ``run`` instead of failing.
-        SHAPE and FIELDS are the continuation shape and model fields to send.
+        SHAPE and FIELDS are the continuation shape and model fields to send. BUDGET
+        bounds the history the request carries; FOLDED_HARDER says it is already halved.
         """
         self.ctx = ctx
         self.state = state
@@ -519,6 +551,9 @@ class _Attempt:
         # parts wait for the run's end, and are dropped when the round retries.
         held = retries.shape and any(m.get("role") == "tool" for m in messages)
         self.held: list[StreamPart] | None = [] if held else None
+        self.budget = budget or HistoryBudget()
+        self.folded_harder = folded_harder
+        self.build: RunRequestBuild | None = None
         self.stage = Stage.NEW
         self.frames = 0  # server messages received over all runs, heartbeats included
         self.resumes = 0  # runs after the first, each resuming a broken one
@@ -537,7 +572,6 @@ class _Attempt:
             raise RuntimeError(f"an attempt runs once (it is {self.stage.value})")
         ctx = self.ctx
         model = ctx.model
-        budget = resolve_budget(os.environ.get(limits.HISTORY_BUDGET_ENV), ctx.history_budget)
         answerer = Answerer(
             tools=list(self.tools),
             system_prompt=self.system or "",
@@ -560,11 +594,12 @@ class _Attempt:
             writers=self.table,
             tool_names=wire_names(fn["name"] for fn in function_tools(self.tools)),
             native=self.state.bridged.replay,
-            budget=budget,
+            budget=self.budget,
             mcp_tools=answerer.tool_definitions,  # field 4: the request context's own
             shape=self.shape,
             fields=self.fields,
         )
+        self.build = build
         _tell_fold(ctx, self.conversation, build.history)
         settings = RunSettings(
             base_url=ctx.base_url or limits.DEFAULT_BASE_URL,
@@ -612,7 +647,7 @@ class _Attempt:
                     settings = dataclasses.replace(
                         settings, original_request_id=self.first_request_id
                     )
-            if decision.next is not Next.FINISH and decision.next not in decisions.RETRIES:
+            if decision.next is not Next.FINISH and decision.next not in decisions.AGAIN:
                 raise self.ended(decision)
             if decision.next is Next.FINISH:
                 self._release()
@@ -709,6 +744,11 @@ class _Attempt:
             ended_whole = fold.complete
             why = run.cut or "the stream ended before the turn did"
             broke = StreamIncomplete(f"Cursor's answer is incomplete: {why} (try again)")
+        if broke is not None and broke.code in _STALE_CHECKPOINT_CODES:
+            # The service may no longer hold what the checkpoint names (opencodex drops
+            # one on invalid_argument): the next request rebuilds from the history.
+            self.conversation.drop_checkpoint()
+        cause = await self._cause_facts(broke, fold.saw_token_delta)
         return decisions.RunFacts(
             broke=broke,
             model=self.ctx.model,
@@ -729,7 +769,37 @@ class _Attempt:
                 and self.retries.shape
                 and continuation.repeats_finished_call(self.messages, fold.message())
             ),
+            in_streak=self.conversation.in_streak,
+            **cause,
         )
+
+    async def _cause_facts(self, broke: ProviderError | None, saw_token: bool) -> dict[str, Any]:
+        """Return the facts that tell apart the causes of a refusal with no token (``causes``).
+
+        The request's estimated tokens and root blobs, the model's window and
+        ownership, the budget; the account's roster is asked only for a bare
+        ``resource_exhausted``, the one cause it may explain.
+        """
+        build = self.build
+        if broke is None or saw_token or build is None:
+            return {}
+        history, blobs = build.history, self.conversation.blobs
+        sizes = (len(blobs.get(i) or b"") for i in (*history.root_ids, *history.turn_ids))
+        action = len(history.active.text.encode()) if history.active is not None else 0
+        model = self.ctx.model
+        facts: dict[str, Any] = {
+            "tokens": causes.request_tokens(sizes, action),
+            "window": standing.context_window(model),
+            "roots": len(history.root_ids),
+            "budget_roots": self.budget.roots,
+            "folded_harder": self.folded_harder,
+            "third_party": not standing.cursor_own(model),
+        }
+        if isinstance(broke, ResourceExhausted):
+            ids = dict.fromkeys((model, self.wire.details_id, self.wire.requested_id))
+            listed, others = await standing.roster_standing(self.ctx, self.state, self.token, ids)
+            facts.update(listed=listed, roster_models=others)
+        return facts
 
     def _log_start(self, data: bytes, request_id: str, original: str | None) -> None:
         """Log the run's routing and request at DEBUG: never a token or a body."""
@@ -766,7 +836,9 @@ class _Attempt:
         conversation.turn_completed()
         conversation.seen = True
         if fold.checkpoint is not None:
-            conversation.keep_checkpoint(fold.checkpoint, build.history.system_ids)
+            conversation.keep_checkpoint(
+                fold.checkpoint, build.history.system_ids, now=time.monotonic()
+            )
         messages = fold.messages()
         message = messages[-1]
         written = [

@@ -272,19 +272,21 @@ def test_an_end_error_before_the_turn_is_raised_classified(
 def test_resource_exhausted_is_429_and_rotates_once_per_streak(
     sim: Simulator, state: CellState
 ) -> None:
-    session = f"rot-{uuid.uuid4()}"
+    # Cursor's own model: a third party's refused again in the streak would be read as
+    # its pool being spent (test_causes.py), not as the same poisoned id.
+    session, own = f"rot-{uuid.uuid4()}", "composer-2.5"
     ok = [Text("fine"), TurnEnded(3, 1), End()]
     for script in ([EndError("resource_exhausted", "")], [EndError("resource_exhausted", "")], ok):
         sim.agent.script(script)
     for _ in range(2):
         with pytest.raises(ProviderError) as caught:
-            lane.stream_round_sync(context(sim, session_id=session), state)
+            lane.stream_round_sync(context(sim, session_id=session, model=own), state)
         assert caught.value.status == 429 and caught.value.code == "resource_exhausted"
-    lane.stream_round_sync(context(sim, session_id=session), state)
+    lane.stream_round_sync(context(sim, session_id=session, model=own), state)
     sim.agent.script([EndError("resource_exhausted", "")])
     with pytest.raises(ProviderError):
-        lane.stream_round_sync(context(sim, session_id=session), state)
-    lane.stream_round_sync(context(sim, session_id=session), state)  # default script
+        lane.stream_round_sync(context(sim, session_id=session, model=own), state)
+    lane.stream_round_sync(context(sim, session_id=session, model=own), state)  # default
     ids = [r.run_request.conversation_id for r in sim.agent.runs]  # type: ignore[union-attr]
     first, rotated, again, completed, after = ids[0], ids[1], ids[2], ids[3], ids[4]
     assert rotated != first  # the bare refusal rotated the wire id

@@ -387,6 +387,8 @@ def test_piped_chat_shows_no_waiting_line(sim: Simulator, home: Path) -> None:
     assert "waiting for" not in done.stdout and "\r" not in done.stdout
 
 
+# Reads how the host treats a six-row account roster, not one listing every model.
+@pytest.mark.sim_named_roster
 def test_model_choice_comes_from_the_accounts_roster(sim: Simulator, home: Path) -> None:
     roster = ["claude-opus-4-8-high", "claude-opus-4-8-max", "composer-2.5"]
     roster += ["gemini-3.1-pro", "gpt-5.4", "gpt-5.4-high"]

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from cli_run import cli_env, run_main
 
 from cursor_simulator import Simulator, connect_error
@@ -30,6 +31,8 @@ def statuses(checks: dict[str, Any]) -> dict[str, str]:
     return {name: check["status"] for name, check in checks.items()}
 
 
+# Reads how the host treats a six-row account roster, not one listing every model.
+@pytest.mark.sim_named_roster
 def test_a_healthy_service_passes_every_check_and_warns_of_the_cost(
     sim: Simulator, home: Path
 ) -> None:
@@ -133,6 +136,8 @@ def test_a_transport_that_is_not_served(sim: Simulator, home: Path) -> None:
     assert checks["round composer"]["status"] == "ok"  # auto moved to RunPoll
 
 
+# Reads how the host treats a six-row account roster, not one listing every model.
+@pytest.mark.sim_named_roster
 def test_a_refused_wire_shape_shows_on_its_family(sim: Simulator, home: Path) -> None:
     def refuse_claude(run: RunRecord) -> Iterator[Any]:
         yield AskRequestContext()  # by then the run request is in

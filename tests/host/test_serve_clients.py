@@ -383,6 +383,8 @@ def test_openai_agents_default_setup_runs_a_tool(
 # anthropic: the Messages API ----------------------------------------------------------------------
 
 
+# Reads how the host treats a six-row account roster, not one listing every model.
+@pytest.mark.sim_named_roster
 def test_anthropic_plain_and_model_names(
     sim: Simulator, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
