@@ -131,7 +131,7 @@ class RunFacts:
     model is not Cursor's own.
     ``after_step_completed``: the last thing the run said was ``step_completed``;
     ``repeated_call``: the run asked again for a call whose result the history holds;
-    ``silent``: the run ended before the service sent any message.
+    ``silent``: the run ended before the service said anything but KV asks and heartbeats.
     """
 
     broke: ProviderError | None
@@ -195,12 +195,15 @@ def decide(facts: RunFacts) -> Decision:
     # for one of several causes (docs/protocol.md §9).
     if isinstance(broke, ResourceExhausted) and not facts.saw_token_delta:
         return _bare_refusal(facts, broke, note)
-    # Late, with no tokens, near the root wall: the history is too long to take.
-    near_wall = causes.near_root_wall(facts.roots, facts.budget_roots)
-    if broke.code == "invalid_argument" and not facts.saw_token_delta and near_wall:
-        if not facts.folded_harder:
+    # Late, with no tokens, near the root wall: the history is too long to take. Once
+    # folded harder, the same refusal again says so (fold once, then tell): the round
+    # has spent its retry on the history's length, and chains no other.
+    if broke.code == "invalid_argument" and not facts.saw_token_delta:
+        near_wall = causes.near_root_wall(facts.roots, facts.budget_roots)
+        if near_wall and not facts.folded_harder:
             return Decision(Next.FOLD_HARDER, facts, broke, note)
-        return Decision(Next.FAIL, facts, causes.roots_refused(broke, facts.roots), note)
+        if near_wall or facts.folded_harder:
+            return Decision(Next.FAIL, facts, causes.roots_refused(broke, facts.roots), note)
     if isinstance(broke, ModelNotFound) and facts.retries.discovery and not facts.saw_output:
         return Decision(Next.RETRY_DISCOVERED, facts, broke, note)
     shape_or_fields = _shape_or_fields(facts, broke)

@@ -763,7 +763,7 @@ class _Attempt:
             rotations=self.conversation.rotations,
             retries=self.retries,
             after_step_completed=pump.after_step_completed,
-            silent=pump.frames == 0,
+            silent=not pump.spoke,
             repeated_call=(
                 broke is None
                 and self.retries.shape

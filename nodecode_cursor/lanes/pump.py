@@ -75,6 +75,9 @@ class Pump:
         self.runner = runner
         self.max_reply_bytes = max_reply_bytes
         self.frames = 0  # server messages received, heartbeats included
+        # Whether the service said anything but KV asks and heartbeats: a refusal before
+        # that refuses the request itself (the service may read blobs first).
+        self.spoke = False
         # Whether an exec answer went out after the fold's newest checkpoint: then a
         # resume from it would replay work the service already had an answer for.
         self.answered_since_checkpoint = False
@@ -186,6 +189,8 @@ class Pump:
         answerer (a native ask the host runs in place goes to ``_run_in_place``).
         """
         fold = self.fold
+        if not self.spoke and not _quiet(message):
+            self.spoke = True
         self._show_all(fold.feed(message))
         if fold.checkpoint is not self._checkpoint:
             self._checkpoint = fold.checkpoint
@@ -331,3 +336,14 @@ def _reply_size(message: Any) -> int:
     if which in _TOOL_UPDATES:
         return int(getattr(update, which).ByteSize())
     return 0
+
+
+def _quiet(message: Any) -> bool:
+    """Return whether MESSAGE says nothing of the run: a KV ask, or a heartbeat."""
+    member = message.WhichOneof("message")
+    if member == "kv_server_message":
+        return True
+    if member != "interaction_update":
+        return False
+    update: str | None = message.interaction_update.WhichOneof("message")
+    return update == "heartbeat"
