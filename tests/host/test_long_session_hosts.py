@@ -136,7 +136,7 @@ def test_the_last_rounds_through_serve_with_the_openai_sdk(
 
 # The first rounds of the session through serve, from the question on: the history
 # passes the budget's 512 KiB after a handful of results and folds from then on.
-FIRST = 30
+FIRST = 60
 
 
 @pytest.mark.sim_answer_timeout(30.0)
