@@ -6,9 +6,9 @@ Runs each script of this folder in its own process (so one's imports and
 caches do not flatter the next), prints their output as it comes, and writes
 RESULTS.md: the machine (CPUs, CPU model, Python), the date, and each script's
 output, with the load average before and after. The verdicts (``verdict:
-PASS|FAIL``) come from floors.py, client_cpu.py, startup.py, answer_peak.py and
-serve_load.py and are collected at the top. Exits non-zero when any verdict
-fails, so a CI job may run it, though the test suite does not.
+PASS|FAIL``) come from floors.py, client_cpu.py, startup.py, answer_peak.py,
+long_session.py and serve_load.py and are collected at the top. Exits non-zero
+when any verdict fails, so a CI job may run it, though the test suite does not.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-# floors.py, client_cpu.py, startup.py, answer_peak.py and serve_load.py hold the goals;
-# the others print supporting detail.
+# floors.py, client_cpu.py, startup.py, answer_peak.py, long_session.py and serve_load.py
+# hold the goals; the others print supporting detail.
 SCRIPTS = (
     "floors.py",
     "client_cpu.py",
@@ -30,6 +30,7 @@ SCRIPTS = (
     "answer_peak.py",
     "catalog.py",
     "request_build.py",
+    "long_session.py",
     "round_overhead.py",
     "register_first.py",
     "h2_latency.py",

@@ -100,6 +100,10 @@ MAX_ROTATIONS = 3
 
 # Conversations (blob stores, checkpoints) kept in memory; evicted ones rebuild from history.
 MAX_CONVERSATIONS = 128
+# Digests of long history messages the cell remembers between rounds (core/continuity.py's
+# DigestMemo), so a long session's history is not hashed again every round: a 500-call
+# session needs about 500, and an entry is about 300 bytes (about 10 MiB at most).
+DIGEST_MEMO_ENTRIES = 32 * 1024
 
 # The writer table forgets everything past this many rounds rather than grow forever.
 MAX_WRITER_ENTRIES = 4096

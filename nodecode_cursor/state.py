@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .core.blobs import Conversations
     from .core.bridge import BridgedCalls
     from .core.continuation import Learned
-    from .core.continuity import ContinuityStore
+    from .core.continuity import ContinuityStore, DigestMemo
     from .core.writers import WriterStore, WriterTable
     from .models.account_models import AccountModels
     from .transports.clients import HttpClients
@@ -60,6 +60,7 @@ class CellState:
         "_continuity",
         "_continuity_made",
         "_conversations",
+        "_digest_memo",
         "_http_clients",
         "_models",
         "_run_connections",
@@ -80,6 +81,7 @@ class CellState:
         self.closed = False
         self.home = home
         self._conversations: Conversations | None = None
+        self._digest_memo: DigestMemo | None = None
         self._bridged: BridgedCalls | None = None
         self._continuity: ContinuityStore | None = None  # None once made: no home, or closed
         self._continuity_made = False
@@ -107,6 +109,20 @@ class CellState:
                 if self._conversations is None:
                     self._conversations = Conversations()
         return self._conversations
+
+    @property
+    def digest_memo(self) -> DigestMemo:
+        """Return the digests of long history messages, kept between rounds (made on first read).
+
+        Read and written only under ``lock`` (``MessageDigests`` asks it there).
+        """
+        if self._digest_memo is None:
+            from .core.continuity import DigestMemo
+
+            with self.made:
+                if self._digest_memo is None:
+                    self._digest_memo = DigestMemo()
+        return self._digest_memo
 
     @property
     def bridged(self) -> BridgedCalls:

@@ -22,15 +22,19 @@ the conversation they describe is ``blobs.py``'s.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from .continuation import Learned
 
+from .. import limits
+
 __all__ = [
     "ContinuityStore",
+    "DigestMemo",
     "HistoryMark",
     "Kept",
     "MessageDigests",
@@ -120,26 +124,88 @@ def _hash_stripped(hasher: Any, text: str) -> None:
         hasher.update(text[at : min(at + _HASH_SLICE, end)].encode("utf-8", "surrogatepass"))
 
 
-def _message_digest(message: Mapping[str, Any]) -> bytes:
+def _message_digest(message: Mapping[str, Any], text: str | None = None) -> bytes:
     """Return the digest of what a client resends of MESSAGE verbatim: role, text, call ids.
 
     Thinking and argument text are left out: clients replay them in shapes of their
-    own, and a mark must not call the same conversation a different one.
+    own, and a mark must not call the same conversation a different one. TEXT is
+    the message's text when the caller has it already.
     """
     hasher = hashlib.sha256()
-    role = message.get("role")
-    hasher.update(str(role if role in ("user", "assistant", "tool") else "user").encode())
+    hasher.update(_role(message).encode())
     hasher.update(b"\0")
-    _hash_stripped(hasher, _text(message.get("content")))
+    _hash_stripped(hasher, _text(message.get("content")) if text is None else text)
     hasher.update(b"\0")
     hasher.update(str(message.get("tool_call_id") or "").encode("utf-8", "surrogatepass"))
-    calls = message.get("tool_calls")
-    if isinstance(calls, list):
-        for call in calls:
-            if isinstance(call, Mapping):
-                hasher.update(b"\0")
-                hasher.update(str(call.get("id") or "").encode("utf-8", "surrogatepass"))
+    for call_id in _call_ids(message):
+        hasher.update(b"\0")
+        hasher.update(call_id.encode("utf-8", "surrogatepass"))
     return hasher.digest()
+
+
+def _role(message: Mapping[str, Any]) -> str:
+    """Return the role a message's digest reads (any but assistant and tool reads as user)."""
+    role = message.get("role")
+    return str(role if role in ("user", "assistant", "tool") else "user")
+
+
+def _call_ids(message: Mapping[str, Any]) -> list[str]:
+    """Return the ids of an assistant message's tool calls, as its digest reads them."""
+    calls = message.get("tool_calls")
+    if not isinstance(calls, list):
+        return []
+    return [str(call.get("id") or "") for call in calls if isinstance(call, Mapping)]
+
+
+# A text this long is worth remembering the digest of: hashing it costs more than the key.
+_MEMO_FROM = 4096
+
+
+class DigestMemo:
+    """The digests of long messages, kept between rounds so the history is not hashed again.
+
+    Every round hashes every message of the history it was sent (``MessageDigests``):
+    in a long session that is the whole history's text each round, tens of MiB.
+    A long message's digest is kept under a key of what the digest reads, its
+    text as its length and Python's hash of it (cached on the string, so a host
+    that sends the same string again pays nothing to look it up), never the text
+    itself: nothing here holds message text, and a memo holding every live
+    session's history would double what the process holds. Two different texts
+    of one length and one 64-bit hash would share a digest: Python keys its
+    string hashes with a secret of the process, so that is chance alone, about
+    one in 2**64. At most LIMIT entries, the least recently used leaving first.
+    """
+
+    __slots__ = ("_entries", "limit")
+
+    def __init__(self, limit: int = limits.DIGEST_MEMO_ENTRIES) -> None:
+        self.limit = limit
+        self._entries: OrderedDict[Hashable, bytes] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def digest(self, message: Mapping[str, Any]) -> bytes:
+        """Return ``_message_digest(MESSAGE)``, from the memo when its text is long and known."""
+        text = _text(message.get("content"))
+        if len(text) < _MEMO_FROM:
+            return _message_digest(message, text)
+        key = (
+            _role(message),
+            len(text),
+            hash(text),
+            str(message.get("tool_call_id") or ""),
+            tuple(_call_ids(message)),
+        )
+        entries = self._entries
+        found = entries.get(key)
+        if found is not None:
+            entries.move_to_end(key)
+            return found
+        found = entries[key] = _message_digest(message, text)
+        if len(entries) > self.limit:
+            entries.popitem(last=False)
+        return found
 
 
 class MessageDigests:
@@ -149,17 +215,22 @@ class MessageDigests:
     session's mark (``continues``), and then for its own mark (``history_mark``).
     """
 
-    __slots__ = ("_digests", "messages")
+    __slots__ = ("_digests", "memo", "messages")
 
-    def __init__(self, messages: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(
+        self, messages: Sequence[Mapping[str, Any]], memo: DigestMemo | None = None
+    ) -> None:
         self.messages = messages
+        # long messages' digests from earlier rounds (None: each is hashed)
+        self.memo = memo
         self._digests: list[bytes] = []
 
     def prefix(self, count: int) -> str:
         """Return the digest over the first COUNT messages."""
         digests, messages = self._digests, self.messages
+        digest_of = _message_digest if self.memo is None else self.memo.digest
         for message in messages[len(digests) : count]:
-            digests.append(_message_digest(message if isinstance(message, Mapping) else {}))
+            digests.append(digest_of(message if isinstance(message, Mapping) else {}))
         hasher = hashlib.sha256()
         for digest in digests[:count]:
             hasher.update(digest)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from .. import limits
 from .budget import HistoryBudget
@@ -181,7 +181,7 @@ def fold_units(
             kept += ids(unit)
     if not folded:
         return Fold(tuple(kept), frozenset(), "", "")
-    said = [said_of(rows[index], names) for index in sorted(folded)]
+    said = _SaidOf(sorted(folded), rows, names)
     text = transcript_text(said, transcript_cap(budget))
     counted = frozenset(blob for found in built.values() for blob in found)
     return Fold(tuple(kept), frozenset(folded), text, plan.reason, counted)
@@ -240,8 +240,42 @@ def said_of(message: Mapping[str, Any], names: Mapping[str, str]) -> Said:
     return Said("assistant", "\n".join(lines))
 
 
+class _SaidOf(Sequence[Said]):
+    """The folded messages as the transcript reads them, each read only when it is asked for.
+
+    The transcript takes the newest few that fit its cap; a long session folds
+    hundreds more every round, and reading each (its text joined, its calls
+    written out) would cost a round time in the length of the whole history.
+    """
+
+    def __init__(
+        self, indexes: Sequence[int], rows: Sequence[Mapping[str, Any]], names: Mapping[str, str]
+    ) -> None:
+        self._indexes = indexes
+        self._rows = rows
+        self._names = names
+
+    def __len__(self) -> int:
+        return len(self._indexes)
+
+    @overload
+    def __getitem__(self, at: int) -> Said: ...
+    @overload
+    def __getitem__(self, at: slice) -> Sequence[Said]: ...
+    def __getitem__(self, at: int | slice) -> Said | Sequence[Said]:
+        if isinstance(at, slice):
+            return [said_of(self._rows[i], self._names) for i in self._indexes[at]]
+        return said_of(self._rows[self._indexes[at]], self._names)
+
+
 def _cut(text: str, cap: int) -> str:
     """Return TEXT within CAP UTF-8 bytes: its head and tail around a marker of what was cut."""
+    if text.isascii():
+        # One byte a character: the same cut on the text, without encoding all of it.
+        if len(text) <= cap:
+            return text
+        head, tail = text[: cap * 3 // 4], text[len(text) - cap // 4 :]
+        return f"{head}\n[… {len(text) - len(head) - len(tail)} bytes cut …]\n{tail}"
     data = text.encode("utf-8", "replace")
     if len(data) <= cap:
         return data.decode("utf-8")

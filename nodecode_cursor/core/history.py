@@ -174,26 +174,57 @@ def valid_unicode(value: Any) -> tuple[Any, int]:
     session unusable. Dicts, lists and tuples are copied only where something
     changed; VALUE itself is never modified.
     """
+    # The exact types a host's JSON is made of first: every round walks the whole
+    # history, and an ABC check per None or number is most of that walk's cost.
+    kind = type(value)
+    if kind is str:
+        if value.isascii():
+            return value, 0
+        text = _valid_text(value)
+        return text, int(text is not value)
+    if kind is dict:
+        return _valid_mapping(value)
+    if kind is list or kind is tuple:
+        return _valid_items(value)
+    if value is None or kind is int or kind is bool or kind is float:
+        return value, 0
     if isinstance(value, str):
         text = _valid_text(value)
         return text, int(text is not value)
     if isinstance(value, Mapping):
-        changed = 0
-        out: dict[Any, Any] = {}
-        for key, item in value.items():
-            new_key, key_changes = valid_unicode(key)
-            new_item, item_changes = valid_unicode(item)
-            out[new_key] = new_item
-            changed += key_changes + item_changes
-        return (out if changed else value), changed
+        return _valid_mapping(value)
     if isinstance(value, list | tuple):
-        pairs = [valid_unicode(item) for item in value]
-        changed = sum(count for _, count in pairs)
-        if not changed:
-            return value, 0
-        items = [item for item, _ in pairs]
-        return (items if isinstance(value, list) else tuple(items)), changed
+        return _valid_items(value)
     return value, 0
+
+
+def _valid_mapping(value: Mapping[Any, Any]) -> tuple[Any, int]:
+    """Return ``valid_unicode`` of a mapping: a dict copy where something changed, else VALUE."""
+    changed = 0
+    out: dict[Any, Any] = {}
+    for key, item in value.items():
+        # an ASCII key or string (most of them) is valid as it is: no call for it
+        if type(key) is str and key.isascii():
+            new_key, key_changes = key, 0
+        else:
+            new_key, key_changes = valid_unicode(key)
+        if (type(item) is str and item.isascii()) or item is None:
+            new_item, item_changes = item, 0
+        else:
+            new_item, item_changes = valid_unicode(item)
+        out[new_key] = new_item
+        changed += key_changes + item_changes
+    return (out if changed else value), changed
+
+
+def _valid_items(value: list[Any] | tuple[Any, ...]) -> tuple[Any, int]:
+    """Return ``valid_unicode`` of a list or tuple: a copy where something changed, else VALUE."""
+    pairs = [valid_unicode(item) for item in value]
+    changed = sum(count for _, count in pairs)
+    if not changed:
+        return value, 0
+    items = [item for item, _ in pairs]
+    return (items if isinstance(value, list) else tuple(items)), changed
 
 
 def parse_data_url(url: Any) -> tuple[str, str] | None:

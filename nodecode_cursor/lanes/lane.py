@@ -165,8 +165,9 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
     system, messages = split_system(ctx.messages, ctx.system)
     messages, system, tools = _valid_unicode(messages, system, ctx.tools)
     # Hashed once for both questions about the history (does it go on from the
-    # session's last round, and what is this round's mark).
-    digests = MessageDigests(messages)
+    # session's last round, and what is this round's mark); a long message seen in
+    # an earlier round is not hashed again (the memo is read under the state's lock).
+    digests = MessageDigests(messages, state.digest_memo)
     conversation = await _round_conversation(state, ctx.session_id, digests)
     # Images within Cursor's limits, earlier ones as placeholders (round_images.py);
     # after the digests, which stay the host's own messages.

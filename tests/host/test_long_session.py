@@ -12,31 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from long_session import CALLS, QUESTION, calling, hydrated, result_text, within_budget
 
 from cursor_simulator import Simulator
-from cursor_simulator.records import RunRecord
-from cursor_simulator.steps import (
-    AskRequestContext,
-    Checkpoint,
-    End,
-    KvRead,
-    Step,
-    StepCompleted,
-    ToolCall,
-    TurnEnded,
-)
 from nodecode_cursor.host import RoundResult
 from nodecode_host.host_tools import Toolbox
 from nodecode_host.refhost import Conversation, ReferenceHost, TurnObserver
-
-CALLS = 500
-ROOTS, BYTES = 192, 512 * 1024
-
-
-def result_text(n: int) -> str:
-    """Return call N's result: 1 to 200 KiB, ending on a line that names it."""
-    size = 1024 + (n * 7919) % (199 * 1024)
-    return f"file {n}\n" + "." * size + f"\nthe answer of file {n} is {n * 3}"
 
 
 class Files(Toolbox):
@@ -58,25 +39,6 @@ class Files(Toolbox):
         return result_text(int(json.loads(arguments)["n"]))
 
 
-def calling(n: int) -> Any:
-    """Return the script of a round that calls read_file for file N (hydrating now and then)."""
-
-    def script(run: RunRecord) -> list[Step]:
-        steps: list[Step] = [AskRequestContext()]
-        if n % 50 == 0:
-            steps.append(KvRead())  # every root, so the bytes can be counted
-        return [
-            *steps,
-            ToolCall("read_file", {"n": n}),
-            StepCompleted(),
-            TurnEnded(10, 5),
-            Checkpoint(),
-            End(),
-        ]
-
-    return script
-
-
 class Rounds(TurnObserver):
     """Keeps how much each round folded."""
 
@@ -95,7 +57,7 @@ def test_five_hundred_tool_calls_run_to_the_end_within_the_budget(
     monkeypatch.setenv("CURSOR_ACCESS_TOKEN", "sim-token-long-session")
     assert sim.agent.root_limit == 208  # the strict simulator
     for n in range(CALLS):
-        sim.agent.script(calling(n))
+        sim.agent.script(calling(n, hydrate=n % 50 == 0))
     # then the default scripted model, which answers from the result the history ends on
     host = ReferenceHost(home, overrides={"cursor": {"base_url": sim.url}}, say=lambda _: None)
     host.start()
@@ -104,7 +66,7 @@ def test_five_hundred_tool_calls_run_to_the_end_within_the_budget(
         conversation = Conversation(
             model="claude-4.5-sonnet",
             session_id="long-session",
-            messages=[{"role": "user", "content": "read the files one by one"}],
+            messages=[{"role": "user", "content": QUESTION}],
         )
         outcome = host.run_turn(conversation, Files(), max_rounds=CALLS + 1, observer=rounds)
     finally:
@@ -116,17 +78,8 @@ def test_five_hundred_tool_calls_run_to_the_end_within_the_budget(
     assert outcome.message["content"].endswith(f"the answer of file {last} is {last * 3}")
     runs = [run for run in sim.agent.runs if run.run_request is not None]
     assert len(runs) == CALLS + 1
-    counted = 0
-    for run in runs:
-        assert run.run_request is not None
-        roots = run.run_request.conversation_state.root_prompt_messages_json
-        assert len(roots) <= ROOTS
-        # A run that hydrated every root (the script's KvRead; an external model's worker
-        # reads only the turns) shows the bytes sent.
-        if all(root.hex() in run.served for root in roots):
-            assert sum(len(run.served[root.hex()]) for root in roots) <= BYTES
-            counted += 1
-    assert counted >= CALLS // 50
+    assert all(within_budget(run) for run in runs)
+    assert sum(1 for run in runs if hydrated(run)) >= CALLS // 50
     # the history folded, and the answer says how much
     assert rounds.folded[-1] > 0 and outcome.folded == rounds.folded[-1]
     assert not sim.agent.violations()
