@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.growing_text import GrowingText
 from ..host import (
     ReasoningDelta,
     ResolvedCallResult,
@@ -33,7 +34,6 @@ from ..host import (
     TextDelta,
     Usage,
 )
-from .agent_text import GrowingText
 
 __all__ = [
     "MAX_RESULT_CHARS",

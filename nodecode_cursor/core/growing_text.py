@@ -5,7 +5,7 @@ small deltas costs the square of the answer's size. ``GrowingText`` keeps the
 pieces in a list, joins them only when the whole is asked for (and keeps the
 join), and reads its end without joining. Its size in UTF-8 bytes is counted as
 it grows, for the reply cap. What counts as a piece, and the cap itself, are
-the caller's (``agent_stream.py``, ``agent_lane.py``).
+the caller's (``lanes/agent_stream.py``, ``lanes/agent_lane.py``).
 """
 
 from __future__ import annotations
