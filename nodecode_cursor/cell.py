@@ -551,6 +551,7 @@ class CursorCell:
             filled,
             isolate_home=self.settings.agent_isolate_home,
             agent_path=self.settings.agent_path,
+            max_reply_bytes=self.settings.max_reply_bytes,
         )
 
 

@@ -190,6 +190,13 @@ AGENT_IDLE_TIMEOUT_SECONDS = 600.0
 # After the CLI's process exits, how long its process group gets to end after SIGTERM
 # before SIGKILL: a tool it started must not outlive the round.
 AGENT_KILL_GRACE_SECONDS = 2.0
+# Once the CLI has exited, its stdout is read this much longer (what it printed is already
+# in the pipe: milliseconds), then the turn is over: a background process it left (a dev
+# server) may hold the pipe open for ever.
+AGENT_READ_AFTER_EXIT_SECONDS = 2.0
+# Once the CLI's stdout has ended, it gets this long to exit before its group is ended:
+# a CLI that closed its output and lingers must not hold a finished turn.
+AGENT_EXIT_AFTER_EOF_SECONDS = 2.0
 # `cursor-agent --version` for /cursor status answers in well under this.
 AGENT_VERSION_TIMEOUT_SECONDS = 5.0
 # An ``agent`` on the PATH that is not known to be Cursor's (the Grok CLI ships one too)

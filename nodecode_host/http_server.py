@@ -340,7 +340,7 @@ class HttpServer:
         verdict = self.gate.admit(exchange.method, exchange.headers)
         if verdict is None:
             declared = exchange.headers.get("content-length", "")
-            if not (declared.isdigit() and int(declared) > MAX_BODY_BYTES):
+            if not (declared.isascii() and declared.isdigit() and int(declared) > MAX_BODY_BYTES):
                 return True
             status, message, code = 413, "request body too large", "request_too_large"
         elif isinstance(verdict, Preflight):

@@ -139,7 +139,7 @@ def _split_host(host: str) -> tuple[str, int | None]:
         name, port_text = host, ""
     if not port_text:
         return name, None
-    return name, int(port_text) if port_text.isdigit() else -1
+    return name, int(port_text) if port_text.isascii() and port_text.isdigit() else -1
 
 
 def _is_json(content_type: str) -> bool:

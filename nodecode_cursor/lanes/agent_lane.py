@@ -5,9 +5,10 @@ Cursor's official agent (its own tools, rules and sandbox), the round runs
 ``cursor-agent -p --output-format stream-json --stream-partial-output --force
 --trust [--model M] [--resume ID]`` in the round's working folder:
 
-* the prompt (``agent_prompt.py``) goes on stdin, written whole and then closed:
-  never on the command line, where a multi-line prompt is cut, and an open stdin
-  makes the CLI wait for input;
+* the prompt (``agent_prompt.py``) goes on stdin, whole and then closed: never on
+  the command line, where a multi-line prompt is cut, and an open stdin makes the
+  CLI wait for input. The loop writes it as the CLI reads, while stdout is read
+  (``agent_child.py``): a CLI that never reads it is stopped by the idle timeout;
 * the API key goes in the child's environment as ``CURSOR_API_KEY``, never in its
   arguments: ``CURSOR_API_KEY`` from the environment, else the key a host's
   ``/connect`` saved. A browser sign-in's token is not a key the CLI's headless
@@ -20,7 +21,11 @@ Cursor's official agent (its own tools, rules and sandbox), the round runs
   succeeded changes it; an interrupted or failed turn keeps the previous one;
 * stdout is read line by line (``agent_stream.py``) into stream parts; the CLI's
   own tool calls come back as resolved calls (``RoundResult.resolved``), never as
-  calls for the host to run;
+  calls for the host to run. The answer (text, thinking, calls) stops at
+  ``cursor.max_reply_bytes`` (``reply_too_large``). Every wait is bounded: once the
+  CLI exits its output is read for a short grace and no longer (a background
+  process it left may hold stdout open for ever), and a CLI whose stdout ended gets
+  as short a grace to exit before its group is ended; the answer is kept;
 * a CLI that exits cleanly having printed no stream-json is answered with its
   plain output (salvage); a turn that delivered answer text is a success even
   when its result says ``is_error`` (the cause goes to the log);
@@ -50,7 +55,7 @@ import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import limits
 from ..account.store import AuthStore
@@ -73,6 +78,7 @@ from ..host import (
     Usage,
     default_home,
 )
+from .agent_child import AgentChild, start_child
 from .agent_cli import (
     AGENT_BINARIES,
     AGENT_BINARY,
@@ -127,6 +133,8 @@ _DROPPED_ENV = frozenset(
 # the one the CLI needs, is set after).
 _SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
 _READ_SIZE = 65536
+# The exit status a CLI that closed its stdout and did not exit is settled with.
+_LINGERED = 0
 
 
 def agent_argv(binary: str, model: str | None, resume: str | None) -> list[str]:
@@ -242,7 +250,11 @@ def _guarded(argv: list[str], watch: int) -> list[str]:
 
 
 async def stream_agent_round(
-    ctx: RoundContext, *, isolate_home: bool = False, agent_path: str | None = None
+    ctx: RoundContext,
+    *,
+    isolate_home: bool = False,
+    agent_path: str | None = None,
+    max_reply_bytes: int = limits.MAX_REPLY_BYTES,
 ) -> RoundResult:
     """Return one round run by ``cursor-agent``: its answer, resolved calls, usage and cost.
 
@@ -280,11 +292,8 @@ async def stream_agent_round(
     # The guard holds the read end; the host's write end closes when the host dies.
     watch, host_end = os.pipe()
     try:
-        process = await asyncio.create_subprocess_exec(
-            *_guarded(argv, watch),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
+        child = await start_child(
+            _guarded(argv, watch),
             cwd=cwd,
             env=env,
             start_new_session=True,  # its own process group: ended whole with the round
@@ -297,21 +306,28 @@ async def stream_agent_round(
         raise
     finally:
         os.close(watch)
-    _RUNNING_GROUPS.add(process.pid)
-    drain = asyncio.create_task(_drain(process, stderr))
+    _RUNNING_GROUPS.add(child.pid)
+    drain = asyncio.create_task(_drain(child.process, stderr))
     try:
         emit(StreamStart(model))
-        await _send(process, prompt)
-        await _read(process, stream, emit, idle, name)
-        returncode = await process.wait()
-        await drain
+        # Written by the loop as the CLI reads, while stdout is read: a CLI that never
+        # reads its prompt is stopped by the idle timeout like one that prints nothing.
+        child.send(prompt.encode("utf-8"))
+        await _read(child, stream, emit, idle, name, max_reply_bytes)
+        returncode = await _exit_status(child, name)
     finally:
-        await _end_group(process)
-        _RUNNING_GROUPS.discard(process.pid)
-        os.close(host_end)  # the group is gone: the guard (if it still ran) ends nothing more
-        drain.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await drain
+        try:
+            await _end_group(child)
+            _RUNNING_GROUPS.discard(child.pid)
+            os.close(host_end)  # the group is gone: the guard (if it still ran) ends nothing
+            # stderr's end is bounded too: a process outside the group may hold it open.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(drain), limits.AGENT_READ_AFTER_EXIT_SECONDS)
+        finally:
+            drain.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await drain
+            child.close()
     _settle(stream, returncode, stderr, key, emit, cwd, name)
     # Only a turn that ended with its result, and did not fail, moves the session on.
     _keep_session(sessions, ctx.session_id, stream.end.session_id if stream.end else None)
@@ -354,22 +370,6 @@ def _keep_session(
         log.warning("the cursor-agent session id could not be kept: %s", exc)
 
 
-async def _send(process: Process, prompt: str) -> None:
-    """Write PROMPT to the child's stdin as UTF-8 and close it (EOF ends its input)."""
-    stdin = process.stdin
-    if stdin is None:  # pragma: no cover - created with stdin=PIPE
-        return
-    try:
-        stdin.write(prompt.encode("utf-8"))
-        await stdin.drain()
-    except (BrokenPipeError, ConnectionResetError):
-        log.debug("the CLI closed its stdin before the prompt was written")
-    finally:
-        stdin.close()
-        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            await stdin.wait_closed()
-
-
 async def _drain(process: Process, tail: _Tail) -> None:
     """Read the child's stderr to its end, keeping its tail (returns nothing)."""
     if process.stderr is None:  # pragma: no cover - created with stderr=PIPE
@@ -379,59 +379,134 @@ async def _drain(process: Process, tail: _Tail) -> None:
 
 
 async def _read(
-    process: Process,
+    child: AgentChild,
     stream: AgentStream,
     emit: Callable[[StreamPart], None],
     idle: float,
     name: str,
+    cap: int,
 ) -> None:
-    """Feed stdout to STREAM a line at a time, emitting parts; StreamIncomplete on silence."""
-    reader = process.stdout
+    """Feed stdout to STREAM a line at a time, emitting parts, until it ends or the CLI is done.
+
+    Raises StreamIncomplete when the CLI prints nothing for IDLE seconds, and the
+    ``reply_too_large`` ProviderError when the answer passes CAP bytes. Once the
+    CLI has exited, what it printed is read for at most
+    ``limits.AGENT_READ_AFTER_EXIT_SECONDS`` more: a background process it left
+    (a dev server) may hold its stdout open for ever, and the turn is over.
+    """
+    reader = child.process.stdout
     if reader is None:  # pragma: no cover - created with stdout=PIPE
         return
-    pending = bytearray()
-    dropping = False  # inside a line already over the size bound
+    loop = asyncio.get_running_loop()
+    lines = _Lines(stream, emit, cap, name)
+    until: float | None = None  # when reading stops, once the CLI has exited
     while True:
+        if until is None and child.exited.done():
+            until = loop.time() + limits.AGENT_READ_AFTER_EXIT_SECONDS
+        wait = idle if until is None else min(idle, until - loop.time())
+        if wait <= 0:
+            log.info("%s exited; what it left running holds its output: reading stopped", name)
+            break
+        read = asyncio.ensure_future(reader.read(_READ_SIZE))
+        watched: set[asyncio.Future[Any]] = {read}
+        if until is None:
+            watched.add(child.exited)
         try:
-            chunk = await asyncio.wait_for(reader.read(_READ_SIZE), idle)
-        except TimeoutError:
-            raise StreamIncomplete(
-                f"{name} printed nothing for {idle:g} s; the turn was stopped"
-            ) from None
+            await asyncio.wait(watched, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not read.done():
+                read.cancel()  # a read cancelled while waiting loses no bytes
+                with contextlib.suppress(asyncio.CancelledError):
+                    await read
+        if not read.done() or read.cancelled():
+            if child.exited.done():
+                continue  # the CLI exited: read on for the grace, no longer
+            raise StreamIncomplete(f"{name} printed nothing for {idle:g} s; the turn was stopped")
+        chunk = read.result()
         if not chunk:
             break
+        lines.feed(chunk)
+    lines.end()
+
+
+class _Lines:
+    """Stdout cut into lines for the stream, an over-long line dropped, the answer capped."""
+
+    def __init__(
+        self, stream: AgentStream, emit: Callable[[StreamPart], None], cap: int, name: str
+    ) -> None:
+        self.stream, self.emit, self.cap, self.name = stream, emit, cap, name
+        self.pending = bytearray()
+        self.dropping = False  # inside a line already over the size bound
+
+    def feed(self, chunk: bytes) -> None:
+        """Hand every whole line of CHUNK (after what came before) to the stream (no return)."""
+        pending = self.pending
         pending += chunk
-        while (end := pending.find(b"\n")) >= 0:
-            line = bytes(pending[:end])
-            del pending[: end + 1]
-            if dropping:
-                dropping = False
+        start = 0
+        while (end := pending.find(b"\n", start)) >= 0:
+            line = bytes(pending[start:end])
+            start = end + 1
+            if self.dropping:
+                self.dropping = False
                 continue
-            for part in stream.feed(line):
-                emit(part)
+            self._line(line)
+        del pending[:start]
         if len(pending) > limits.AGENT_MAX_LINE_BYTES:
             pending.clear()
-            if not dropping:
-                stream.note_overlong_line()
-            dropping = True
-    if pending and not dropping:
-        for part in stream.feed(bytes(pending)):
-            emit(part)
+            if not self.dropping:
+                self.stream.note_overlong_line()
+            self.dropping = True
+
+    def end(self) -> None:
+        """Hand the last line, if stdout ended without a line break (returns nothing)."""
+        if self.pending and not self.dropping:
+            self._line(bytes(self.pending))
+        self.pending.clear()
+
+    def _line(self, line: bytes) -> None:
+        """Feed LINE, emitting its parts; ProviderError when the answer passed the cap."""
+        parts = self.stream.feed(line)
+        if self.stream.reply_bytes > self.cap:
+            raise ProviderError(
+                f"{self.name}'s answer passed {self.cap} bytes of text, thinking and tool "
+                "calls (cursor.max_reply_bytes); the turn was stopped",
+                code="reply_too_large",
+            )
+        for part in parts:
+            self.emit(part)
 
 
-async def _end_group(process: Process) -> None:
+async def _exit_status(child: AgentChild, name: str) -> int:
+    """Return the CLI's exit status, waiting a short grace for it after its stdout ended.
+
+    A CLI that closed its stdout and lingers is ended with its group and settled as
+    if it had exited cleanly: what it printed decides (an answer is kept, a turn
+    without one fails as any other).
+    """
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.shield(child.exited), limits.AGENT_EXIT_AFTER_EOF_SECONDS)
+    if child.returncode is not None:
+        return child.returncode
+    log.info("%s closed its output and did not exit; it was stopped", name)
+    return _LINGERED
+
+
+async def _end_group(child: AgentChild) -> None:
     """End the child's whole process group: SIGTERM, a grace period, then SIGKILL (no raise)."""
-    group = process.pid
-    if process.returncode is None:
+    group = child.pid
+    if child.returncode is None:
         _signal_group(group, signal.SIGTERM)
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(process.wait(), limits.AGENT_KILL_GRACE_SECONDS)
+            await asyncio.wait_for(asyncio.shield(child.exited), limits.AGENT_KILL_GRACE_SECONDS)
     # Whatever the CLI started (a shell tool, a server) is in its group: none outlives it.
     _signal_group(group, signal.SIGKILL)
-    if process.returncode is None:
+    if child.returncode is None:
         with contextlib.suppress(ProcessLookupError):
-            process.kill()
-        await process.wait()
+            child.process.kill()
+        # SIGKILL cannot be refused: the exit is reported at once (bounded all the same).
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(child.exited), limits.AGENT_KILL_GRACE_SECONDS)
 
 
 def _signal_group(group: int, signum: int) -> None:

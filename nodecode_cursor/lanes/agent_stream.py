@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.growing_text import GrowingText
 from ..host import (
     ReasoningDelta,
     ResolvedCallResult,
@@ -47,6 +48,9 @@ __all__ = [
 MAX_RESULT_CHARS = 32_000
 # Lines that were not stream-json, kept for the plain-text salvage, at most this much.
 MAX_PLAIN_CHARS = 1_000_000
+
+# How far back (in whole-message lengths) a whole message is looked for as a repeat.
+_REPEAT_WINDOW = 4
 
 # What a CLI session id may look like before it goes back on a command line
 # (``--resume ID``): a leading "-" would read as a flag.
@@ -90,8 +94,6 @@ class AgentEnd:
 class AgentStream:
     """The state of one turn's stream-json, fed a line at a time."""
 
-    text: str = ""
-    thinking: str = ""
     init_session_id: str | None = None
     model: str | None = None
     end: AgentEnd | None = None
@@ -103,9 +105,34 @@ class AgentStream:
     _by_id: dict[str, ResolvedCall] = field(default_factory=dict)
     # Text sent since the last whole-message repeat or tool call, and whether the CLI
     # sends deltas at all (--stream-partial-output): then whole messages are repeats.
-    _segment: str = ""
+    _segment: GrowingText = field(default_factory=GrowingText)
     _partial: bool = False
     _after_tool: bool = False
+    # The answer and the reasoning, grown by pieces (a flood of deltas stays linear).
+    _answer: GrowingText = field(default_factory=GrowingText)
+    _reasoning: GrowingText = field(default_factory=GrowingText)
+    # UTF-8 bytes of the calls' arguments and results, for the reply cap.
+    _call_bytes: int = 0
+
+    @property
+    def text(self) -> str:
+        """Return the answer text so far."""
+        return str(self._answer)
+
+    @text.setter
+    def text(self, value: str) -> None:
+        """Make VALUE the whole answer text (a salvaged or result-carried reply)."""
+        self._answer = GrowingText(value)
+
+    @property
+    def thinking(self) -> str:
+        """Return the reasoning so far."""
+        return str(self._reasoning)
+
+    @property
+    def reply_bytes(self) -> int:
+        """Return the UTF-8 bytes of the answer, reasoning, calls' arguments and results."""
+        return self._answer.utf8_bytes + self._reasoning.utf8_bytes + self._call_bytes
 
     @property
     def session_id(self) -> str | None:
@@ -140,7 +167,7 @@ class AgentStream:
     def message(self) -> dict[str, Any]:
         """Return the round's assistant message: the answer text and the reasoning."""
         message: dict[str, Any] = {"role": "assistant", "content": self.text or None}
-        if self.thinking:
+        if self._reasoning:
             message["reasoning_content"] = self.thinking
         return message
 
@@ -178,7 +205,7 @@ class AgentStream:
         text = event.get("text")
         if event.get("subtype", "delta") != "delta" or not isinstance(text, str) or not text:
             return []
-        self.thinking += text
+        self._reasoning.add(text)
         return [ReasoningDelta(text)]
 
     def _assistant(self, event: dict[str, Any]) -> list[StreamPart]:
@@ -195,7 +222,7 @@ class AgentStream:
         if not self._partial:
             return self._emit(text)  # without deltas each whole message is new text
         missing = self._missing(text)
-        self._segment = ""
+        self._segment = GrowingText()
         return self._emit(missing) if missing else []
 
     def _tool_call(self, event: dict[str, Any]) -> list[StreamPart]:
@@ -206,19 +233,22 @@ class AgentStream:
         name, detail = _tool_kind(body)
         args = detail.get("args") if isinstance(detail.get("args"), dict) else None
         call_id = _call_id(event, args) or f"cursor-agent-call-{len(self.calls) + 1}"
-        self._segment = ""
+        self._segment = GrowingText()
         self._after_tool = True
         parts: list[StreamPart] = []
         call = self._by_id.get(call_id)
         if call is None:
             call = ResolvedCall(call_id, name, _arguments(args))
+            self._call_bytes += _utf8_size(call.arguments)
             self._by_id[call_id] = call
             self.calls.append(call)
             parts.append(ResolvedCallStart(call.id, call.name, call.arguments))
         elif args and call.arguments == "{}":
             call.arguments = _arguments(args)
+            self._call_bytes += _utf8_size(call.arguments)
         if event.get("subtype") == "completed" and call.content is None:
             call.content, call.is_error = _outcome(detail.get("result"))
+            self._call_bytes += _utf8_size(call.content)
             parts.append(ResolvedCallResult(call.id, call.name, call.content, call.is_error))
         return parts
 
@@ -240,26 +270,37 @@ class AgentStream:
 
     def _emit(self, text: str) -> list[StreamPart]:
         """Return TEXT as a delta (after a blank line when it follows a tool call), kept."""
-        if self._after_tool and self.text and not self.text.endswith("\n"):
+        answer = self._answer
+        if self._after_tool and answer and not answer.endswith("\n"):
             # Messages around a tool call are separate paragraphs, not one run-on line.
             text = "\n\n" + text
         self._after_tool = False
-        self.text += text
-        self._segment += text
+        answer.add(text)
+        self._segment.add(text)
         return [TextDelta(text)]
 
     def _missing(self, whole: str) -> str:
-        """Return the part of a whole message the deltas did not already send."""
-        if whole == self._segment or self.text.endswith(whole) or whole in self.text:
+        """Return the part of a whole message the deltas did not already send.
+
+        Each comparison reads at most a few times the whole message's length of the
+        answer (its end), never all of it: a stream of whole messages costs what it
+        carries, not the answer's size each time.
+        """
+        answer, segment, size = self._answer, self._segment, len(whole)
+        sent = str(segment)  # joined once: the segment starts anew after this message
+        if whole == sent or answer.endswith(whole):
             return ""
-        if _squash(whole) == _squash(self.text):
+        # A re-rendering repeats recent text: it is looked for near the answer's end.
+        if whole in answer.tail(_REPEAT_WINDOW * size + len(sent)):
+            return ""
+        if len(answer) <= _REPEAT_WINDOW * size and _squash(whole) == _squash(str(answer)):
             return ""  # the whole answer again, joined differently
-        if self._segment and whole.startswith(self._segment):
-            return whole[len(self._segment) :]
-        if self.text and whole.startswith(self.text):
-            return whole[len(self.text) :]
+        if sent and whole.startswith(sent):
+            return whole[len(sent) :]
+        if answer and len(answer) <= size and whole.startswith(str(answer)):
+            return whole[len(answer) :]
         # Text the deltas never carried is new; anything else is a re-rendering of sent text.
-        return whole if not self._segment else ""
+        return whole if not segment else ""
 
     def _keep_plain(self, line: str) -> None:
         """Keep a line that was not stream-json, up to the salvage bound."""
@@ -397,6 +438,11 @@ def _usage(block: object) -> Usage | None:
         cache_read=_count(block.get("cacheReadTokens")),
         cache_write=_count(block.get("cacheWriteTokens")),
     )
+
+
+def _utf8_size(text: str) -> int:
+    """Return TEXT's size in UTF-8 bytes."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", errors="replace"))
 
 
 def _squash(text: str) -> str:

@@ -3,10 +3,14 @@
 ``SqliteFile`` is what the cell's on-disk tables share (``writer_store.py``,
 ``conversation_store.py``): each piece of work runs on a fresh connection in one
 call (a write is one transaction, so it is atomic, and SQLite's own locking lets
-two processes sharing the home use the file at once); the file is made mode
-0600 before SQLite opens it; SQLite's ``application_id`` marks it as ours, so a
-file that is not ours — corrupt, or another program's database — is renamed
-``….corrupt-<time>`` and a fresh one started; a file that stays locked past the
+two processes sharing the home use the file at once); before SQLite opens it by
+path (and would follow a link there), the file is made or opened without
+following links, checked to be a regular file of the user's and tightened to
+mode 0600, and its side files (``-journal``, ``-wal``, ``-shm``) likewise: a link
+or anything else is refused, logged in words, the work not run; SQLite's
+``application_id`` marks it as ours, so a file that is not ours — corrupt, or
+another program's database — is renamed ``….corrupt-<time>`` and a fresh one
+started; a file that stays locked past the
 busy timeout is skipped. Nothing here ever raises: a piece of work that could
 not run returns None, and the caller decides what an unknown means.
 
@@ -16,9 +20,11 @@ What the tables hold and when they are written is their modules' business.
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -75,6 +81,9 @@ class SqliteFile:
                 return rows
             except _Foreign as exc:
                 self._set_aside(str(exc))
+            except _Unsafe as exc:
+                log.warning("%s not used: %s", self.label, exc)
+                return None
             except sqlite3.DatabaseError as exc:
                 if _busy(exc):
                     log.debug("%s busy; skipped: %s", self.label, exc)
@@ -98,11 +107,10 @@ class SqliteFile:
     @contextlib.contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:
         """Yield a connection to our tables, made when missing; _Foreign for another's file."""
-        if not self.path.exists():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # Made 0600 before SQLite opens it: what it holds is this person's alone.
-            with contextlib.suppress(FileExistsError):
-                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _own_file(self.path, create=True)
+        for suffix in _SIDE_FILES:
+            _own_file(self.path.with_name(self.path.name + suffix), create=False)
         db = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None)
         try:
             db.execute("PRAGMA synchronous = NORMAL")
@@ -135,6 +143,50 @@ class SqliteFile:
 
 class _Foreign(Exception):
     """The file is a database, but not ours."""
+
+
+class _Unsafe(Exception):
+    """The path is a link, not a regular file, or another user's: SQLite must not open it."""
+
+
+# The files SQLite keeps beside the database (rollback journal, write-ahead log, its index).
+_SIDE_FILES = ("-journal", "-wal", "-shm")
+# Opened to be checked, never to wait: O_NONBLOCK keeps a FIFO planted there from blocking.
+_CHECK_FLAGS = os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def _own_file(path: Path, *, create: bool) -> None:
+    """Make sure PATH is a regular file of this user's, mode 0600 (made when CREATE); else _Unsafe.
+
+    Opened without following a link (``O_NOFOLLOW``) and checked on the open file
+    (``fstat``), so what is checked is what is there. A side file that is absent
+    is fine: SQLite makes it with the database's mode, now 0600.
+    """
+    flags = _CHECK_FLAGS | (os.O_CREAT if create else 0)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except FileNotFoundError:
+        if create:
+            raise
+        return
+    except OSError as exc:
+        if os.path.islink(path):
+            raise _Unsafe(
+                f"{path} is a link; remove it (a store is never opened through one)"
+            ) from None
+        if exc.errno in (errno.ENXIO, errno.EISDIR):
+            raise _Unsafe(f"{path} is not a regular file") from None
+        raise
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise _Unsafe(f"{path} is not a regular file")
+        if status.st_uid != os.geteuid():
+            raise _Unsafe(f"{path} belongs to another user (uid {status.st_uid})")
+        if stat.S_IMODE(status.st_mode) != 0o600:
+            os.fchmod(fd, 0o600)  # what it holds is this person's alone
+    finally:
+        os.close(fd)
 
 
 def _busy(exc: sqlite3.Error) -> bool:

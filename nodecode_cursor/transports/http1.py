@@ -232,9 +232,11 @@ class ResponseReader:
                 self._state = _CHUNK_SIZE
                 return
         if lengths:
-            if len(lengths) != 1 or not next(iter(lengths)).isdigit():
+            length = next(iter(lengths))
+            # ASCII digits only: str.isdigit() takes "²", which int() then refuses.
+            if len(lengths) != 1 or not (length.isascii() and length.isdigit()):
                 raise BadResponse("the response has a malformed Content-Length")
-            self._left = int(next(iter(lengths)))
+            self._left = int(length)
             self._state = _LENGTH if self._left else _DONE
             return
         self._state = _UNTIL_CLOSE

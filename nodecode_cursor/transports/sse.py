@@ -259,7 +259,8 @@ def grpc_end(trailers: Mapping[str, str]) -> tuple[bool, ProviderError | None]:
     status = trailers.get("grpc-status")
     if status is None:
         return False, None
-    number = int(status) if status.isdigit() else 2
+    # ASCII digits only: str.isdigit() takes "²", which int() refuses.
+    number = int(status) if status.isascii() and status.isdigit() else 2
     if number == 0:
         return True, None
     code = _GRPC_CODES[number] if number < len(_GRPC_CODES) else "unknown"

@@ -178,3 +178,11 @@ def test_a_header_that_would_split_the_request_is_refused_unquoted(header: dict[
     with pytest.raises(ValueError, match="line break") as caught:
         request_bytes("POST", "/", "h", header, b"")
     assert "evil" not in str(caught.value)
+
+
+def test_a_grpc_status_of_unicode_digits_fails_the_stream_in_words() -> None:
+    from nodecode_cursor.transports.sse import grpc_end
+
+    # "²" passes str.isdigit() and int() refuses it: a ValueError, not the stream's end.
+    ended, error = grpc_end({"grpc-status": "\u00b2", "grpc-message": "odd"})
+    assert ended and error is not None and "odd" in str(error)

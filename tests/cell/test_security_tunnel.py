@@ -105,3 +105,47 @@ def test_a_proxy_that_speaks_after_its_200_is_refused(
     assert "forged" not in str(caught.value)
     assert proxy.connects >= 1
     assert sim.agent.runs == []  # nothing reached the service
+
+
+class OddStatusProxy(ForgingProxy):
+    """A proxy whose answer to CONNECT has a status of Unicode digits (``²00``), then closes."""
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        self.connects += 1
+        writer.write("HTTP/1.1 ²00 OK\r\n\r\n".encode("latin-1"))
+        await writer.drain()
+        writer.close()
+
+
+@pytest.mark.parametrize("transport", ["http2", "sse"])
+def test_a_connect_status_of_unicode_digits_is_a_refusal_in_words(
+    sim: Simulator, service_url: str, transport: str
+) -> None:
+    state = CellState()
+    proxy = OddStatusProxy()
+
+    async def main() -> None:
+        await proxy.start()
+        ctx = RoundContext(
+            model="claude-4.5-sonnet",
+            messages=[{"role": "user", "content": "hello"}],
+            session_id=f"session-{uuid.uuid4()}",
+            credential="test-token",
+            base_url=service_url,
+            request_timeout=10.0,
+            transport=transport,
+            proxy=proxy.url,
+        )
+        try:
+            await lane.stream_round(ctx, state)
+        finally:
+            await state.run_connections.aclose()
+            await proxy.stop()
+
+    # A ValueError would escape as an internal error; the refusal names the proxy's answer.
+    with pytest.raises(ProviderError) as caught:
+        asyncio.run(main())
+    assert "the proxy refused the CONNECT tunnel (HTTP/1.1 ²00 OK)" in str(caught.value)
+    assert proxy.connects >= 1
+    assert sim.agent.runs == []

@@ -215,3 +215,23 @@ def test_a_dashboard_answer_past_its_cap_is_read_no_further() -> None:
     error, _ = timed(flood(limits.DASHBOARD_MAX_BYTES + 1), usage)
     assert isinstance(error, ProviderError) and error.code == "oversized_answer"
     assert "the usage question passed 1 MiB" in str(error)
+
+
+async def superscript_length(writer: asyncio.StreamWriter) -> None:
+    """Answer 200 with ``Content-Length: ²`` (a Unicode digit ``int()`` would not take)."""
+    writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: \xb2\r\n\r\nxx")
+    await writer.drain()
+
+
+@pytest.mark.parametrize("pooled", [True, False], ids=["h1pool", "httpx"])
+def test_a_non_ascii_digit_in_content_length_is_refused_in_words(pooled: bool) -> None:
+    error, _ = timed(superscript_length, lambda url: roster(url, pooled))
+    # A worded refusal of the answer, never a ValueError escaping as an internal error.
+    assert isinstance(error, ProviderError), repr(error)
+    assert "Content-Length" in str(error), str(error)
+
+
+def test_the_reader_takes_only_ascii_digits_for_a_length() -> None:
+    for value in (b"\xb2", b"\xd9\xa3", b"1\xb2"):  # superscript two; Arabic-Indic three
+        with pytest.raises(BadResponse, match="malformed Content-Length"):
+            ResponseReader().feed(b"HTTP/1.1 200 OK\r\ncontent-length: " + value + b"\r\n\r\nxx")
