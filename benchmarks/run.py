@@ -32,6 +32,7 @@ SCRIPTS = (
     "request_build.py",
     "round_overhead.py",
     "register_first.py",
+    "http1_reader.py",
     "h2_latency.py",
     "native_tools.py",
     "serve_load.py",
