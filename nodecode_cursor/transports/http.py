@@ -256,7 +256,9 @@ def unreachable_cause(exc: BaseException) -> str:
             return seen.strerror.lower()
         seen = seen.__cause__ or seen.__context__
     text = str(exc)
-    if not text or "connection attempts failed" in text:
+    if not text or isinstance(exc, httpx.ConnectError):
+        # Reached with no OS reason beneath: httpx's own words ("All connection
+        # attempts failed", from anyio's bare OSError) say no more than ours.
         return "the connection failed"
     return text
 
