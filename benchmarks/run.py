@@ -33,6 +33,7 @@ SCRIPTS = (
     "long_session.py",
     "round_overhead.py",
     "register_first.py",
+    "http1_reader.py",
     "h2_latency.py",
     "native_tools.py",
     "serve_load.py",

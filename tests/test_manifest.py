@@ -118,6 +118,8 @@ def test_runtime_dependencies_are_the_allowed_ones(pyproject: dict[str, Any]) ->
     # regex: the reference host's search_files needs a match that can be stopped (timeout).
     # jsonschema: the reference host's structured-output check validates the whole schema.
     # pillow: the cell re-encodes an image over Cursor's limits (core/images.py).
+    # python-socks: the dialer's SOCKS5 (transports/socks.py), so a socks5:// proxy keeps
+    # the cell's own clients and their trailers.
     assert names == {
         "httpx",
         "h11",
@@ -128,6 +130,7 @@ def test_runtime_dependencies_are_the_allowed_ones(pyproject: dict[str, Any]) ->
         "regex",
         "jsonschema",
         "pillow",
+        "python-socks",
     }
     assert pyproject["project"]["requires-python"] == ">=3.11"
 

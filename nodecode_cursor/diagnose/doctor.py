@@ -105,7 +105,6 @@ class DoctoredCell(Protocol):
 FAMILIES = ("composer", "claude", "gpt", "gemini", "grok", "kimi")
 PROMPT = "Reply with the single word: ok"
 ROUND_TIMEOUT_SECONDS = 60.0
-_VERSION_WORDS = ("version", "update", "upgrade", "outdated")
 # The shell's way past a corrupt auth.json (the cell's MOVE_ASIDE_HINT is a chat's).
 MOVE_ASIDE_COMMAND = "nodecode-cursor logout --move-aside"
 
@@ -192,13 +191,13 @@ def _api_key(cell: DoctoredCell, key: str) -> tuple[DoctorCheck, str | None]:
 
 
 def _client_version_refused(exc: ProviderError) -> bool:
-    """Return whether EXC reads as Cursor refusing this client's version."""
-    if isinstance(exc, OutdatedClient):
-        return True
-    text = exc.detail.lower()
-    return exc.code in ("failed_precondition", "outdated_client") or any(
-        word in text for word in _VERSION_WORDS
-    )
+    """Return whether EXC is Cursor refusing this client's version (by its type or code).
+
+    Cursor's own words for it are read once, where its answer is classified
+    (``wire.connect.OUTDATED_CLIENT_TEXT`` makes an ``OutdatedClient``); a
+    ``failed_precondition`` refusal of the roster is taken as the same.
+    """
+    return isinstance(exc, OutdatedClient) or exc.code == "failed_precondition"
 
 
 async def _reach_signed_out(cell: DoctoredCell, version: ClientVersion) -> DoctorCheck:

@@ -1,16 +1,17 @@
 """The run's own HTTP/1.1 client: kept-alive connections, one request at a time on each.
 
 RunSSE, RunPoll and every BidiAppend go through an ``H1Pool`` when the route
-allows it (``h1_route``: directly, or through an ``http://`` proxy — a CONNECT
-tunnel for ``https://``, the absolute form for ``http://``, as httpx goes),
+allows it (``h1_route``: directly, through an ``http://`` proxy — a CONNECT
+tunnel for ``https://``, the absolute form for ``http://``, as httpx goes — or
+through a ``socks5://`` / ``socks5h://`` proxy's connection),
 because httpx cannot hand over what this needs: the trailer section of a
 chunked answer (``H1Response.trailers``, where a stream may end gRPC's way)
 and a whole network read's body at once rather than a call per chunk. Any
-other proxy (``socks5://``, ``https://``) leaves the run to httpx
+other proxy (``https://``) leaves the run to httpx
 (``sse.py`` decides).
 
 The bytes are ``http1.py``'s (sans-I/O); the socket, TLS (the cell's verifying
-context, ALPN ``http/1.1``) and the tunnel are ``h2dial.dial``'s. What goes
+context, ALPN ``http/1.1``), the tunnel and SOCKS are ``h2dial.dial``'s. What goes
 wrong maps once, here, as ``http.py`` maps httpx's: no answer at all is
 ``unreachable`` (naming the request's URL); a reused connection the service had
 already closed is retried once on a new one, as nothing of the answer came; a
@@ -35,6 +36,7 @@ from .h2dial import H2Unavailable, dial, proxy_address, proxy_for, split_url
 from .http import Answer, authority, check_proxies, late, read_capped, unreachable
 from .http1 import BadResponse, ResponseReader, request_bytes
 from .idle import silent_for
+from .socks import is_socks
 
 __all__ = [
     "H1Connection",
@@ -84,9 +86,10 @@ class H1Route:
 def h1_route(base_url: str, proxy_setting: str | None) -> H1Route | None:
     """Return the route to BASE_URL's origin through PROXY_SETTING (or the environment's proxy).
 
-    None when the proxy is one this client cannot use (only ``http://`` proxies:
-    httpx carries the others). ConfigError for a base URL that is not http(s), and
-    for a proxy httpx could not use either (``http.check_proxies``).
+    None when the proxy is one this client cannot use (it takes ``http://``,
+    ``socks5://`` and ``socks5h://`` proxies: httpx carries the others).
+    ConfigError for a base URL that is not http(s), and for a proxy httpx could
+    not use either (``http.check_proxies``).
     """
     check_proxies(proxy_setting)
     scheme, host, port = split_url(base_url)
@@ -98,6 +101,9 @@ def h1_route(base_url: str, proxy_setting: str | None) -> H1Route | None:
     base = f"{scheme}://{host_header}"
     if proxy is None:
         return H1Route(base, host_header, None, forward=False)
+    if is_socks(proxy):
+        # The dialer connects through the proxy to the origin: no proxy speaks HTTP.
+        return H1Route(base, host_header, proxy, forward=False)
     if urllib.parse.urlsplit(proxy).scheme.lower() != "http":
         return None
     forward = scheme == "http"

@@ -1,12 +1,14 @@
-"""Reaching a Cursor base URL for HTTP/2: TCP, an HTTP CONNECT tunnel when proxied, TLS with ALPN.
+"""Reaching a Cursor base URL: TCP, a proxy's CONNECT tunnel or SOCKS5, then TLS with ALPN.
 
 ``dial`` returns an asyncio stream pair that speaks HTTP/2 from its first byte:
 over ``https://`` once TLS negotiated ``h2`` by ALPN, over ``http://`` with
 prior knowledge (RFC 9113 §3.3). The proxy is the ``cursor.proxy`` setting,
 else the standard variables (``HTTPS_PROXY``/``HTTP_PROXY``/``ALL_PROXY``, with
-``NO_PROXY``), as httpx reads them; only an ``http://`` proxy can carry the
-tunnel here. Whatever keeps HTTP/2 from this route (ALPN chose something else,
-the proxy cannot tunnel, the proxy refused the CONNECT) is ``H2Unavailable``,
+``NO_PROXY``), as httpx reads them; an ``http://`` proxy carries a CONNECT
+tunnel, a ``socks5://`` or ``socks5h://`` one a SOCKS5 connection
+(``socks.py``); another scheme cannot carry one here. Whatever keeps HTTP/2
+from this route (ALPN chose something else, the proxy cannot tunnel, the proxy
+refused the CONNECT) is ``H2Unavailable``,
 so the caller can take HTTP/1.1 instead and say why; failing to reach the
 service at all is the ordinary ``unreachable`` error. Certificates are checked
 as httpx checks them (``httpx.create_ssl_context``: certifi's bundle, or
@@ -35,6 +37,7 @@ from .http import (
     tls_context,
     unreachable,
 )
+from .socks import SocksRefused, is_socks, socks_connect, socks_label
 
 __all__ = [
     "Dialed",
@@ -114,11 +117,24 @@ async def dial(
     """
     named = url or base_url
     scheme, host, port = split_url(base_url)
-    tunnel = proxy_address(proxy) if proxy else None
+    socks = proxy is not None and is_socks(proxy)
+    tunnel = proxy_address(proxy) if proxy and not socks else None
     writer: asyncio.StreamWriter | None = None
     try:
         async with asyncio.timeout(connect_timeout):
-            if tunnel is None:
+            if socks:
+                assert proxy is not None
+                via = socks_label(proxy)
+                sock = await socks_connect(proxy, host, port, connect_timeout)
+                context = _tls(alpn) if scheme == "https" else None
+                try:
+                    reader, writer = await asyncio.open_connection(
+                        sock=sock, ssl=context, server_hostname=host if context else None
+                    )
+                except BaseException:
+                    sock.close()
+                    raise
+            elif tunnel is None:
                 context = _tls(alpn) if scheme == "https" else None
                 reader, writer = await asyncio.open_connection(
                     host, port, ssl=context, server_hostname=host if context else None
@@ -137,6 +153,10 @@ async def dial(
     except H2Unavailable:
         _close(writer)
         raise
+    except SocksRefused as exc:
+        # Not HTTP/2's doing: RunSSE would go through the same proxy and be refused too.
+        _close(writer)
+        raise unreachable(named, str(exc)) from None
     except (OSError, ssl.SSLError) as exc:
         _close(writer)
         raise unreachable(named, exc) from None
@@ -160,8 +180,8 @@ def _tls(alpn: tuple[str, ...]) -> ssl.SSLContext:
 def proxy_address(proxy: str) -> tuple[str, int, str | None]:
     """Return (host, port, Proxy-Authorization value) of an http:// proxy.
 
-    ProxyCannotTunnel for another scheme; ConfigError (``bad_proxy``) for a URL
-    with no usable host or port.
+    ProxyCannotTunnel for another scheme (a SOCKS one is ``socks.py``'s);
+    ConfigError (``bad_proxy``) for a URL with no usable host or port.
 
     The proxy's URL may hold a user and password: no error here quotes it.
     """
@@ -170,7 +190,7 @@ def proxy_address(proxy: str) -> tuple[str, int, str | None]:
     if scheme != "http":
         raise ProxyCannotTunnel(
             f"the proxy is {scheme or 'schemeless'}://, and HTTP/2 tunnels only through an"
-            " http:// proxy's CONNECT"
+            " http:// proxy's CONNECT or a socks5:// one"
         )
     try:
         host, port = parts.hostname, parts.port or 80

@@ -31,7 +31,6 @@ import base64
 import concurrent.futures
 import contextlib
 import functools
-import importlib.util
 import os
 import ssl
 import urllib.parse
@@ -176,12 +175,12 @@ def _check_proxies(proxy: str | None, _env: tuple[str | None, ...]) -> None:
     for url in found:
         if not url:
             continue
+        # httpx.Proxy takes http, https, socks5 and socks5h; the run's own client speaks
+        # socks5 and socks5h itself (socks.py), so httpx's socksio is not needed for them.
         try:
-            parsed = httpx.Proxy(url)
+            httpx.Proxy(url)
         except (ValueError, TypeError) as exc:
             raise _bad_proxy(proxy, ValueError(type(exc).__name__)) from None
-        if parsed.url.scheme.startswith("socks") and importlib.util.find_spec("socksio") is None:
-            raise _bad_proxy(proxy, ImportError("socksio"))
 
 
 def _bad_proxy(proxy: str | None, exc: Exception) -> ConfigError:
@@ -257,7 +256,9 @@ def unreachable_cause(exc: BaseException) -> str:
             return seen.strerror.lower()
         seen = seen.__cause__ or seen.__context__
     text = str(exc)
-    if not text or "connection attempts failed" in text:
+    if not text or isinstance(exc, httpx.ConnectError):
+        # Reached with no OS reason beneath: httpx's own words ("All connection
+        # attempts failed", from anyio's bare OSError) say no more than ours.
         return "the connection failed"
     return text
 

@@ -584,11 +584,11 @@ def test_a_proxy_carries_http2_through_a_connect_tunnel(sim: Simulator) -> None:
 def test_a_proxy_that_cannot_tunnel_moves_the_run_to_http1_and_says_why(
     sim: Simulator, caplog: pytest.LogCaptureFixture
 ) -> None:
-    # socks5:// cannot carry the tunnel here; httpx then reports it unusable
-    # (socksio is not installed), so the round fails naming the setting, never
-    # going around the proxy.
+    # socks4:// cannot carry the tunnel here (the dialer speaks SOCKS5 only); httpx
+    # then reports it unusable, so the round fails naming the setting, never going
+    # around the proxy.
     async def main() -> None:
-        async with open_run(settings(sim.url, proxy="socks5://127.0.0.1:9")) as run:
+        async with open_run(settings(sim.url, proxy="socks4://127.0.0.1:9")) as run:
             run.send(run_request())
             await collect(run)
 
@@ -600,6 +600,6 @@ def test_a_proxy_that_cannot_tunnel_moves_the_run_to_http1_and_says_why(
     assert sim.agent.runs == []  # nothing reached the service around the proxy
     assert caught.value.code == "bad_proxy" and "cursor.proxy" in str(caught.value)
     assert any(
-        "HTTP/2 cannot go through the proxy" in r.getMessage() and "socks5://" in r.getMessage()
+        "HTTP/2 cannot go through the proxy" in r.getMessage() and "socks4://" in r.getMessage()
         for r in caplog.records
     )
