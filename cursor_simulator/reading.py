@@ -98,7 +98,10 @@ def first_words(text: str) -> str:
 # The prefix the bridge renames a host tool colliding with Cursor's own to
 # (nodecode_cursor/core/bridge.py, WIRE_PREFIX; the simulator may not import it).
 _HOST_PREFIX = "host_"
-_RENDERED = re.compile(r"^(?:mcp_[A-Za-z0-9-]+_|[A-Za-z0-9]+-agent-)(.+)$")
+# The names Cursor shows the model a host tool by: {provider}-NAME or mcp_{provider}_NAME
+# (the simulator's render_tool_names; provider "pi-agent" as Cursor's CLI declares).
+_RENDER_PREFIX = r"mcp_[a-z0-9-]+_|[a-z0-9]+-agent-"
+_RENDERED = re.compile(rf"^(?:{_RENDER_PREFIX})(.+)$", re.I)
 
 # Words that ask for some tool at all (kept from the first version of the model).
 _TOOL_WORDS = ("use a tool", "use the tool", "call", "list", "read", "run")
@@ -137,7 +140,8 @@ def _named(request: str, names: Iterable[str]) -> str | None:
     """Return the first of NAMES the request names by one of its aliases."""
     for name in names:
         for alias in aliases(name):
-            if re.search(rf"(?<![\w-]){re.escape(alias)}(?![\w-])", request):
+            # Named bare, or as Cursor renders it to the model (pi-agent-NAME).
+            if re.search(rf"(?<![\w-])(?:{_RENDER_PREFIX})?{re.escape(alias)}(?![\w-])", request):
                 return name
     return None
 
