@@ -1,9 +1,12 @@
 """The simulated agent service's default script: a tiny deterministic "model".
 
 With nothing queued a run plays ``scripted_model``, for tests and the offline
-demo. It answers text; when the host offered tools and the prompt asks for one,
-it calls it over the exec channel (the handoff); on the next round it reads the
-tool's result from the history blobs and answers with it. A prompt
+demo. It reads the person's request out of the context agents wrap it in and
+picks a tool by meaning (``reading``). It answers text; when the host offered
+tools and the request asks for one, it calls it over the exec channel (the
+handoff); on the next round it reads the tool's result from the history blobs
+and answers with it. A round that demands a JSON object gets one its schema
+accepts (``json_answer``). A prompt
 ``native KIND {json}`` has it ask for one of Cursor's own tools instead and
 report the result. An image past ``MISREAD_IMAGE_BYTES`` it says it could not
 read, as Cursor's models misread one. It only yields steps (``steps.py``) from what the run
@@ -22,6 +25,8 @@ from google.protobuf import json_format
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.wire import values
 
+from .json_answer import json_demand, minimal_object
+from .reading import arguments, first_words, has_edit_format, pick_tool, request_text
 from .records import RunRecord
 from .steps import (
     AskRequestContext,
@@ -40,8 +45,6 @@ from .steps import (
 )
 
 __all__ = ["MISREAD_IMAGE_BYTES", "handed_off", "scripted_model"]
-
-_TOOL_WORDS = ("use a tool", "use the tool", "call", "list", "read", "run")
 
 # Cursor's models misread a large image: live, a 430 KiB PNG was read wrong where the
 # same picture as a 75 KiB JPEG was read right, and peers cap an image at 1 MiB
@@ -66,52 +69,6 @@ def _tool_schema(tool: agent_pb2.McpToolDefinition) -> dict[str, Any]:
     except Exception:
         return {}
     return schema if isinstance(schema, dict) else {}
-
-
-def _pick_tool(prompt: str, tools: list[agent_pb2.McpToolDefinition]) -> str | None:
-    """Return the tool the prompt asks for: one it names, else one a verb of it suggests."""
-    lower = prompt.lower()
-    names = [t.tool_name or t.name for t in tools]
-    for name in names:
-        if re.search(rf"\b{re.escape(name.lower())}\b", lower):
-            return name
-    if not any(word in lower for word in _TOOL_WORDS):
-        return None
-    for verb in ("list", "read", "run"):
-        if verb in lower:
-            for name in names:
-                if verb in name.lower() or (verb == "list" and name.lower() == "ls"):
-                    return name
-    return names[0] if names else None
-
-
-def _arguments(prompt: str, schema: dict[str, Any]) -> dict[str, Any]:
-    """Return arguments for a call: a JSON object in the prompt, else ones made from the schema."""
-    match = re.search(r"\{.*\}", prompt, re.S)
-    if match:
-        try:
-            parsed = json.loads(match.group(0))
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, dict):
-            return parsed
-    properties = schema.get("properties")
-    required = schema.get("required")
-    if not isinstance(properties, dict) or not isinstance(required, list):
-        return {}
-    args: dict[str, Any] = {}
-    for name in required:
-        spec = properties.get(name)
-        kind = spec.get("type") if isinstance(spec, dict) else None
-        if kind in ("integer", "number"):
-            args[name] = 1
-        elif kind == "boolean":
-            args[name] = False
-        elif any(word in str(name).lower() for word in ("path", "dir", "file")):
-            args[name] = "."
-        else:
-            args[name] = prompt
-    return args
 
 
 def _tool_result(history: list[dict[str, Any]]) -> tuple[str, str] | None:
@@ -197,6 +154,25 @@ def _unsaid(reply: str, said: str) -> str:
     return reply[len(said) :] if reply.startswith(said) else reply
 
 
+def _plain_reply(request: str) -> str:
+    """Return the plain answer to REQUEST: it said back, never an edit format in it."""
+    if not request:
+        return "Nothing to add."
+    if has_edit_format(request):
+        # aider appends its SEARCH/REPLACE rules to the request: echoed, they would
+        # read as an edit to apply. Only the request's own first words come back.
+        head = first_words(request)
+        return f"Simulated Cursor here. You said: {head}" if head else "Simulated Cursor here."
+    return f"Simulated Cursor here. You said: {request}"
+
+
+def _json_reply(schema: dict[str, Any], reply: str) -> str:
+    """Return the JSON object answering a JSON demand: SCHEMA's minimal object, or the
+    plain REPLY under ``answer`` when the demand names no schema."""
+    value = minimal_object(schema) if schema else {"answer": reply}
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 def scripted_model(run: RunRecord) -> Iterator[Step]:
     """Play the demo "model": ask for context, read the history, answer or call a tool."""
     yield AskRequestContext()
@@ -207,11 +183,14 @@ def scripted_model(run: RunRecord) -> Iterator[Step]:
     prompt = run.prompt() or (run.original.prompt() if run.original is not None else "")
     said = run.resumed_text or ""
     reading = json.dumps(history) + prompt
+    # The person's words, outside the context blocks agents wrap around them.
+    request = request_text(prompt, history)
+    demand = json_demand(history)
     yield StepStarted()
-    tool = _pick_tool(prompt, run.tools) if prompt and run.tools else None
+    tool = pick_tool(request, run.tools) if request and run.tools else None
     # A result the history ends on is answered unless the new message asks for a tool.
     result = _tool_result(history) if tool is None else None
-    native = _native_ask(prompt)
+    native = _native_ask(request)
     misread = _misread(run)
     if misread:
         reply = (
@@ -235,6 +214,8 @@ def scripted_model(run: RunRecord) -> Iterator[Step]:
     elif result is not None:
         name, text = result
         reply = f"{name} returned: {text}"
+        if demand is not None:
+            reply = _json_reply(demand, reply)
         if not said:
             yield Thinking(f"The result of {name} is in the history; reporting it.")
             yield ThinkingDone()
@@ -243,10 +224,12 @@ def scripted_model(run: RunRecord) -> Iterator[Step]:
         schema = next((_tool_schema(t) for t in run.tools if (t.tool_name or t.name) == tool), {})
         yield Thinking(f"The request needs the tool {tool}; calling it.")
         yield ThinkingDone()
-        yield ToolCall(tool, _arguments(prompt, schema))
+        yield ToolCall(tool, arguments(request, schema))
         reply = ""
     else:
-        reply = f"Simulated Cursor here. You said: {prompt}" if prompt else "Nothing to add."
+        reply = _plain_reply(request)
+        if demand is not None:
+            reply = _json_reply(demand, reply)
         yield Text(_unsaid(reply, said))
     yield StepCompleted()
     yield TurnEnded(input=_estimate(reading), output=_estimate(reply) + 8)
