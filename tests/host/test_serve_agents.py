@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 from collections.abc import Callable, Iterator
@@ -106,11 +105,23 @@ def closed_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def agent_node() -> str:
+    """Return the Node.js the agents run on: $NODECODE_NODE_BIN, else the Node 22 .ci/node
+    installs from npm; fail saying how to install."""
+    given = os.environ.get("NODECODE_NODE_BIN")
+    path = Path(given) if given else NODE_BIN.parent / "node" / "bin" / "node"
+    if not path.exists():
+        pytest.fail(f"Node.js for the agents is missing ({path}): run {INSTALL}", pytrace=False)
+    return str(path)
+
+
 def offline_env(home: Path, **extra: str) -> dict[str, str]:
-    """Return an environment in which any non-loopback request meets a closed proxy."""
+    """Return an environment in which any non-loopback request meets a closed proxy, with
+    the agents' Node first on the PATH (their ``#!/usr/bin/env node`` finds it)."""
     proxy = f"http://127.0.0.1:{closed_port()}"
+    path = os.environ.get("PATH", "/usr/bin:/bin")
     env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PATH": os.pathsep.join([str(Path(agent_node()).parent), path]),
         "HOME": str(home),
         "LANG": "C.UTF-8",
         "HTTP_PROXY": proxy,
@@ -494,9 +505,7 @@ def test_an_agent_reads_a_file_and_runs_a_command_in_its_folder_through_serve(
 def test_the_ai_sdks_responses_provider_loops_tools_and_chats_through_serve(
     sim: Simulator, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    node = os.environ.get("NODECODE_NODE_BIN") or shutil.which("node")
-    if node is None:
-        pytest.fail("node is not on the PATH (the npm agents need it too)", pytrace=False)
+    node = agent_node()
     modules = node_modules()
     if not (modules / "ai").exists():
         pytest.fail(f"the AI SDK is not installed ({modules / 'ai'}): run {INSTALL}", pytrace=False)
