@@ -45,6 +45,9 @@ class Opaque:
 
 OPAQUE = Opaque()
 
+# A config line naming the tests' key (YAML's ``apiKey: client-key``), in the README's words.
+_KEY_LINE = re.compile(r"^(apiKey: )(?:client-key|unused)$")
+
 
 @dataclass
 class Config:
@@ -60,15 +63,15 @@ class Config:
         return not (self.env or self.json or self.toml or self.clients)
 
 
-# README row -> (test file, what the name of its test functions holds); rows the tests
-# drive must be found. qwen-code and Continue are checked once tests drive them.
+# README row -> (test file, what the name of its functions holds: an npm agent's setup
+# function, a client test); rows the tests drive must be found.
 ROWS: dict[str, tuple[Path, str, bool]] = {
-    "Claude Code": (AGENTS_TESTS, "claude", True),
-    "Codex CLI": (AGENTS_TESTS, "codex", True),
-    "opencode": (AGENTS_TESTS, "opencode", True),
-    "pi-coding-agent": (AGENTS_TESTS, "test_pi_", True),
-    "qwen-code": (AGENTS_TESTS, "qwen", False),
-    "Continue's `cn`": (AGENTS_TESTS, "continue", False),
+    "Claude Code": (AGENTS_TESTS, "claude_setup", True),
+    "Codex CLI": (AGENTS_TESTS, "codex_setup", True),
+    "opencode": (AGENTS_TESTS, "opencode_setup", True),
+    "pi-coding-agent": (AGENTS_TESTS, "pi_setup", True),
+    "qwen-code": (AGENTS_TESTS, "qwen_setup", True),
+    "Continue's `cn`": (AGENTS_TESTS, "cn_setup", True),
     "`openai` (Python)": (CLIENTS_TESTS, "openai", True),
     "`anthropic` (Python)": (CLIENTS_TESTS, "anthropic", True),
 }
@@ -98,8 +101,8 @@ def readme_config(spans: list[str]) -> Config:
     for span in spans:
         if span.startswith("{"):
             config.json.append(json.loads(span))
-        elif re.fullmatch(r"\[[\w.]+\]|[\w]+ = .+", span):
-            config.toml.append(span)
+        elif re.fullmatch(r"\[[\w.]+\]|[\w]+ = .+|(- )?\w+:( .+)?", span):
+            config.toml.append(span)  # a TOML line, or a YAML one
         elif re.fullmatch(r"[A-Z][A-Za-z]*\(.*\)", span):
             call = ast.parse(span, mode="eval").body
             assert isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
@@ -176,6 +179,16 @@ def configured_by_tests(path: Path, word: str) -> Config:
         if not isinstance(function, ast.FunctionDef) or word not in function.name.lower():
             continue
         for node in ast.walk(function):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
+                target = node.targets[0]
+                if isinstance(target, ast.Name) and target.id == "env":  # a setup's env
+                    config.env.update(_value(node.value, names))
+                elif isinstance(target, ast.Name):  # a local object a config file holds
+                    names = {**names, target.id: _value(node.value, names)}
+            if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple):
+                argv = node.value.elts[0] if node.value.elts else None
+                if isinstance(argv, ast.List):  # a setup returns (argv, env)
+                    config.argv += _value(argv, names)
             if not isinstance(node, ast.Call):
                 continue
             callee = _callee(node)
@@ -186,7 +199,8 @@ def configured_by_tests(path: Path, word: str) -> Config:
             elif callee == "dumps" and node.args:
                 config.json.append(_value(node.args[0], names))
             elif callee == "join" and node.args and isinstance(node.args[0], ast.List):
-                config.toml += [v for v in _value(node.args[0], names) if isinstance(v, str)]
+                lines = [v for v in _value(node.args[0], names) if isinstance(v, str)]
+                config.toml += [_KEY_LINE.sub(rf"\g<1>{KEY}", v.strip()) for v in lines]
             elif callee == "run_agent" and node.args:
                 config.argv += _value(node.args[0], names)
             elif callee in ("OpenAI", "AsyncOpenAI", "Anthropic"):

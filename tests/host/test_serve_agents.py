@@ -333,8 +333,12 @@ def pi_setup(api: RunningServer, agent_home: Path) -> tuple[list[str], dict[str,
     """pi-coding-agent: a provider in its models.json."""
     agent_dir = agent_home / "agent"
     agent_dir.mkdir()
-    provider: dict[str, Any] = {"baseUrl": api.url, "api": "openai-completions"}
-    provider.update(apiKey="client-key", models=[{"id": MODEL}])
+    provider = {
+        "baseUrl": api.url,
+        "api": "openai-completions",
+        "apiKey": "client-key",
+        "models": [{"id": MODEL}],
+    }
     (agent_dir / "models.json").write_text(json.dumps({"providers": {"nodecode": provider}}))
     env = {
         "PI_CODING_AGENT_DIR": str(agent_dir),
