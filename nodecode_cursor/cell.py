@@ -70,6 +70,8 @@ class Settings(NamedTuple):
     history_budget: tuple[int, int] | None = None
     # How a run goes on after tool results: "auto", "resume" or "message" (continuation.py).
     continuation: str = "auto"
+    # The kept account (its email) rounds run on; None: the active one (accounts.py).
+    account: str | None = None
 
     @classmethod
     def from_section(cls, section: Mapping[str, Any]) -> Settings:
@@ -149,6 +151,7 @@ class Settings(NamedTuple):
             max_reply_bytes=cap,
             history_budget=_history_budget(section.get("history_budget")),
             continuation=continuation,
+            account=text("account", None),
         )
 
 
@@ -457,6 +460,7 @@ class CursorCell:
             transport=ctx.transport or self.settings.transport,
             history_budget=ctx.history_budget or self.settings.history_budget,
             continuation=ctx.continuation or self.settings.continuation,
+            account=ctx.account or self.settings.account,
         )
         try:
             return await lane.stream_round(filled, self.state)
