@@ -499,6 +499,8 @@ class SignInState:
     in_progress: bool = False  # a browser sign-in is waiting for the person
     login_url: str | None = None  # the page the latest sign-in asked the person to open
     browser_opened: bool = False  # that page was handed to the person's browser
+    # Every kept account's name (its email), the active one first (accounts.py).
+    accounts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
