@@ -55,7 +55,7 @@ class Simulator:
         self.refuse_raw_api_keys = True
         self.outdated_style = "details"
         # Several accounts (accounts.py): tokens naming an email, each its own plan and roster.
-        self.accounts = SimAccounts()
+        self.accounts = SimAccounts(dashboard.DashboardState)
         self.models = models.install(self)
         self.catalog = catalog.install(self)
         self.auth = auth.install(self)

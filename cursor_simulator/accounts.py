@@ -17,14 +17,13 @@ served as the single account always was.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import jwt
 
 if TYPE_CHECKING:
-    from .dashboard import DashboardState
-    from .models import RosterEntry
     from .server import SimRequest
 
 __all__ = ["LIMIT_ERROR", "SimAccount", "SimAccounts"]
@@ -42,9 +41,10 @@ class SimAccount:
 
     email: str
     sub: str
-    dashboard: DashboardState
-    # None: the simulator's roster (sim.models.roster).
-    roster: list[RosterEntry] | None = None
+    # A dashboard.DashboardState of its own (typed loosely: the families import this module).
+    dashboard: Any
+    # models.RosterEntry rows; None: the simulator's roster (sim.models.roster).
+    roster: list[Any] | None = None
     # Refuse every run of this account by the usage limit (see the module's docstring).
     limited: bool = False
     # The refresh's answer for this account alone; None: the auth state's refresh_mode.
@@ -61,9 +61,11 @@ class SimAccount:
 class SimAccounts:
     """The accounts a test added, found by email or by a request's bearer."""
 
-    def __init__(self) -> None:
+    def __init__(self, make_dashboard: Callable[..., Any]) -> None:
         self.lock = threading.Lock()
         self._by_sub: dict[str, SimAccount] = {}
+        # Makes an account's dashboard (dashboard.DashboardState, passed in by the simulator).
+        self._make_dashboard = make_dashboard
 
     def add(
         self,
@@ -71,12 +73,10 @@ class SimAccounts:
         *,
         plan: str = "Pro",
         percent: float = 42.5,
-        roster: list[RosterEntry] | None = None,
+        roster: list[Any] | None = None,
     ) -> SimAccount:
         """Add the account EMAIL with its own plan, usage percent and roster; return it."""
-        from .dashboard import DashboardState
-
-        dashboard = DashboardState(plan_name=plan)
+        dashboard = self._make_dashboard(plan_name=plan)
         dashboard.set_percents(percent)
         with self.lock:
             sub = f"auth0|user_{len(self._by_sub) + 1:03d}_sim"
