@@ -21,6 +21,7 @@ from types import TracebackType
 from typing import Any
 
 from . import agent, auth, catalog, dashboard, models, server_config
+from .accounts import SimAccounts
 from .family import OUTDATED_STYLES, bearer_refusal, connect_error, outdated_refusal
 from .server import Cut, HttpServer, SimRequest, SimResponse
 
@@ -53,6 +54,8 @@ class Simulator:
         # sudosubin/pi-frontier (PR #30). False lets a raw key through as any bearer.
         self.refuse_raw_api_keys = True
         self.outdated_style = "details"
+        # Several accounts (accounts.py): tokens naming an email, each its own plan and roster.
+        self.accounts = SimAccounts(dashboard.DashboardState)
         self.models = models.install(self)
         self.catalog = catalog.install(self)
         self.auth = auth.install(self)

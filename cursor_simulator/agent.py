@@ -28,6 +28,7 @@ from nodecode_cursor._proto import agent_pb2, aiserver_pb2
 from nodecode_cursor.wire import connect
 
 from . import workers
+from .accounts import LIMIT_DETAIL, LIMIT_ERROR, LIMIT_TITLE
 from .catalog import CatalogState
 from .exchange import SimRequest, SimResponse
 from .family import RouteHost, connect_error
@@ -35,7 +36,7 @@ from .models import ModelsState
 from .player import Player, Script
 from .records import AppendRecord, RunRecord
 from .scripted_model import MISREAD_IMAGE_BYTES, scripted_model
-from .steps import RejectRun, Step
+from .steps import EndError, RejectRun, Step
 
 __all__ = [
     "APPEND_PATH",
@@ -309,9 +310,29 @@ class AgentService:
         run.inbox.put(message)
 
     def _stream(self, run: RunRecord, request: SimRequest, *, poll: bool) -> SimResponse:
-        """Return the streamed answer of RUN: the next script played, as SSE or poll frames."""
-        script = self._next_script()
-        steps = script(run) if callable(script) else script
+        """Return the streamed answer of RUN: the next script played, as SSE or poll frames.
+
+        A run of an account whose usage limit is reached (``SimAccount.limited``) is
+        refused the way Cursor refuses it, and the queued script waits for the next run.
+        """
+        account = self.sim.accounts.of_request(request)
+        if account is not None:
+            with self.lock:
+                account.runs.append(request.headers.get("authorization", ""))
+        steps: Iterable[Step]
+        if account is not None and account.limited:
+            steps = [
+                EndError(
+                    "resource_exhausted",
+                    "Error",
+                    error=LIMIT_ERROR,
+                    title=LIMIT_TITLE,
+                    detail=LIMIT_DETAIL,
+                )
+            ]
+        else:
+            script = self._next_script()
+            steps = script(run) if callable(script) else script
         iterator = iter(steps)
         first = next(iterator, None)
         if isinstance(first, RejectRun):

@@ -13,9 +13,10 @@ a cut connection), the refresh's answer (a new token, rotated or not,
 ``shouldLogout``, a refusal, no token), and the profile's answer. It records
 what it received (the poll's uuid and verifier, the refresh bodies) and counts
 refresh calls under a lock, because tests call it from several processes.
-Access tokens it issues are real HS256 JWTs with ``exp`` and ``sub`` so the
-cell's expiry arithmetic can be checked. The cell's side lives in
-``signin.py`` and ``store.py``.
+Access tokens it issues are real HS256 JWTs with ``exp`` and ``sub`` (and the
+``email`` of an account a test added, ``accounts.py``) so the cell's expiry
+arithmetic can be checked; ``sign_in_as`` makes the next sign-in that account's.
+The cell's side lives in ``signin.py`` and ``store.py``.
 """
 
 from __future__ import annotations
@@ -91,6 +92,8 @@ class AuthState:
     exchanged: list[str] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _serial: int = 0
+    # Whose each refresh token is (a refresh renews that user's token, not self.sub's).
+    _refresh_subs: dict[str, str] = field(default_factory=dict, repr=False)
 
     def queue_poll(self, *outcomes: PollOutcome) -> None:
         """Append poll outcomes to serve in order."""
@@ -100,22 +103,35 @@ class AuthState:
         """Act as if the person signed in on the page of ``login_id``: its polls get tokens."""
         self.confirmed.add(login_id)
 
-    def issue_token(self) -> str:
-        """Return a new access token (and make the agent service accept it)."""
+    def sign_in_as(self, email: str) -> None:
+        """Make the next sign-ins confirm as the account EMAIL (added with sim.accounts.add)."""
+        self.sub = self.sim.accounts.named(email).sub
+
+    def _claims(self, sub: str) -> dict[str, Any]:
+        """Return the claims a token of SUB carries besides sub: its account's email, if any."""
+        accounts = getattr(self.sim, "accounts", None)
+        account = accounts.by_sub(sub) if accounts is not None else None
+        return {"email": account.email} if account is not None else {}
+
+    def issue_token(self, sub: str | None = None) -> str:
+        """Return a new access token for SUB (default: ``self.sub``), accepted by the service."""
         with self._lock:
             self._serial += 1
             serial = self._serial
-        token = make_token(self.sub, self.token_lifetime, jti=f"t{serial}")
+        sub = sub or self.sub
+        token = make_token(sub, self.token_lifetime, jti=f"t{serial}", **self._claims(sub))
         valid = getattr(self.sim, "valid_tokens", None)
         if isinstance(valid, set):
             valid.add(token)
         return token
 
-    def issue_refresh_token(self) -> str:
-        """Return a new opaque refresh token."""
+    def issue_refresh_token(self, sub: str | None = None) -> str:
+        """Return a new opaque refresh token, remembered as SUB's (default: ``self.sub``)."""
         with self._lock:
             self._serial += 1
-            return f"refresh-{self._serial}-sim"
+            token = f"refresh-{self._serial}-sim"
+            self._refresh_subs[token] = sub or self.sub
+            return token
 
     # --- handlers --------------------------------------------------------------------
 
@@ -172,19 +188,24 @@ class AuthState:
             return json_response(400, {"error": "invalid_request"})
         if self.refresh_delay:
             time.sleep(self.refresh_delay)
+        with self._lock:
+            sub = self._refresh_subs.get(body["refresh_token"], self.sub)
+        account = self.sim.accounts.by_sub(sub) if hasattr(self.sim, "accounts") else None
         mode = self.refresh_mode
+        if account is not None and account.refresh_mode is not None:
+            mode = account.refresh_mode
         if mode == "logout":
             return json_response(200, {"access_token": "", "shouldLogout": True})
         if mode == "refuse":
             return json_response(401, {"error": "invalid_grant"})
         if mode == "no-token":
             return json_response(200, {})
-        access = self.issue_token()
+        access = self.issue_token(sub)
         with self._lock:
             self.refreshed.append(access)
         answer: dict[str, Any] = {"access_token": access}
         if mode == "rotate":
-            answer["refresh_token"] = self.issue_refresh_token()
+            answer["refresh_token"] = self.issue_refresh_token(sub)
         return json_response(200, answer)
 
     def exchange(self, request: SimRequest) -> SimResponse:
@@ -251,7 +272,9 @@ class AuthState:
         if token_user != user:
             return json_response(401, {"error": "session names another user"})
         sub = self.profile_sub if self.profile_sub is not None else user
-        return json_response(200, {"email": self.email, "sub": sub})
+        account = self.sim.accounts.by_sub(user) if hasattr(self.sim, "accounts") else None
+        email = account.email if account is not None else self.email
+        return json_response(200, {"email": email, "sub": sub})
 
 
 PAGE_PATH = "/loginDeepControl"

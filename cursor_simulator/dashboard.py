@@ -154,13 +154,16 @@ def install(sim: RouteHost) -> DashboardState:
     """Serve the three dashboard calls on ``sim``; return their state."""
     state = DashboardState()
 
-    def answer_for(path: str) -> Message:
-        with state.lock:
+    def answer_for(path: str, request: SimRequest) -> Message:
+        # An account a test added answers from its own plan (accounts.py).
+        account = sim.accounts.of_request(request)
+        own = account.dashboard if account is not None else state
+        with own.lock:
             if path == USAGE_PATH:
-                return state.usage()
+                return own.usage()
             if path == PLAN_INFO_PATH:
-                return state.plan_info()
-            return state.hard_limit()
+                return own.plan_info()
+            return own.hard_limit()
 
     def handle(request: SimRequest) -> SimResponse:
         """Return the path's answer, its scripted refusal, or the Connect error for a bad call."""
@@ -195,7 +198,7 @@ def install(sim: RouteHost) -> DashboardState:
         if refusal is not None:
             status, code, text = refusal
             return connect_error(status, code, text)
-        message = answer_for(path)
+        message = answer_for(path, request)
         if kind == "application/json":
             body = json.dumps(json_format.MessageToDict(message)).encode()
             return SimResponse(200, {"content-type": "application/json"}, body)

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from nodecode_cursor._proto import aiserver_pb2
 
 from .server import Handler, HttpServer, SimRequest, SimResponse
+
+if TYPE_CHECKING:
+    from .accounts import SimAccounts
 
 __all__ = ["OUTDATED_STYLES", "RouteHost", "bearer_refusal", "connect_error", "outdated_refusal"]
 
@@ -68,6 +71,8 @@ class RouteHost(Protocol):
     server: HttpServer
     max_records: int | None
     valid_tokens: set[str] | None
+    # The accounts a test added (accounts.py): whose call a bearer is.
+    accounts: SimAccounts
 
     def route(self, path: str, handler: Handler) -> None:
         """Serve ``path`` with ``handler``."""

@@ -124,7 +124,9 @@ def install(sim: RouteHost) -> ModelsState:
         if state.raw_body is not None:
             return SimResponse(200, {"content-type": "application/proto"}, state.raw_body)
         answer = agent_pb2.GetUsableModelsResponse()
-        for entry in state.roster:
+        account = sim.accounts.of_request(request)
+        roster = account.roster if account is not None and account.roster is not None else None
+        for entry in state.roster if roster is None else roster:
             details = answer.models.add(
                 model_id=entry.model_id,
                 display_name=entry.display_name,

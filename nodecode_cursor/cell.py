@@ -70,6 +70,8 @@ class Settings(NamedTuple):
     history_budget: tuple[int, int] | None = None
     # How a run goes on after tool results: "auto", "resume" or "message" (continuation.py).
     continuation: str = "auto"
+    # The kept account (its email) rounds run on; None: the active one (accounts.py).
+    account: str | None = None
 
     @classmethod
     def from_section(cls, section: Mapping[str, Any]) -> Settings:
@@ -149,6 +151,7 @@ class Settings(NamedTuple):
             max_reply_bytes=cap,
             history_budget=_history_budget(section.get("history_budget")),
             continuation=continuation,
+            account=text("account", None),
         )
 
 
@@ -218,6 +221,7 @@ class CursorCell:
             ended=self.state.ended_sessions,
             on_logout=self.state.forget_accounts,
             usage=self.usage_text,
+            accounts=self.accounts_text,
             agent_status=self._agent_status,
         )
         return True
@@ -347,6 +351,7 @@ class CursorCell:
         if self.host is None or self._command is None or self.state is None:
             return SignInState(signed_in=False, source=None)
         # Deferred: loading the cell stays cheap
+        from .account.accounts import listed
         from .account.credentials import ENV_ACCESS_TOKEN, ENV_API_KEY
         from .account.signin import session_ended
         from .account.store import AuthStore
@@ -354,6 +359,7 @@ class CursorCell:
         store = AuthStore(self.host.home)
         entry = store.entry()
         key = store.api_key()
+        kept = tuple(account.name for account in listed(store))
         env_name = next(
             (n for n in (ENV_ACCESS_TOKEN, ENV_API_KEY) if os.environ.get(n, "").strip()), None
         )
@@ -370,6 +376,7 @@ class CursorCell:
             in_progress=pending,
             login_url=signin.page,
             browser_opened=signin.browser_opened,
+            accounts=kept,
         )
 
     async def account_usage(self) -> AccountUsage:
@@ -435,6 +442,25 @@ class CursorCell:
         except CursorError as exc:
             return f"{PROVIDER}: {exc.detail}"
 
+    def accounts_text(self) -> str:
+        """Return ``/cursor accounts``' answer: each kept account, its plan and usage (blocking)."""
+        # Deferred: loading the cell stays cheap (httpx, protobuf)
+        from .account.overview import account_rows, rows_text
+
+        if self.host is None or self.state is None:
+            return rows_text([])
+        try:
+            rows = account_rows(
+                self.host,
+                base_url=self.settings.base_url,
+                proxy=self.settings.proxy,
+                client_version=self.client_version().value,
+                ended=self.state.ended_sessions,
+            )
+        except CursorError as exc:  # auth.json unreadable: the one line saying why
+            return f"{PROVIDER}: {exc.detail}"
+        return rows_text(rows)
+
     async def stream_round(self, ctx: RoundContext) -> RoundResult:
         """Return one round on Cursor, with the cell's settings filling what ``ctx`` leaves open."""
         # Deferred: loading the cell stays cheap (httpx, protobuf; dataclasses, loaded with
@@ -457,6 +483,7 @@ class CursorCell:
             transport=ctx.transport or self.settings.transport,
             history_budget=ctx.history_budget or self.settings.history_budget,
             continuation=ctx.continuation or self.settings.continuation,
+            account=ctx.account or self.settings.account,
         )
         try:
             return await lane.stream_round(filled, self.state)

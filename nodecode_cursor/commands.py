@@ -1,8 +1,13 @@
-"""The ``/cursor`` command: ``login``, ``status``, ``usage`` and ``logout``, with completion.
+"""The ``/cursor`` command: ``login``, ``status``, ``usage``, ``accounts``, ``use`` and ``logout``.
 
 Each verb answers at once. ``login`` starts the browser sign-in
 (``signin.py``), opens the page in the person's browser when there is a
 display (``login --no-browser`` does not) and returns the page to open;
+``login --add`` keeps the account signed in until now beside the new one
+(``accounts.py``); ``accounts`` lists the kept accounts with their plan and
+usage (the cell's ``accounts_text``), ``use EMAIL`` makes one active, and
+``logout EMAIL`` forgets one (``logout`` alone, the active one, saying which
+becomes active);
 ``usage`` shows the account's plan usage (the cell's ``usage_text``, from
 Cursor's dashboard: a few lines, or one saying why not); ``status`` says where the
 credential comes from without refreshing or touching the network; ``logout``
@@ -13,14 +18,15 @@ cell's notices. The cell (``cell.py``) registers this command with its host.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .account import accounts
 from .account.browser import open_page
 from .account.credentials import ENV_ACCESS_TOKEN, ENV_API_KEY, env_credential
 from .account.key_exchange import exchange_state, is_api_key
-from .account.signin import NOTICE_KEY, PollPacing, SignIn, session_ended
+from .account.signin import NOTICE_KEY, PollPacing, SignIn, account_notice_key, session_ended
 from .account.store import CORRUPT, PROVIDER, AuthStore
-from .errors import NOT_SIGNED_IN, ConfigError, StoreError
+from .errors import NOT_SIGNED_IN, ConfigError, StoreError, UnknownAccount
 from .limits import DEFAULT_BASE_URL, DEFAULT_WEB_URL
 
 if TYPE_CHECKING:
@@ -30,9 +36,10 @@ if TYPE_CHECKING:
 
 __all__ = ["USAGE", "VERBS", "CursorCommand"]
 
-VERBS = ("login", "logout", "status", "usage")
+VERBS = ("accounts", "login", "logout", "status", "usage", "use")
 USAGE = (
-    "usage: /cursor login [--no-browser] [--move-aside] | status | usage | logout [--move-aside]"
+    "usage: /cursor login [--add] [--no-browser] [--move-aside] | status | usage | accounts | "
+    "use EMAIL | logout [EMAIL] [--move-aside]"
 )
 
 
@@ -54,6 +61,7 @@ class CursorCommand:
         ended: Collection[str] = frozenset(),
         on_logout: Callable[[], None] | None = None,
         usage: Callable[[], str] | None = None,
+        accounts: Callable[[], str] | None = None,
         agent_status: Callable[[], str | None] | None = None,
     ) -> None:
         self.host = host
@@ -64,6 +72,8 @@ class CursorCommand:
         self.ended = ended
         # The cell's dashboard question (``cell.usage_text``); None: not offered.
         self.usage = usage
+        # The cell's list of kept accounts with their usage (``cell.accounts_text``).
+        self.accounts = accounts
         # What the cell says of its cursor-agent lane (None: nothing, e.g. not installed).
         self.agent_status = agent_status
         self.store = AuthStore(host.home)
@@ -82,14 +92,19 @@ class CursorCommand:
                     return said  # it could not be moved: the verb would only fail on it
                 rest = " ".join(word for word in words if word != "--move-aside")
                 return f"{said}\n{self.run(rest)}"
+        named = [word for word in words[1:] if not word.startswith("--")]
         if verb == "login":
-            return self.login(browser="--no-browser" not in words[1:])
-        if verb == "logout":
-            return self.logout()
+            return self.login(browser="--no-browser" not in words[1:], add="--add" in words[1:])
+        if verb == "logout" and len(named) <= 1:
+            return self.logout(named[0] if named else None)
         if verb == "status":
             return self.status()
         if verb == "usage" and self.usage is not None:
             return self.usage()
+        if verb == "accounts" and self.accounts is not None:
+            return self.accounts()
+        if verb == "use" and len(named) == 1:
+            return self.use(named[0])
         return USAGE
 
     def complete(self, prefix: str = "") -> list[str]:
@@ -97,8 +112,11 @@ class CursorCommand:
         start = prefix.strip().lower()
         return [verb for verb in VERBS if verb.startswith(start)]
 
-    def login(self, *, browser: bool = True) -> str:
+    def login(self, *, browser: bool = True, add: bool = False) -> str:
         """Start a sign-in (cancelling one in progress); return the page to open.
+
+        ADD keeps the account active until now beside the new one (a sign-in to
+        another account); without it the new sign-in replaces it, as it always did.
 
         With BROWSER the page is also opened in the person's browser when there is a
         display (``browser.open_page``); the page is in the line either way. A corrupt
@@ -108,7 +126,7 @@ class CursorCommand:
             self.store.read()
         except StoreError as exc:
             return f"{PROVIDER}: {exc.detail}"
-        line = self.signin.start()
+        line = self.signin.start(add=add)
         page = self.signin.page
         if browser and page is not None:
             self.signin.browser_opened = open_page(page)
@@ -150,6 +168,7 @@ class CursorCommand:
         try:
             entry = self.store.entry()
             key = self.store.api_key()
+            kept = accounts.listed(self.store)
         except StoreError as exc:
             return f"{PROVIDER}: {exc.detail}"
         pending = self.signin.in_progress
@@ -165,9 +184,15 @@ class CursorCommand:
                 line += f"; the API key saved by /connect is used first, {self._exchange(key)}"
             elif key:
                 line += "; a key saved by /connect is used first"
+            line += self._others(len(kept) - 1)
             return line + ("; a sign-in is in progress" if pending else "")
         if pending:
             return f"{PROVIDER}: a sign-in is in progress"
+        if kept:
+            return (
+                f"{PROVIDER}: no account is active; {len(kept)} kept: /cursor use EMAIL "
+                "makes one active (/cursor accounts lists them)"
+            )
         if is_api_key(key):
             return (
                 f"{PROVIDER}: not signed in; the API key saved by /connect is used, "
@@ -191,40 +216,64 @@ class CursorCommand:
             return f"{PROVIDER}: not signed in; a token from the environment ({name}) is used"
         return f"{PROVIDER}: {NOT_SIGNED_IN}"
 
+    @staticmethod
+    def _others(count: int) -> str:
+        """Return what the status line adds of COUNT accounts kept beside the active one."""
+        if count <= 0:
+            return ""
+        which = "1 other account is" if count == 1 else f"{count} other accounts are"
+        return f"; {which} kept (/cursor accounts lists them)"
+
     def _exchange(self, key: str) -> str:
         """Return how KEY's exchange for a session token stands (this process's, never dialled)."""
         return exchange_state(key, self.base_url)
 
-    def logout(self) -> str:
-        """Cancel a sign-in in progress, forget the kept one, clear the notices; return a line.
+    def logout(self, name: str | None = None) -> str:
+        """Forget the account NAME (None: the active one, after cancelling a sign-in in progress).
 
-        The line says what was done: a second logout must not claim to sign out again.
+        The line says what was done and which account is active now: a second logout
+        must not claim to sign out again. Every other field of auth.json stays.
         """
-        cancelled = self.signin.cancel()
-        forgot: list[bool] = []
-
-        def change(data: dict[str, Any]) -> bool:
-            """Return whether DATA changed after removing the kept sign-in."""
-            tokens = data.get("oauth_tokens")
-            if not isinstance(tokens, dict) or PROVIDER not in tokens:
-                return False  # nothing to forget: leave the file (or its absence) alone
-            del tokens[PROVIDER]
-            forgot.append(True)
-            return True
-
+        cancelled = self.signin.cancel() if name is None else False
         try:
             # Checked and removed under the store's lock: another process may sign in or out.
-            self.store.update(change)
+            forgot, active = accounts.forget(self.store, name)
+        except UnknownAccount as exc:
+            return f"{PROVIDER}: {exc.detail}"
         except StoreError as exc:
             return f"{PROVIDER}: {exc.detail}; the kept tokens are still on disk"
-        self.host.notice(None, key=NOTICE_KEY)
+        if forgot is not None:
+            self.host.notice(None, key=account_notice_key(forgot))
+        if name is None or active is None:
+            self.host.notice(None, key=NOTICE_KEY)
         if self.on_logout is not None:
             self.on_logout()
-        if forgot:
-            return f"{PROVIDER}: signed out"
-        if cancelled:
-            return f"{PROVIDER}: sign-in cancelled; nothing was kept"
-        return f"{PROVIDER}: not signed in; nothing to forget"
+        if forgot is None:
+            if cancelled:
+                return f"{PROVIDER}: sign-in cancelled; nothing was kept"
+            return f"{PROVIDER}: not signed in; nothing to forget"
+        if name is None:
+            if active is None:
+                return f"{PROVIDER}: signed out"
+            return f"{PROVIDER}: signed out of {forgot}; {active} is active now"
+        now = f"{active} is active" if active is not None else "no account is active"
+        return f"{PROVIDER}: forgot the account {forgot}; {now}"
+
+    def use(self, name: str) -> str:
+        """Make the kept account NAME the active one; return the line saying so."""
+        try:
+            chosen = accounts.use(self.store, name)
+        except UnknownAccount as exc:
+            return f"{PROVIDER}: {exc.detail}"
+        except StoreError as exc:
+            return f"{PROVIDER}: {exc.detail}"
+        self.host.notice(None, key=NOTICE_KEY)  # the notice was the account active until now
+        if session_ended(chosen.entry, self.ended):
+            return (
+                f"{PROVIDER}: {chosen.name} is active now, but Cursor ended its session: "
+                "run /cursor login to sign in to it again"
+            )
+        return f"{PROVIDER}: {chosen.name} is active now"
 
     def stop(self) -> None:
         """Cancel a sign-in in progress (the cell is stopping)."""

@@ -44,6 +44,7 @@ __all__ = [
     "ResourceExhausted",
     "StoreError",
     "StreamIncomplete",
+    "UnknownAccount",
     "Unreachable",
     "check_cleartext",
     "json_kind",
@@ -289,6 +290,18 @@ class UnknownModel(ConfigError):
         self.model = model
         self.near = near
         self.unchecked = unchecked
+
+
+class UnknownAccount(ConfigError):
+    """A round or a verb named an account the person has not signed in to (never another's)."""
+
+    hint = "/cursor accounts"
+
+    def __init__(self, detail: str, *, account: str, kept: tuple[str, ...] = ()) -> None:
+        """Keep the ACCOUNT named and the names of the accounts KEPT instead."""
+        super().__init__(detail, code="unknown_account")
+        self.account = account
+        self.kept = kept
 
 
 class BadEffort(ConfigError):

@@ -390,6 +390,10 @@ class RoundContext:
     # How a run goes on after tool results: "auto" (per model, adaptive), "resume" or
     # "message" (docs/protocol.md §7b); None: the cell's setting (cursor.continuation).
     continuation: str | None = None
+    # Which of the person's kept Cursor accounts runs the round, by email (accounts.py);
+    # None: the cell's setting (cursor.account), else the active account. Only a kept
+    # account can be named, and only when ``credential`` is None (a host's own wins).
+    account: str | None = None
 
 
 @dataclass(slots=True)
@@ -495,6 +499,8 @@ class SignInState:
     in_progress: bool = False  # a browser sign-in is waiting for the person
     login_url: str | None = None  # the page the latest sign-in asked the person to open
     browser_opened: bool = False  # that page was handed to the person's browser
+    # Every kept account's name (its email), the active one first (accounts.py).
+    accounts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -176,6 +176,9 @@ class RoundRequest:
     session_id: str | None = None
     # The model id as the client named it (echoed back in the answer's "model").
     requested_model: str = ""
+    # The person's kept Cursor account the round runs on (the x-cursor-account header);
+    # None: serve's own (--account, cursor.account, else the active one).
+    account: str | None = None
     tool_demand: ToolDemand | None = None
     output_demand: OutputDemand | None = None
     # True: an effort the model cannot take is dropped instead of refused (clients that
@@ -210,6 +213,7 @@ class RoundRequest:
             session_id=None if firmer else self.session_id,
             cwd=self.working_folder,
             on_part=on_part,
+            account=self.account,
         )
 
 

@@ -1,10 +1,12 @@
 """The reference host's command line: ``nodecode-cursor``.
 
 Commands: ``chat`` (the interactive REPL, ``chat.py``), ``ask`` (one turn, plain
-or ``--json``), ``models``, ``login``, ``status``, ``logout`` (the cell's own
-verbs), ``usage`` (the plan at a glance), ``doctor`` (what works with Cursor
-today), ``demo`` (a real two-round turn against the bundled simulator) and
-``serve`` (the OpenAI- and Anthropic-compatible API, ``routes.py``).
+or ``--json``), ``models``, ``login``, ``status``, ``logout``, ``accounts``,
+``use`` (the cell's own verbs; ``--account`` on ``ask``, ``chat`` and ``serve``
+picks the kept account rounds run on), ``usage`` (the plan at a glance),
+``doctor`` (what works with Cursor today), ``demo`` (a real two-round turn
+against the bundled simulator) and ``serve`` (the OpenAI- and
+Anthropic-compatible API, ``routes.py``).
 Global flags: ``--base-url``, ``--web-url``, ``-v`` and ``--version``;
 ``NODECODE_HOME`` picks the home folder.
 
@@ -119,6 +121,16 @@ def _globals(parser: argparse.ArgumentParser, *, top: bool) -> None:
     )
 
 
+def _account_flag(parser: argparse.ArgumentParser) -> None:
+    """Add --account: which kept Cursor account runs the rounds (overrides cursor.account)."""
+    parser.add_argument(
+        "--account",
+        metavar="EMAIL",
+        help="the kept Cursor account the rounds run on (default: cursor.account, else the "
+        "active one; `accounts` lists them)",
+    )
+
+
 def _demo_flags(demo: argparse.ArgumentParser) -> None:
     """Add demo's flags: -v, and the URL flags hidden (taken only to be refused by name)."""
     for flag in ("--base-url", "--web-url"):
@@ -158,6 +170,7 @@ def build_parser() -> Parser:
     chat.add_argument("--model", help=f"the model (default {DEFAULT_MODEL})")
     chat.add_argument("--effort", help="thinking effort (low, medium, high, …) or off")
     chat.add_argument("--session", help="the session id (keys Cursor's conversation)")
+    _account_flag(chat)
     chat.add_argument("--tools", choices=("default", "none"), default="default")
     chat.add_argument("--yes", action="store_true", help="run commands and read outside cwd")
     chat.add_argument(
@@ -176,6 +189,7 @@ def build_parser() -> Parser:
         "--tools", default="default", help="default, none, or a JSON file of tools (returned)"
     )
     ask.add_argument("--session", help="the session id (keys Cursor's conversation)")
+    _account_flag(ask)
     ask.add_argument("--json", action="store_true", help="print one JSON object")
     ask.add_argument(
         "--max-rounds",
@@ -203,11 +217,22 @@ def build_parser() -> Parser:
     login.add_argument(
         "--no-browser", action="store_true", help="print the sign-in page, do not open it"
     )
+    login.add_argument(
+        "--add",
+        action="store_true",
+        help="keep the account signed in now and add another one (asked on a terminal)",
+    )
     for name, text in (
         ("status", "how the sign-in stands"),
-        ("logout", "forget the kept sign-in"),
+        ("logout", "forget the active account's sign-in, or the account EMAIL's"),
+        ("accounts", "the kept Cursor accounts, each one's plan and usage, which is active"),
+        ("use", "make the kept account EMAIL the active one"),
     ):
         _globals(commands.add_parser(name, help=text), top=False)
+    commands.choices["logout"].add_argument(
+        "email", nargs="?", metavar="EMAIL", help="the account to forget (default: the active)"
+    )
+    commands.choices["use"].add_argument("email", metavar="EMAIL", help="the account to use")
     for name in ("login", "logout"):
         _move_aside_flag(commands.choices[name])
 
@@ -238,6 +263,7 @@ def build_parser() -> Parser:
     serve.add_argument(
         "--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)"
     )
+    _account_flag(serve)
     serve.add_argument(
         "--port", type=_port, default=8765, help="the port to listen on (default 8765)"
     )
@@ -520,9 +546,12 @@ def cmd_logout(args: argparse.Namespace) -> int:
         if _corrupt_moved_aside(args, cell):
             print(visible(host.command(PROVIDER).run("logout --move-aside")))
             return 0
-        cell.sign_in_state()  # a broken auth.json fails the command, and stays as it is
+        before = cell.sign_in_state()  # a broken auth.json fails the command, and stays as it is
+        if args.email:
+            return _forget_account(host, cell, args.email, before)
         line = host.command(PROVIDER).run("logout")
-        if cell.sign_in_state().signed_in:
+        after = cell.sign_in_state()
+        if after.signed_in and after.accounts == before.accounts:
             # The write failed: say so in one line, where the sign-in stays and how to
             # remove it, and fail, for the tokens are still there.
             why = line.removeprefix(PROVIDER + ": ").split("; the kept tokens", 1)[0]
@@ -539,6 +568,57 @@ def cmd_logout(args: argparse.Namespace) -> int:
         return 0
     finally:
         host.stop()
+
+
+def _forget_account(host: ReferenceHost, cell: Cell, email: str, before: SignInState) -> int:
+    """Forget the kept account EMAIL (``logout EMAIL``); return the exit code."""
+    line = _shell_words(host.command(PROVIDER).run(f"logout {email}"))
+    after = cell.sign_in_state()
+    # The line names accounts: the service chose their emails.
+    if len(after.accounts) == len(before.accounts):
+        _report(400, line.removeprefix(PROVIDER + ": "), as_json=False)
+        return 1
+    print(visible(line))
+    return 0
+
+
+def cmd_accounts(args: argparse.Namespace) -> int:
+    """Print the kept accounts, each one's plan and usage, and which is active."""
+    from .setup import make_host
+
+    host = make_host(args)
+    try:
+        cell = _cursor(host)
+        cell.sign_in_state()  # a broken auth.json fails the command
+        # Emails and the dashboard's plan names are the service's text.
+        print(visible(_shell_words(host.command(PROVIDER).run("accounts"))))
+        return 0
+    finally:
+        host.stop()
+
+
+def cmd_use(args: argparse.Namespace) -> int:
+    """Make the kept account EMAIL the active one; return the exit code."""
+    from .setup import make_host
+
+    host = make_host(args)
+    try:
+        cell = _cursor(host)
+        cell.sign_in_state()  # a broken auth.json fails the command
+        line = _shell_words(host.command(PROVIDER).run(f"use {args.email}"))
+        now = cell.sign_in_state()
+        if not now.accounts or now.accounts[0].casefold() != args.email.strip().casefold():
+            _report(400, line.removeprefix(PROVIDER + ": "), as_json=False)
+            return 1
+        print(visible(line))
+        return 0
+    finally:
+        host.stop()
+
+
+def _shell_words(line: str) -> str:
+    """Return LINE with the chat's /cursor verbs worded as this command line's."""
+    return line.replace("/cursor ", "nodecode-cursor ")
 
 
 def _move_aside_flag(parser: argparse.ArgumentParser) -> None:
@@ -574,14 +654,31 @@ def _corrupt_moved_aside(args: argparse.Namespace, cell: Cell) -> bool:
     return False
 
 
-def _say_signed_in(state: SignInState | None) -> None:
-    """Say that a sign-in is already kept, before a new one replaces it (``login``)."""
-    if state is not None and state.signed_in:
-        who = f" as {visible(state.email, lines=False)}" if state.email else ""
-        print(
-            f"cursor: already signed in{who}; a new sign-in replaces it when it finishes",
-            flush=True,
-        )
+def _adding(args: argparse.Namespace, state: SignInState | None) -> bool:
+    """Return whether this ``login`` adds an account beside the one signed in (``--add``, or asked).
+
+    Signed in already: a terminal is asked whether to keep that account and add
+    another; a run without one replaces it, as a new sign-in always did, and says
+    how to add one instead.
+    """
+    from .setup import ask
+
+    if state is None or not state.signed_in:
+        return bool(args.add)
+    who = f" as {visible(state.email, lines=False)}" if state.email else ""
+    if args.add:
+        print(f"cursor: signed in{who}; the new account is added beside it", flush=True)
+        return True
+    if sys.stdin.isatty() and ask(
+        f"cursor: already signed in{who}; keep that account and add another? [y/N] "
+    ):
+        return True
+    print(
+        f"cursor: already signed in{who}; a new sign-in replaces it when it finishes "
+        "(login --add keeps it and adds another account)",
+        flush=True,
+    )
+    return False
 
 
 def _signed_in_anew(before: SignInState | None, after: SignInState) -> bool:
@@ -611,11 +708,12 @@ def cmd_login(args: argparse.Namespace) -> int:
         aside = " --move-aside" if _corrupt_moved_aside(args, cell) else ""
         # A broken auth.json: the sign-in could not be kept anyway (moved aside: none was).
         before = None if aside else cell.sign_in_state()
-        _say_signed_in(before)
+        add = _adding(args, before)
         started = time.monotonic()
         progress = sys.stderr.isatty()
         try:
             verb = "login --no-browser" if args.no_browser else "login"
+            verb += " --add" if add else ""
             moved, _, started_line = command.run(verb + aside).rpartition("\n")
             if moved:
                 print(visible(moved), flush=True)
@@ -836,6 +934,8 @@ _HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "login": cmd_login,
     "status": cmd_status,
     "logout": cmd_logout,
+    "accounts": cmd_accounts,
+    "use": cmd_use,
     "usage": cmd_usage,
     "doctor": cmd_doctor,
     "demo": cmd_demo,

@@ -76,6 +76,8 @@ log = logging.getLogger("nodecode_host.routes")
 
 API_KEY_ENV = "NODECODE_SERVE_API_KEY"
 PROVIDER = "cursor"
+# The request header naming which of the person's kept Cursor accounts runs a round.
+ACCOUNT_HEADER = "x-cursor-account"
 # The lane that runs Cursor's own CLI (nodecode_cursor.cell.AGENT_LANE).
 AGENT_LANE = "cursor-agent"
 
@@ -261,6 +263,8 @@ class ApiRoutes:
         exchange.model = request.requested_model
         # Bridged asks resolve in the client's folder, never serve's own by accident.
         request.working_folder = client_folder(exchange.headers, request.system, request.messages)
+        # Only the person's own kept accounts can be named: an unknown one fails the round.
+        request.account = (exchange.headers.get(ACCOUNT_HEADER) or "").strip() or None
         self._refuse_agent_lane(request.model)
         log.debug(
             "round request: model %s, %d messages, %d tools, stream %s, session %s",

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 __all__ = ["Gate", "Preflight", "Refusal"]
 
 _PREFLIGHT_HEADERS = (
-    "authorization, content-type, x-session-id, x-api-key, anthropic-version, anthropic-beta"
+    "authorization, content-type, x-session-id, x-api-key, anthropic-version, anthropic-beta, "
+    "x-cursor-account"
 )
 
 

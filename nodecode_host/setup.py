@@ -74,6 +74,8 @@ def make_host(
         section["base_url"] = args.base_url
     if getattr(args, "web_url", None):
         section["web_url"] = args.web_url
+    if getattr(args, "account", None):
+        section["account"] = args.account
     host = ReferenceHost(home or home_folder(), overrides={PROVIDER: section}, say=say)
     # A broken config.json is a config error before anything loads.
     for key in HOST_DEFAULTS:

@@ -41,6 +41,7 @@ __all__ = [
     "ENV_ACCESS_TOKEN",
     "ENV_API_KEY",
     "NOT_SIGNED_IN",
+    "account_credential",
     "checked_token",
     "env_credential",
     "resolve_credential",
@@ -117,6 +118,28 @@ def _resolve(
         token = checked_token(entry.access_token, f"{store.path} (oauth_tokens.{PROVIDER})")
         return token, entry
     return env_credential(), None
+
+
+def account_credential(
+    host: Host,
+    account: str,
+    *,
+    base_url: str = DEFAULT_BASE_URL,
+    proxy: str | None = None,
+    ended: set[str] | None = None,
+) -> str:
+    """Return the bearer of the kept account ACCOUNT, renewed first when due (blocking).
+
+    A round that names its account (``cursor.account``, ``--account``, serve's
+    ``x-cursor-account``) sends that account's token and no other: an account not
+    kept raises UnknownAccount, never a fall back to another credential. Its refresh
+    writes its own entry back (``signin.refresh_if_due``).
+    """
+    store = AuthStore(host.home)
+    entry = refresh_if_due(store, base_url, host=host, proxy=proxy, ended=ended, account=account)
+    if entry is None:  # pragma: no cover - refresh_if_due raises for an account not kept
+        raise ConfigError(f"no Cursor account {account} is signed in here", code="unknown_account")
+    return checked_token(entry.access_token, f"{store.path} (account {account})")
 
 
 # How long a remembered answer is given at most without reading auth.json again, even

@@ -44,6 +44,7 @@ from ..limits import (
     REFRESH_TIMEOUT_SECONDS,
     REFRESH_WHEN_DUE_WITHIN_SECONDS,
 )
+from . import accounts
 from .store import PROVIDER, AuthStore, TokenEntry, token_user_id
 
 if TYPE_CHECKING:
@@ -59,6 +60,7 @@ __all__ = [
     "SessionEnded",
     "SignIn",
     "SignInCancelled",
+    "account_notice_key",
     "login_url",
     "pkce_pair",
     "profile_cookie",
@@ -300,8 +302,12 @@ class SignIn:
         with self._guard:
             return self._cancel is not None and not self._cancel.is_set()
 
-    def start(self) -> str:
-        """Cancel any sign-in in progress, start a new one, and return the line to show now."""
+    def start(self, *, add: bool = False) -> str:
+        """Cancel any sign-in in progress, start a new one, and return the line to show now.
+
+        ADD keeps the account active until now among the others when the new one is
+        another (``accounts.keep_sign_in``); without it the new sign-in replaces it.
+        """
         self.cancel()
         import uuid
 
@@ -310,7 +316,7 @@ class SignIn:
         cancel = threading.Event()
         thread = threading.Thread(
             target=self._run,
-            args=(login_id, verifier, cancel),
+            args=(login_id, verifier, cancel, add),
             name="cursor-sign-in",
             daemon=True,
         )
@@ -339,7 +345,7 @@ class SignIn:
         thread.join(timeout)
         return not thread.is_alive()
 
-    def _run(self, login_id: str, verifier: str, cancel: threading.Event) -> None:
+    def _run(self, login_id: str, verifier: str, cancel: threading.Event, add: bool) -> None:
         """Poll, read the email, keep the tokens and say how it went (the background half)."""
         try:
             with http_client(self.pacing.request_timeout, self.proxy) as client:
@@ -351,11 +357,14 @@ class SignIn:
             with self._guard:
                 if cancel.is_set():
                     raise SignInCancelled()
-                self.store.save_entry(entry)
+                aside = accounts.keep_sign_in(self.store, entry, add=add)
                 if self._cancel is cancel:
                     self._cancel = None
             self.host.notice(None, key=NOTICE_KEY)
+            self.host.notice(None, key=account_notice_key(accounts.account_name(entry)))
             said = f"{PROVIDER}: signed in as {email}" if email else f"{PROVIDER}: signed in"
+            if aside is not None:
+                said += f" (now active; {aside} is kept: /cursor use {aside} switches back)"
             self.host.say(said)
             log.info("cursor sign-in kept (email %s)", "known" if email else "unknown")
         except SignInCancelled:
@@ -446,6 +455,7 @@ def refresh_if_due(
     client: httpx.Client | None = None,
     proxy: str | None = None,
     ended: set[str] | None = None,
+    account: str | None = None,
 ) -> TokenEntry | None:
     """Return the kept sign-in, renewed first (once, across rounds and processes) when due.
 
@@ -453,13 +463,20 @@ def refresh_if_due(
     environment). ``shouldLogout`` leaves the kept sign-in as it was, adds its
     refresh token's digest to ENDED (so status can say so), raises a
     CredentialError and posts a standing notice until a login succeeds.
+    ACCOUNT names a kept account (``accounts.py``) to renew instead of the active
+    one: its entry alone is read and written back, its notice is its own, and an
+    account not kept raises UnknownAccount.
     """
-    entry = store.entry()
+
+    def read() -> TokenEntry | None:
+        return store.entry() if account is None else accounts.entry_for(store, account)
+
+    entry = read()
     if entry is None or not entry.due_within(within):
         return entry
     with store.locked():
         # Another round or process may have renewed it while this one waited for the lock.
-        entry = store.entry()
+        entry = read()
         if entry is None or not entry.due_within(within):
             log.debug("cursor token already renewed by another round")
             return entry
@@ -472,9 +489,24 @@ def refresh_if_due(
         except SessionEnded as exc:
             if ended is not None:
                 ended.add(_digest(entry.refresh_token))
-            if host is not None:
+            if host is not None and account is None:
                 host.notice(f"{PROVIDER}: {exc.detail}", key=NOTICE_KEY, level="warning")
+            elif host is not None and account is not None:
+                host.notice(
+                    f"{PROVIDER}: Cursor ended the session of {account}: run /cursor login "
+                    "--add to sign in to it again (the other accounts go on)",
+                    key=account_notice_key(account),
+                    level="warning",
+                )
             raise
-        store.save_entry(renewed)
+        if account is None:
+            store.save_entry(renewed)
+        else:
+            accounts.save_renewed(store, account, renewed)
         log.info("cursor token renewed")
         return renewed
+
+
+def account_notice_key(name: str) -> str:
+    """Return the key of the standing notice about the account NAME alone."""
+    return f"{NOTICE_KEY}:{name.strip().casefold()}"

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from filelock import FileLock
 
 __all__ = [
+    "ACCOUNTS_KEY",
     "AUTH_FILE",
     "CORRUPT",
     "MAX_AUTH_FILE_BYTES",
@@ -47,6 +48,7 @@ __all__ = [
     "UNSAFE_HOME",
     "AuthStore",
     "TokenEntry",
+    "account_key",
     "token_expiry",
     "token_user_id",
     "writes",
@@ -54,6 +56,9 @@ __all__ = [
 
 AUTH_FILE = "auth.json"
 PROVIDER = "cursor"
+# Where the accounts other than the active one are kept, beside ``oauth_tokens.cursor``
+# (accounts.py owns them): a key an older reader of ``oauth_tokens.cursor`` never looks at.
+ACCOUNTS_KEY = "cursor_accounts"
 # A token payload longer than this is not one Cursor issued; it is not decoded.
 MAX_CLAIMS_CHARS = 64 * 1024
 
@@ -106,6 +111,13 @@ class TokenEntry:
             out["email"] = self.email
         return out
 
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> TokenEntry:
+        """Return the entry auth.json keeps as RAW (its shape checked by ``AuthStore.read``)."""
+        return cls(
+            raw["access_token"], raw["refresh_token"], raw["expires_at"], raw.get("email") or None
+        )
+
     def due_within(self, seconds: float, now: float | None = None) -> bool:
         """Return whether the token expires within ``seconds`` of ``now``."""
         return self.expires_at - (time.time() if now is None else now) < seconds
@@ -152,6 +164,20 @@ def token_user_id(token: str) -> str | None:
         return None
     user = sub.split("|", 1)[1] if "|" in sub else sub
     return user.strip() or None
+
+
+def account_key(token: str) -> str:
+    """Return the digest standing for TOKEN's account: of its user id, else of the token.
+
+    What the cell files per account (rosters, catalogs, a conversation's wire id)
+    is kept under it: every token of one user (renewed, or an API key's session
+    token) shares it, and no token is kept.
+    """
+    import hashlib  # here: only a round asks, and loading the store stays cheap
+
+    user = token_user_id(token)
+    seed = f"user:{user}" if user is not None else f"token:{token}"
+    return hashlib.sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class AuthStore:
@@ -291,26 +317,13 @@ class AuthStore:
             self._expect(isinstance(tokens, dict), "oauth_tokens", "an object", tokens)
             entry = tokens.get(PROVIDER)
             if entry is not None:
-                where = f"oauth_tokens.{PROVIDER}"
-                self._expect(isinstance(entry, dict), where, "an object", entry)
-                for name in ("access_token", "refresh_token"):
-                    value = entry.get(name, _MISSING)
-                    self._expect(
-                        isinstance(value, str) and bool(value), f"{where}.{name}", "a string", value
-                    )
-                expires = entry.get("expires_at", _MISSING)
-                self._expect(
-                    isinstance(expires, int | float)
-                    and not isinstance(expires, bool)
-                    and math.isfinite(expires),
-                    f"{where}.expires_at",
-                    "a number",
-                    expires,
-                )
-                email = entry.get("email")
-                self._expect(
-                    email is None or isinstance(email, str), f"{where}.email", "a string", email
-                )
+                self.check_entry(f"oauth_tokens.{PROVIDER}", entry)
+            others = tokens.get(ACCOUNTS_KEY)
+            if others is not None:
+                where = f"oauth_tokens.{ACCOUNTS_KEY}"
+                self._expect(isinstance(others, dict), where, "an object", others)
+                for name, kept in others.items():
+                    self.check_entry(f"{where}[{json.dumps(name)}]", kept)
         keys = data.get("api_keys")
         if keys is not None:
             self._expect(isinstance(keys, dict), "api_keys", "an object", keys)
@@ -320,6 +333,27 @@ class AuthStore:
                 self._expect(isinstance(saved, dict), where, "an object", saved)
                 key = saved.get("key")
                 self._expect(key is None or isinstance(key, str), f"{where}.key", "a string", key)
+
+    def check_entry(self, where: str, entry: object) -> None:
+        """Raise StoreError when ENTRY (a kept sign-in at WHERE) is not {tokens, expiry, email?}."""
+        self._expect(isinstance(entry, dict), where, "an object", entry)
+        assert isinstance(entry, dict)
+        for name in ("access_token", "refresh_token"):
+            value = entry.get(name, _MISSING)
+            self._expect(
+                isinstance(value, str) and bool(value), f"{where}.{name}", "a string", value
+            )
+        expires = entry.get("expires_at", _MISSING)
+        self._expect(
+            isinstance(expires, int | float)
+            and not isinstance(expires, bool)
+            and math.isfinite(expires),
+            f"{where}.expires_at",
+            "a number",
+            expires,
+        )
+        email = entry.get("email")
+        self._expect(email is None or isinstance(email, str), f"{where}.email", "a string", email)
 
     def _expect(self, ok: bool, where: str, wanted: str, value: object) -> None:
         """Return quietly when ``ok``; else raise StoreError naming the path and the field."""
@@ -381,9 +415,7 @@ class AuthStore:
         raw = (self.read().get("oauth_tokens") or {}).get(PROVIDER)
         if raw is None:
             return None
-        return TokenEntry(
-            raw["access_token"], raw["refresh_token"], raw["expires_at"], raw.get("email") or None
-        )
+        return TokenEntry.from_json(raw)
 
     def api_key(self) -> str | None:
         """Return the key a host's /connect saved for Cursor (``api_keys.cursor.key``), or None."""

@@ -284,12 +284,15 @@ class Conversation:
     under (``continuity``), ``mark`` the session's last round, and ``lasting``
     whether its record is worth keeping (a session's, or one that handed off calls).
     ``fold_told`` says whether the host was told that this conversation's history
-    folds to fit its budget (it is told once).
+    folds to fit its budget (it is told once). ``account`` is the digest of the
+    account its wire id belongs to (None: not yet known): a wire id run on one
+    account is unknown to another, so ``for_account`` starts it afresh there.
     """
 
     __slots__ = (
         "_in_streak",
         "_new_id",
+        "account",
         "base_id",
         "blobs",
         "checkpoint",
@@ -325,8 +328,29 @@ class Conversation:
         self.rotations = 0
         self.seen = False
         self.fold_told = False
+        self.account: str | None = None
         self._in_streak = False
         self._new_id = new_id or (lambda: str(uuid.uuid4()))
+
+    def for_account(self, account: str | None) -> bool:
+        """Take ACCOUNT as the wire id's owner; return whether the id started afresh.
+
+        A conversation another account ran gets a new wire id and forgets its
+        checkpoint, so the round sends the whole history as for any conversation the
+        service never ran (no rotation is spent). One whose owner is unknown (kept
+        before accounts were recorded) is taken as ACCOUNT's: there was one account.
+        """
+        if account is None or self.account == account:
+            return False
+        if self.account is None:
+            self.account = account
+            return False
+        self.account = account
+        self.conversation_id = self._new_id()
+        self.seen = False
+        self.checkpoint = None
+        self.checkpoint_system_ids = ()
+        return True
 
     def keep_checkpoint(
         self,
@@ -417,6 +441,7 @@ class Conversation:
             self.rotations,
             self._in_streak,
             self.mark,
+            self.account,
         )
 
     def adopt(self, kept: Kept) -> None:
@@ -436,6 +461,8 @@ class Conversation:
         self._in_streak = kept.in_streak
         if kept.mark is not None:
             self.mark = kept.mark
+        if kept.account is not None:
+            self.account = kept.account
         self.lasting = True
 
 
@@ -506,6 +533,7 @@ class Conversations:
         calls: Sequence[str],
         by_call: Kept | None = None,
         own: Kept | None = None,
+        account: str | None = None,
     ) -> Conversation:
         """Return the conversation a round goes on in.
 
@@ -519,7 +547,22 @@ class Conversations:
         that does not (a side request, a rewind) runs in a fresh ephemeral
         conversation and leaves the session as it was. Without a session, a fresh one.
         MESSAGES may come as their ``MessageDigests``, which the round asks again later.
+        ACCOUNT is the round's account: a conversation another account ran starts
+        afresh (``Conversation.for_account``).
         """
+        found = self._for_round(session_id, messages, calls, by_call, own)
+        found.for_account(account)
+        return found
+
+    def _for_round(
+        self,
+        session_id: str | None,
+        messages: Sequence[Mapping[str, Any]] | MessageDigests,
+        calls: Sequence[str],
+        by_call: Kept | None,
+        own: Kept | None,
+    ) -> Conversation:
+        """Return the conversation ``for_round`` picks, before its account is looked at."""
         if by_call is not None:
             return self._known(by_call)
         found = self.follow_up(calls)

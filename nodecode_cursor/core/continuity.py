@@ -286,7 +286,7 @@ class Kept:
 
     ``in_streak`` says a rotation happened and no turn completed since (the next
     refusal does not rotate again); ``mark`` is the session's last round (None for
-    a sessionless conversation).
+    a sessionless conversation); ``account`` is whose wire id it is.
     """
 
     key: str
@@ -295,6 +295,8 @@ class Kept:
     rotations: int
     in_streak: bool = False
     mark: HistoryMark | None = None
+    # The digest of the account the wire id belongs to (None: kept before it was recorded).
+    account: str | None = None
 
 
 class ContinuityStore(Protocol):

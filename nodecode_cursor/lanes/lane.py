@@ -46,9 +46,10 @@ from typing import TYPE_CHECKING, Any
 
 from .. import limits
 from ..account import credentials, key_exchange
+from ..account.accounts import unknown_account
 from ..account.credentials import checked_token
 from ..account.signin import refresh_if_due
-from ..account.store import AuthStore
+from ..account.store import AuthStore, account_key
 from ..core import causes, continuation, decisions
 from ..core.answers import Answerer
 from ..core.bridge import function_tools, wire_names
@@ -168,7 +169,7 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
     # session's last round, and what is this round's mark); a long message seen in
     # an earlier round is not hashed again (the memo is read under the state's lock).
     digests = MessageDigests(messages, state.digest_memo)
-    conversation = await _round_conversation(state, ctx.session_id, digests)
+    conversation = await _round_conversation(state, ctx.session_id, digests, account_key(token))
     # Images within Cursor's limits, earlier ones as placeholders (round_images.py);
     # after the digests, which stay the host's own messages.
     messages = await fitted_messages(ctx, messages)
@@ -309,11 +310,12 @@ async def _round(
 
 
 async def _round_conversation(
-    state: CellState, session_id: str | None, digests: MessageDigests
+    state: CellState, session_id: str | None, digests: MessageDigests, account: str
 ) -> Conversation:
     """Return the round's conversation (``Conversations.for_round``), its kept records read.
 
-    DIGESTS holds the round's messages (``MessageDigests.messages``).
+    DIGESTS holds the round's messages (``MessageDigests.messages``); ACCOUNT is the
+    round's (``store.account_key``): a wire id another account ran starts afresh.
 
     A history that ends on the results of calls a round handed off (in this
     process or, through the store, in another) goes on in that round's
@@ -329,7 +331,7 @@ async def _round_conversation(
         own_key = session_key(session_id) if session_id else None
         by_call, own = await asyncio.to_thread(store.lookup, own_key, calls)
     with state.lock:
-        return state.conversations.for_round(session_id, digests, calls, by_call, own)
+        return state.conversations.for_round(session_id, digests, calls, by_call, own, account)
 
 
 async def _keep_conversation(
@@ -449,6 +451,20 @@ async def _credential(ctx: RoundContext, state: CellState) -> str:
         )
 
     token: str | None
+    if ctx.account and ctx.host is None:
+        raise unknown_account(ctx.account, [])  # no home: no account is kept
+    if ctx.host is not None and ctx.account:
+        # A named account sends its own token or fails: never another account's.
+        return await asyncio.to_thread(
+            functools.partial(
+                credentials.account_credential,
+                ctx.host,
+                ctx.account,
+                base_url=base_url,
+                proxy=ctx.proxy,
+                ended=state.ended_sessions,
+            )
+        )
     if ctx.host is not None:
         token = await credentials.resolve_credential_async(
             ctx.host,

@@ -22,7 +22,6 @@ markers and the catalog is ``model_resolution.py``'s, the one caller for rounds.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import time
 import uuid
@@ -34,6 +33,7 @@ from google.protobuf.message import DecodeError
 from .. import limits
 from .._proto import agent_pb2
 from ..account.credentials import checked_token
+from ..account.store import account_key
 from ..errors import NOT_SIGNED_IN, CursorError, NotSignedIn, OutdatedClient, ProviderError
 from ..transports.http import key_refusal, rpc_headers, unary
 from ..wire.connect import read_unary_body
@@ -82,8 +82,12 @@ class Roster:
 
 
 def _account(token: str) -> str:
-    """Return the SHA-256 hex digest standing for TOKEN's account (the token is never kept)."""
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+    """Return the digest standing for TOKEN's account (``store.account_key``; no token kept).
+
+    Keyed by the account rather than the token: a renewed token keeps its roster,
+    and one account's roster never routes another account's rounds.
+    """
+    return account_key(token)
 
 
 def _key(token: str, base_url: str) -> ModelKey:

@@ -4,14 +4,15 @@
 beside ``cursor-writers.sqlite`` in the host's home (made 0600, marked ours, a
 bad file set aside: ``sqlite_file.py``): per conversation key (a digest of the
 session id, or a sessionless conversation's first wire id) its current wire id,
-whether the service has run it, the rotations spent, the rotation streak and
-the session's history mark; per handed-off call (a digest of its id) the
-key of the conversation it came from; and per model id the continuation shape
-and model fields a retry showed it takes (``continuation.Learned``), so another
-process tries those first. No message text, blob or checkpoint is
-written. Each write is one transaction, so two processes sharing the home never
-lose each other's rows; at most ``limit`` conversations and ``limit * 4`` calls
-are kept, the least recently written dropped first.
+whether the service has run it, the rotations spent, the rotation streak, the
+session's history mark and whose account the wire id is (a digest); per handed-off
+call (a digest of its id) the key of the conversation it came from; and per model
+id the continuation shape and model fields a retry showed it takes
+(``continuation.Learned``), so another process tries those first. No message
+text, blob or checkpoint is written. Each write is one transaction, so two
+processes sharing the home never lose each other's rows; at most ``limit``
+conversations (and their owners) and ``limit * 4`` calls are kept, the least
+recently written dropped first.
 
 Blocking: the lane calls it from a worker thread, never on the event loop. A
 file that cannot be used makes every lookup an unknown and every save a no-op:
@@ -47,6 +48,14 @@ _MODELS_TABLE = (
     "model TEXT PRIMARY KEY, shape TEXT, fields TEXT, written INTEGER NOT NULL)"
 )
 
+# Whose wire id each conversation's is (an account digest, accounts.py), by key. Made on
+# first use as well: a file an older version made has no such table, and its rows have
+# no owner (taken as the round's account: there was one).
+_OWNERS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS owners ("
+    "key TEXT PRIMARY KEY, account TEXT NOT NULL, written INTEGER NOT NULL)"
+)
+
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS conversations ("
     "key TEXT PRIMARY KEY, wire_id TEXT NOT NULL, ran INTEGER NOT NULL, "
@@ -57,15 +66,18 @@ _SCHEMA = (
     "call TEXT PRIMARY KEY, key TEXT NOT NULL, written INTEGER NOT NULL)",
     "CREATE INDEX IF NOT EXISTS calls_written ON calls (written)",
     _MODELS_TABLE,
+    _OWNERS_TABLE,
     "CREATE TABLE IF NOT EXISTS clock (id INTEGER PRIMARY KEY CHECK (id = 1), now INTEGER)",
 )
 
 _COLUMNS = "key, wire_id, ran, rotations, in_streak, mark_count, mark_digest, mark_reply"
+# What a lookup reads: the columns, then the owner (NULL when none was recorded).
+_READ = f"{_COLUMNS}, (SELECT account FROM owners WHERE owners.key = conversations.key)"
 
 
 def _kept(row: tuple[Any, ...]) -> Kept:
     """Return the record a conversations row holds."""
-    key, wire_id, ran, rotations, in_streak, mark_count, mark_digest, mark_reply = row
+    key, wire_id, ran, rotations, in_streak, mark_count, mark_digest, mark_reply, owner = row
     mark = (
         HistoryMark(
             int(mark_count), str(mark_digest), None if mark_reply is None else str(mark_reply)
@@ -73,7 +85,8 @@ def _kept(row: tuple[Any, ...]) -> Kept:
         if mark_count is not None and mark_digest is not None
         else None
     )
-    return Kept(str(key), str(wire_id), bool(ran), int(rotations), bool(in_streak), mark)
+    account = None if owner is None else str(owner)
+    return Kept(str(key), str(wire_id), bool(ran), int(rotations), bool(in_streak), mark, account)
 
 
 class DiskConversations:
@@ -104,10 +117,11 @@ class DiskConversations:
             return None, None
 
         def read(db: sqlite3.Connection) -> Rows:
+            db.execute(_OWNERS_TABLE)
             found: Rows = []
             for call in wanted:
                 row = db.execute(
-                    f"SELECT {_COLUMNS} FROM conversations WHERE key = "
+                    f"SELECT {_READ} FROM conversations WHERE key = "
                     "(SELECT key FROM calls WHERE call = ?)",
                     (call,),
                 ).fetchone()
@@ -116,7 +130,7 @@ class DiskConversations:
                     break
             if key is not None:
                 row = db.execute(
-                    f"SELECT {_COLUMNS} FROM conversations WHERE key = ?", (key,)
+                    f"SELECT {_READ} FROM conversations WHERE key = ?", (key,)
                 ).fetchone()
                 if row is not None:
                     found.append(("own", *row))
@@ -155,12 +169,19 @@ class DiskConversations:
                     now,
                 ),
             )
+            db.execute(_OWNERS_TABLE)
+            if kept.account is not None:
+                db.execute(
+                    "INSERT OR REPLACE INTO owners (key, account, written) VALUES (?, ?, ?)",
+                    (kept.key, kept.account, now),
+                )
             for call in handed:
                 db.execute(
                     "INSERT OR REPLACE INTO calls (call, key, written) VALUES (?, ?, ?)",
                     (call, kept.key, now),
                 )
             self._bound(db, "conversations", self.limit)
+            self._bound(db, "owners", self.limit)
             self._bound(db, "calls", self.limit * 4)
             db.execute("COMMIT")
             return []

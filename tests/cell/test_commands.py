@@ -158,8 +158,8 @@ def test_a_second_login_cancels_the_first(sim: Simulator, home: Path) -> None:
 def test_other_verbs_answer_the_usage_line(sim: Simulator, home: Path, argline: str) -> None:
     assert command(sim, MemoryHost(home)).run(argline) == USAGE
     assert USAGE == (
-        "usage: /cursor login [--no-browser] [--move-aside] | status | usage "
-        "| logout [--move-aside]"
+        "usage: /cursor login [--add] [--no-browser] [--move-aside] | status | usage | accounts "
+        "| use EMAIL | logout [EMAIL] [--move-aside]"
     )
     assert sim.requests == []
 
@@ -170,11 +170,11 @@ def test_verbs_are_case_insensitive(sim: Simulator, home: Path) -> None:
 
 def test_completion(sim: Simulator, home: Path) -> None:
     cmd = command(sim, MemoryHost(home))
-    assert cmd.complete("") == ["login", "logout", "status", "usage"]
+    assert cmd.complete("") == ["accounts", "login", "logout", "status", "usage", "use"]
     assert cmd.complete("log") == ["login", "logout"]
     assert cmd.complete("logi") == ["login"]
     assert cmd.complete("S") == ["status"]
-    assert cmd.complete("u") == ["usage"]
+    assert cmd.complete("u") == ["usage", "use"]
     assert cmd.complete("x") == []
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import signal
+import stat
 import sys
 from pathlib import Path
 
@@ -255,8 +256,32 @@ def test_login_while_signed_in_says_so_first(sim: Simulator, home: Path) -> None
     again = run_cli(*argv, env=env)
     assert again.returncode == 0, again.stderr
     lines = again.stdout.splitlines()
+    # Without a terminal to ask, it replaces the account, and says how to add one instead.
     assert lines[0] == (
         "cursor: already signed in as person@example.com; a new sign-in replaces it "
-        "when it finishes"
+        "when it finishes (login --add keeps it and adds another account)"
     )
     assert lines[1].startswith("cursor: open http")
+
+
+def test_login_add_keeps_the_account_signed_in_and_adds_another(sim: Simulator, home: Path) -> None:
+    sim.auth.auto_confirm_after = 1
+    sim.accounts.add("one@example.com")
+    sim.accounts.add("two@example.com")
+    env = cli_env(home, signed_out=True)
+    argv = ["--base-url", sim.url, "--web-url", sim.url, "login", "--no-browser"]
+    sim.auth.sign_in_as("one@example.com")
+    assert run_cli(*argv, env=env).returncode == 0
+    sim.auth.sign_in_as("two@example.com")
+    added = run_cli(*argv, "--add", env=env)
+    assert added.returncode == 0, added.stderr
+    assert added.stdout.splitlines()[0] == (
+        "cursor: signed in as one@example.com; the new account is added beside it"
+    )
+    assert "cursor: signed in as two@example.com (now active; one@example.com is kept" in (
+        added.stdout
+    )
+    tokens = json.loads((home / "auth.json").read_text())["oauth_tokens"]
+    assert tokens["cursor"]["email"] == "two@example.com"
+    assert list(tokens["cursor_accounts"]) == ["one@example.com"]
+    assert stat.S_IMODE((home / "auth.json").stat().st_mode) == 0o600
