@@ -57,7 +57,8 @@ def test_the_profiles_email_is_escaped_by_login_and_status(sim: Simulator, home:
         again.kill()
         again.communicate()
     assert said == f"cursor: already signed in as eve{SHOWN}@example.com; " + (
-        "a new sign-in replaces it when it finishes\n"
+        "a new sign-in replaces it when it finishes (login --add keeps it and adds another"
+        " account)\n"
     )
 
 

@@ -77,6 +77,8 @@ STATUS_CELL = {
     "nodecode_cursor.account.credentials",
     # Status says whether a crsr_ key is exchanged (stdlib only: no httpx until it dials).
     "nodecode_cursor.account.key_exchange",
+    # Status lists the kept accounts (auth.json's entries: dataclasses over the store).
+    "nodecode_cursor.account.accounts",
     "nodecode_cursor.account.signin",
     "nodecode_cursor.account.store",
     "nodecode_cursor.state",
