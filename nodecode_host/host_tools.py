@@ -872,7 +872,7 @@ def _tree_members(leader: int, pipe: int) -> list[int]:
     members: set[int] = set()
     me = os.getpid()
     for entry in proc.iterdir():
-        if not entry.name.isdigit() or int(entry.name) == me:
+        if not (entry.name.isascii() and entry.name.isdigit()) or int(entry.name) == me:
             continue
         pid = int(entry.name)
         try:

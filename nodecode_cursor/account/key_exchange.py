@@ -108,6 +108,20 @@ def kept(key: str, base_url: str = limits.DEFAULT_BASE_URL) -> Kept | None:
     return _kept.get(_slot(key, base_url))
 
 
+def forget(session_token: str) -> bool:
+    """Forget every kept exchange whose session token is SESSION_TOKEN; return whether one was.
+
+    Cursor refusing a kept session token before it is due (the key was revoked, the
+    session ended) must not make every later call send it until it expires: the
+    next call exchanges the key again, and a revoked key is then refused in words.
+    """
+    with _guard:
+        slots = [slot for slot, kept in _kept.items() if kept.token == session_token]
+        for slot in slots:
+            del _kept[slot]
+    return bool(slots)
+
+
 def source_of(key: str, home: Path | str | None, fallback: str = DEFAULT_SOURCE) -> str:
     """Return where KEY came from, in the words an error shows: a variable, /connect, FALLBACK."""
     for name in ("CURSOR_API_KEY", "CURSOR_ACCESS_TOKEN"):

@@ -43,7 +43,7 @@ def resolve_budget(env: str | None, configured: tuple[int, int] | None) -> Histo
     if not text:
         return HistoryBudget(*configured) if configured is not None else HistoryBudget()
     parts = [part.strip() for part in text.split(",")]
-    if len(parts) == 2 and all(part.isdigit() for part in parts):
+    if len(parts) == 2 and all(part.isascii() and part.isdigit() for part in parts):
         roots, size = int(parts[0]), int(parts[1])
         if roots >= _LEAST_ROOTS and size >= _LEAST_BYTES:
             return HistoryBudget(roots, size)

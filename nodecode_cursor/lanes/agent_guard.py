@@ -67,7 +67,7 @@ def _start(command: list[str], fd: int) -> int:
 
 def main(argv: list[str]) -> int:
     """Run the CLI ARGV names under the guard; return its exit status (or die by its signal)."""
-    if len(argv) < 4 or argv[2] != "--" or not argv[1].isdigit():
+    if len(argv) < 4 or argv[2] != "--" or not (argv[1].isascii() and argv[1].isdigit()):
         os.write(2, b"usage: agent_guard.py FD -- COMMAND [ARGS...]\n")
         return 2
     fd, command = int(argv[1]), argv[3:]

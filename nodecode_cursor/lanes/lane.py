@@ -189,8 +189,17 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
             tools,
             handed,
         )
-    except CursorError:
+    except CursorError as exc:
         await _keep_conversation(state, conversation, digests, None, handed)
+        if exc.status == 401 and key_exchange.forget(token):
+            log.info("Cursor refused the API key's session token; the next round exchanges it")
+            raise ProviderError(
+                "Cursor refused the session token the API key was exchanged for; the key is"
+                " exchanged again on the next round (try again)",
+                status=401,
+                retryable=True,
+                code="api_key_session_refused",
+            ) from exc
         raise
     await _keep_conversation(state, conversation, digests, result.message, handed)
     _emit(ctx, Finish(result.finish_reason))

@@ -207,3 +207,39 @@ def test_roster_connect_check_and_dashboard_send_the_session_token(
     assert said is not None
     assert said.startswith("Cursor refused the API key (from the key given to /connect)")
     assert refused not in said
+
+
+class AllBut(set[str]):
+    """Every bearer but one: the session token Cursor stopped taking before it was due."""
+
+    def __init__(self, refused: str) -> None:
+        super().__init__()
+        self.refused = refused
+
+    def __contains__(self, token: object) -> bool:
+        return token != self.refused
+
+
+def test_a_session_token_refused_before_it_is_due_is_exchanged_again(
+    sim: Simulator, cell: CursorCell
+) -> None:
+    key = new_key()
+    (first,) = rounds(cell, ctx(sim, key))
+    assert first.finish_reason == "stop"
+    session = key_exchange.kept(key, sim.url)
+    assert session is not None and sim.auth.exchanges == 1
+    # Cursor stops taking the kept token (the key was rotated, the session ended).
+    sim.valid_tokens = AllBut(session.token)
+    with pytest.raises(ProviderError) as caught:
+        rounds(cell, ctx(sim, key))
+    assert caught.value.code == "api_key_session_refused"
+    assert caught.value.retryable and "exchanged again" in caught.value.detail
+    assert key_exchange.kept(key, sim.url) is None  # forgotten, not sent again
+    # The next round exchanges the key again and goes through on the new token.
+    (again,) = rounds(cell, ctx(sim, key))
+    assert again.finish_reason == "stop"
+    assert sim.auth.exchanges == 2
+    renewed = key_exchange.kept(key, sim.url)
+    assert renewed is not None and renewed.token != session.token
+    assert bearers(sim, RUN_PATH)[-1] == renewed.token
+    assert no_raw_key_sent(sim, key)
