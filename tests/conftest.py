@@ -14,7 +14,11 @@ something opened lazily and kept on purpose, ``NODECODE_TEST_FD_CHECK=marked``
 restricts it to tests marked ``@pytest.mark.leakcheck``.
 
 Every test also runs with the proxy variables cleared so that httpx never
-routes a loopback request through a proxy from the developer's shell.
+routes a loopback request through a proxy from the developer's shell, and with
+the process-wide set of secrets ``errors.scrub`` removes as it was before the
+test: a property test that feeds arbitrary text as a token (Hypothesis draws
+string literals from our own modules, such as ``"nodecode-cursor "``) must not
+teach every later test's error text to redact the command it names.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from probes import fd_target, open_fds
 
 from cursor_simulator import Simulator
 from cursor_simulator.models import named_roster
+from nodecode_cursor import errors
 from nodecode_cursor.state import CellState
 
 # How long a leak may take to go away on its own (a thread finishing its last
@@ -88,6 +93,14 @@ def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
     for var in _PROXY_VARS:
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+
+
+@pytest.fixture(autouse=True)
+def _own_secrets() -> Iterator[None]:
+    kept = dict(errors._SECRETS)
+    yield
+    errors._SECRETS.clear()
+    errors._SECRETS.update(kept)
 
 
 @pytest.fixture(autouse=True)
