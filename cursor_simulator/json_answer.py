@@ -5,7 +5,8 @@ system prompt (``serve`` writes "Your final answer must be exactly one JSON
 object …", with the JSON Schema after it when the client gave one). A client
 may also put the schema in its own system prompt (instructor's JSON mode).
 ``json_demand`` finds the demand and its schema in the root messages;
-``minimal_object`` makes the smallest value that schema accepts: its required
+``fenced_json_demand`` finds a request for JSON in a Markdown fence (instructor's
+MD_JSON mode). ``minimal_object`` makes the smallest value that schema accepts: its required
 properties, each with a value of its type (an enum's first value, a const,
 nested objects and arrays at their minimum sizes). Nothing here checks an
 answer: that is the host's.
@@ -18,12 +19,14 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["json_demand", "minimal_object"]
+__all__ = ["fenced_json_demand", "json_demand", "minimal_object", "minimal_value"]
 
 # serve's instruction (nodecode_host/api_round.py, _instructions): the simulator
 # may not import the host, so its words are matched here.
 _DEMAND = "final answer must be exactly one JSON object"
 _WITH_SCHEMA = re.compile(r"validates against this JSON Schema \([^)]*\): ")
+# A request naming this fence wants its JSON inside one.
+_FENCE = "```json"
 # How deep a schema's nesting (or a $ref's recursion) is followed before an empty value.
 _MAX_DEPTH = 12
 # A text longer than this is not searched for a schema of the client's own.
@@ -81,6 +84,22 @@ def json_demand(roots: Sequence[Any]) -> dict[str, Any] | None:
     return {}
 
 
+def fenced_json_demand(request: str, roots: Sequence[Any]) -> dict[str, Any] | None:
+    """Return the schema of a JSON answer REQUEST asks for in a ```json fence ({} for any
+    object), or None when it asks for none.
+
+    instructor's MD_JSON mode puts the schema in its system message and asks, in the
+    last user message, for "the correct JSON response within a ```json codeblock".
+    """
+    if _FENCE not in request:
+        return None
+    for text in (t for message in roots for t in _texts(message)):
+        found = _schema_in(text)
+        if found is not None:
+            return found
+    return {}
+
+
 def _resolve(ref: str, root: dict[str, Any]) -> dict[str, Any]:
     """Return the part of ROOT a local ``$ref`` (``#/$defs/Name``) points at ({} if none)."""
     if not ref.startswith("#"):
@@ -129,6 +148,11 @@ def _number(schema: dict[str, Any], integer: bool) -> int | float:
 def minimal_object(schema: dict[str, Any]) -> Any:
     """Return the smallest value SCHEMA accepts (an object for an object's schema)."""
     return _minimal(schema, schema, 0)
+
+
+def minimal_value(schema: Any, root: dict[str, Any]) -> Any:
+    """Return the smallest value SCHEMA (a part of ROOT, whose refs it may use) accepts."""
+    return _minimal(schema, root, 1)
 
 
 def _minimal(schema: Any, root: dict[str, Any], depth: int) -> Any:

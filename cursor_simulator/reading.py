@@ -22,6 +22,8 @@ from typing import Any
 
 from nodecode_cursor._proto import agent_pb2
 
+from .json_answer import minimal_value
+
 __all__ = ["arguments", "first_words", "has_edit_format", "pick_tool", "request_text"]
 
 # Blocks an agent wraps its own context in. A tag alone on a line (or opening the
@@ -225,8 +227,36 @@ def arguments(request: str, schema: dict[str, Any]) -> dict[str, Any]:
         elif any(word in lower for word in _COMMAND_WORDS):
             command = _command(request)
             args[name] = ["bash", "-lc", command] if kind == "array" else command
-        elif kind == "array":
+        elif kind == "array" and _plain_string(spec.get("items", {"type": "string"})):
             args[name] = [request]
-        else:
+        elif _plain_string(spec):
             args[name] = request
+        else:
+            # An enum, a format, a nested object (instructor's TOOLS mode offers the
+            # whole response model as one tool): the smallest value it accepts.
+            args[name] = minimal_value(spec, schema)
     return args
+
+
+def _plain_string(spec: Any) -> bool:
+    """Return whether SPEC is a string's schema that any text fits (no enum or format)."""
+    if not isinstance(spec, dict):
+        return True  # a property the schema does not describe takes any value
+    if spec.get("type", "string") != "string" or "properties" in spec:
+        return False
+    return not any(key in spec for key in _STRING_RULES)
+
+
+# The string schema's words that a free text may break.
+_STRING_RULES = (
+    "enum",
+    "const",
+    "format",
+    "pattern",
+    "maxLength",
+    "minLength",
+    "$ref",
+    "anyOf",
+    "oneOf",
+    "allOf",
+)

@@ -25,7 +25,7 @@ from google.protobuf import json_format
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.wire import values
 
-from .json_answer import json_demand, minimal_object
+from .json_answer import fenced_json_demand, json_demand, minimal_object
 from .reading import arguments, first_words, has_edit_format, pick_tool, request_text
 from .records import RunRecord
 from .steps import (
@@ -228,8 +228,11 @@ def scripted_model(run: RunRecord) -> Iterator[Step]:
         reply = ""
     else:
         reply = _plain_reply(request)
+        fenced = fenced_json_demand(request, history) if demand is None else None
         if demand is not None:
             reply = _json_reply(demand, reply)
+        elif fenced is not None:
+            reply = f"```json\n{_json_reply(fenced, reply)}\n```"
         yield Text(_unsaid(reply, said))
     yield StepCompleted()
     yield TurnEnded(input=_estimate(reading), output=_estimate(reply) + 8)

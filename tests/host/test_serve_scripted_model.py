@@ -284,3 +284,26 @@ def test_an_edit_format_reminder_is_not_echoed(
     assert text == "Simulated Cursor here. You said: Add a docstring to hello.py"
     for marker in ("SEARCH", "=======", "REPLACE", "mathweb", "```"):
         assert marker not in text
+
+
+# instructor ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode_name", ["JSON", "JSON_SCHEMA", "MD_JSON", "TOOLS"])
+def test_instructor_gets_its_model_in_each_mode(
+    sim: Simulator, home: Path, monkeypatch: pytest.MonkeyPatch, mode_name: str
+) -> None:
+    """instructor, as installed by the test command, parses a nested model from serve."""
+    instructor = importlib.import_module("instructor")
+    ticket_model = nested_model()
+    with served(sim, home, monkeypatch) as api, openai_client(api.url) as client:
+        patched = instructor.from_openai(client, mode=getattr(instructor.Mode, mode_name))
+        ticket = patched.chat.completions.create(
+            model=MODEL,
+            response_model=ticket_model,
+            max_retries=0,  # a first answer that does not validate fails the test
+            messages=[{"role": "user", "content": "File a ticket about the login page."}],
+        )
+    assert isinstance(ticket, ticket_model)
+    jsonschema.validate(ticket.model_dump(mode="json"), ticket_model.model_json_schema())
+    assert len(sim.agent.runs) == 1
