@@ -227,7 +227,7 @@ def arguments(request: str, schema: dict[str, Any]) -> dict[str, Any]:
         elif any(word in lower for word in _COMMAND_WORDS):
             command = _command(request)
             args[name] = ["bash", "-lc", command] if kind == "array" else command
-        elif kind == "array" and _plain_string(spec.get("items", {"type": "string"})):
+        elif isinstance(spec, dict) and kind == "array" and _plain_string(spec.get("items")):
             args[name] = [request]
         elif _plain_string(spec):
             args[name] = request
