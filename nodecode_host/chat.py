@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from . import __version__, contract
 from .errors import HostError
-from .host_tools import HostTools, Toolbox
+from .host_tools import HostTools
 from .native_tools import NativeTools, runner_for
 from .refhost import Conversation, ReferenceHost, TurnOutcome
 from .render import Style, TerminalView, Waiting
@@ -44,6 +44,7 @@ from .setup import (
     unknown_model_line,
 )
 from .terminal_text import visible
+from .toolbox import Toolbox
 
 if TYPE_CHECKING:
     from nodecode_cursor.host import AccountUsageView

@@ -12,81 +12,65 @@ reads are capped, command output is kept as a head and a tail while it streams,
 a command's whole process tree is stopped at its timeout, and a search has a
 budget of seconds. Special files (FIFOs, devices) are refused, never opened to
 wait on. Commands run without the host's own secrets in their environment.
-``FileTools`` holds OpenAI-style definitions loaded from a JSON file: its calls
-are returned to the caller, never run.
 
 The names avoid the tools Cursor's agent drives natively (``bash``, ``read``,
 ``write``, ``delete``, ``ls``, ``grep``, ``todo``), so the service never mistakes a
 host tool for one of its own. Running a turn is ``refhost.py``'s job; this module
 only answers one call at a time and never raises for a bad call: the model reads
 the error text as the tool's result.
+
+What a tool set is to the turn loop, and tools loaded from a file, are
+``toolbox.py``'s; opening, reading and writing files safely is ``tool_files.py``'s;
+running a command and stopping its tree is ``tool_shell.py``'s.
 """
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import fnmatch
 import json
 import os
-import selectors
-import signal
 import stat
-import subprocess
 import time
-from collections import deque
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import regex
 
 from . import limits as host_limits
-from .errors import HostConfigError
 from .secret_places import SecretPlaces
+from .tool_files import (
+    Change,
+    Deleted,
+    FolderOf,
+    line_range,
+    matching_lines,
+    open_file,
+    open_regular,
+    read_all,
+    walk,
+    write_all,
+)
+from .tool_shell import run_shell
+from .toolbox import Toolbox, ToolFailure, ToolRefused, bound_output, load_tool_file
 
 __all__ = [
-    "CHILD_SECRET_ENV",
     "NATIVE_TOOL_NAMES",
-    "Change",
-    "Deleted",
-    "FileTools",
     "HostTools",
-    "ToolFailure",
+    # Re-exported for cli.py, which imports them from here (its own home is toolbox.py).
     "Toolbox",
-    "bound_output",
     "load_tool_file",
 ]
+
 
 # The names Cursor's agent drives itself; the cell offers a host tool by one of these
 # under a wire name (nodecode_cursor/core/bridge.py), so ours avoid them for readability.
 NATIVE_TOOL_NAMES = frozenset({"bash", "read", "write", "delete", "ls", "grep", "todo"})
 
-# Folders search_files and list_directory's callers rarely mean: version control,
-# virtual environments, caches. Hidden folders are skipped by search as well.
-_SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", ".git", ".venv", "venv"})
 
 Confirm = Callable[[str], bool]
 # (tool, path, why it is a secret place) -> whether the person allows this one call.
 AllowSecret = Callable[[str, str, str], bool]
-
-# Opening one name at a time without following links (POSIX; 0 where the OS has none).
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-
-# The secrets the host itself is given, which no command the model runs may inherit.
-CHILD_SECRET_ENV = frozenset({"CURSOR_ACCESS_TOKEN", "CURSOR_API_KEY", "NODECODE_SERVE_API_KEY"})
-
-
-def bound_output(text: str, limit: int = host_limits.TOOL_OUTPUT_CHARS) -> str:
-    """Return TEXT cut to about LIMIT characters, keeping its head and tail."""
-    if len(text) <= limit:
-        return text
-    head = text[: limit * 2 // 3]
-    tail = text[-(limit // 3) :]
-    elided = len(text) - len(head) - len(tail)
-    return f"{head}\n… [{elided} characters elided] …\n{tail}"
 
 
 def _function(
@@ -155,22 +139,6 @@ _DEFINITIONS: tuple[dict[str, Any], ...] = (
         ["command"],
     ),
 )
-
-
-class Toolbox:
-    """What the turn loop asks of a tool set: its definitions, and whether it runs a call."""
-
-    def definitions(self) -> list[dict[str, Any]]:
-        """Return the OpenAI function tools offered to the model."""
-        return []
-
-    def runs(self, name: str) -> bool:
-        """Return whether the host runs calls to NAME (else they are returned unrun)."""
-        return False
-
-    def run(self, name: str, arguments: str) -> str:
-        """Return the result text of one call."""
-        raise HostConfigError(f"the host does not run the tool {name!r}")
 
 
 class HostTools(Toolbox):
@@ -285,7 +253,7 @@ class HostTools(Toolbox):
             ):
                 raise ToolRefused(f"{label} must be a positive integer")
         cap = host_limits.READ_FILE_MAX_BYTES
-        with _open_regular(path, self._shown(path), self.secrets) as handle:
+        with open_regular(path, self._shown(path), self.secrets) as handle:
             size = os.fstat(handle.fileno()).st_size
             if b"\0" in handle.read(8192):
                 return f"{self._shown(path)} is a binary file of {size} bytes"
@@ -299,7 +267,7 @@ class HostTools(Toolbox):
                         "end_line"
                     )
                 return data.decode("utf-8", errors="replace")
-            return _line_range(handle, self._shown(path), start or 1, end, cap)
+            return line_range(handle, self._shown(path), start or 1, end, cap)
 
     def list_directory(self, args: dict[str, Any]) -> str:
         """Return the folder's entries, one a line, folders ending with '/'."""
@@ -331,10 +299,10 @@ class HostTools(Toolbox):
         # A link inside the folder can point anywhere: without --yes, search only what
         # read_file would read. Secret places are never searched.
         try:
-            for file in _walk(base, None if self.assume_yes else self.root, self.secrets):
+            for file in walk(base, None if self.assume_yes else self.root, self.secrets):
                 if include and not fnmatch.fnmatch(file.name, include):
                     continue
-                for number, line in _matching_lines(file, compiled, deadline, self.secrets):
+                for number, line in matching_lines(file, compiled, deadline, self.secrets):
                     found.append(f"{self._shown(file)}:{number}: {line[:400]}")
                     if len(found) >= host_limits.SEARCH_MAX_MATCHES:
                         found.append(f"… stopped at {host_limits.SEARCH_MAX_MATCHES} matches")
@@ -365,7 +333,7 @@ class HostTools(Toolbox):
                 )
             if not self.confirm(command):
                 raise ToolRefused("the person declined to run this command")
-        return _run_shell(command, self.root, timeout)
+        return run_shell(command, self.root, timeout)
 
     # Writing: Cursor's own write, edit and delete, run in place (native_tools.py asks the
     # person first). Confined exactly as the readers are; never offered as host tools.
@@ -432,11 +400,11 @@ class HostTools(Toolbox):
             raise ToolRefused("content must be a string")
         change = self._planned(args, "write", change)
         data = content.encode("utf-8")
-        with _FolderOf(change, create=True) as folder:
-            fd = _open_file(folder, change, os.O_WRONLY | os.O_CREAT)
+        with FolderOf(change, create=True) as folder:
+            fd = open_file(folder, change, os.O_WRONLY | os.O_CREAT)
             try:
                 os.ftruncate(fd, 0)
-                _write_all(fd, data)
+                write_all(fd, data)
             finally:
                 os.close(fd)
         return f"wrote {len(data)} bytes to {change.shown}"
@@ -447,10 +415,10 @@ class HostTools(Toolbox):
         if not isinstance(edits, list) or not edits:
             raise ToolRefused("edits must be a non-empty list of {old_text, new_text}")
         change = self._planned(args, "edit", change)
-        with _FolderOf(change, create=False) as folder:
-            fd = _open_file(folder, change, os.O_RDWR)
+        with FolderOf(change, create=False) as folder:
+            fd = open_file(folder, change, os.O_RDWR)
             try:
-                text = _read_all(fd).decode("utf-8")
+                text = read_all(fd).decode("utf-8")
                 for index, edit in enumerate(edits, 1):
                     old = edit.get("old_text") if isinstance(edit, dict) else None
                     new = edit.get("new_text") if isinstance(edit, dict) else None
@@ -463,7 +431,7 @@ class HostTools(Toolbox):
                     text = text.replace(old, new, 1)
                 os.lseek(fd, 0, os.SEEK_SET)
                 os.ftruncate(fd, 0)
-                _write_all(fd, text.encode("utf-8"))
+                write_all(fd, text.encode("utf-8"))
             finally:
                 os.close(fd)
         return f"edited {change.shown} ({len(edits)} change{'s' if len(edits) > 1 else ''})"
@@ -474,16 +442,16 @@ class HostTools(Toolbox):
 
     def delete(self, change: Change) -> Deleted:
         """Return what was deleted and what it held: the file, or the link, CHANGE names."""
-        with _FolderOf(change, create=False) as folder:
+        with FolderOf(change, create=False) as folder:
             name = change.path.name
             info = os.stat(name, dir_fd=folder, follow_symlinks=False)
             if stat.S_ISDIR(info.st_mode):
                 raise ToolRefused(f"{change.shown} is a folder; only files are deleted")
             before = ""
             if stat.S_ISREG(info.st_mode):
-                fd = _open_file(folder, change, os.O_RDONLY)
+                fd = open_file(folder, change, os.O_RDONLY)
                 try:
-                    before = _read_all(fd, host_limits.READ_FILE_MAX_BYTES).decode(
+                    before = read_all(fd, host_limits.READ_FILE_MAX_BYTES).decode(
                         "utf-8", errors="replace"
                     )
                 finally:
@@ -493,447 +461,3 @@ class HostTools(Toolbox):
         what = "the link " if stat.S_ISLNK(info.st_mode) else ""
         size = 0 if stat.S_ISLNK(info.st_mode) else info.st_size
         return Deleted(f"deleted {what}{change.shown} ({size} bytes)", size, before)
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    """A write, edit or delete as it will be acted on: the path, as shown, and what to say.
-
-    ``notes`` are said in the question (a link on the way, a link deleted); ``asks``
-    is why it needs the person's yes even under --yes (outside the folder, ``.git/``).
-    """
-
-    kind: str
-    path: Path
-    shown: str
-    notes: tuple[str, ...] = ()
-    asks: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Deleted:
-    """What a delete did: its line, the size removed and the text the file held."""
-
-    text: str
-    size: int
-    before: str
-
-
-class _FolderOf:
-    """The folder a change acts in, opened from the top one name at a time, never through a link.
-
-    Each step is ``openat`` with ``O_NOFOLLOW``: a folder on the way that became a
-    link after the change was checked (a swap by a local user) stops the change
-    instead of moving it. CREATE makes the missing folders (a write's).
-    """
-
-    def __init__(self, change: Change, *, create: bool) -> None:
-        self.change = change
-        self.create = create
-        self.fd = -1
-
-    def __enter__(self) -> int:
-        parent = self.change.path.parent
-        self.fd = os.open(parent.anchor, os.O_RDONLY | _DIRECTORY)
-        for part in parent.relative_to(parent.anchor).parts:
-            try:
-                step = self._step(part)
-            except BaseException:
-                os.close(self.fd)
-                raise
-            os.close(self.fd)
-            self.fd = step
-        return self.fd
-
-    def _step(self, part: str) -> int:
-        """Return the folder PART under the open one, opened without following a link."""
-        flags = os.O_RDONLY | _DIRECTORY | _NOFOLLOW
-        try:
-            return os.open(part, flags, dir_fd=self.fd)
-        except FileNotFoundError:
-            if not self.create:
-                raise
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(part, 0o777, dir_fd=self.fd)
-            return self._step_made(part, flags)
-        except OSError as exc:
-            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                raise self._moved() from None
-            raise
-
-    def _step_made(self, part: str, flags: int) -> int:
-        """Return the folder PART just made, opened without following a link."""
-        try:
-            return os.open(part, flags, dir_fd=self.fd)
-        except OSError as exc:
-            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                raise self._moved() from None
-            raise
-
-    def _moved(self) -> ToolRefused:
-        """Return the refusal of a change whose folder became a link after it was checked."""
-        return ToolRefused(
-            f"a folder on the way to {self.change.shown} is a link now, not what was checked; "
-            "nothing was changed"
-        )
-
-    def __exit__(self, *_: object) -> None:
-        os.close(self.fd)
-
-
-def _open_file(folder: int, change: Change, flags: int) -> int:
-    """Return the change's file opened in FOLDER with FLAGS, never through a link.
-
-    Non-blocking while opening, so a FIFO cannot hang it; anything but a regular
-    file (a link swapped in, a FIFO, a device) is refused on what was opened.
-    """
-    name = change.path.name
-    try:
-        fd = os.open(name, flags | _NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o666, dir_fd=folder)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise ToolRefused(
-                f"{change.shown} is a link now, not the file that was checked; nothing was changed"
-            ) from None
-        if exc.errno == errno.EISDIR:
-            raise ToolRefused(f"{change.shown} is a folder") from None
-        if exc.errno == errno.ENXIO:
-            raise ToolRefused(f"{change.shown} is not a regular file (a FIFO)") from None
-        raise
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise ToolRefused(f"{change.shown} is not a regular file (a FIFO, device or socket)")
-    os.set_blocking(fd, True)
-    return fd
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    """Write all of DATA to FD (os.write may take only part)."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _read_all(fd: int, cap: int | None = None) -> bytes:
-    """Return what FD holds from its start (at most CAP bytes when given)."""
-    chunks: list[bytes] = []
-    size = 0
-    while cap is None or size < cap:
-        chunk = os.read(fd, 65536 if cap is None else min(65536, cap - size))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
-
-
-class ToolRefused(Exception):
-    """A call the tool will not carry out; its text is the tool's result."""
-
-
-class ToolFailure(str):
-    """A tool's result text that says the call failed (refused, or an error while running).
-
-    A ``str``, so it reads as any result; the turn loop marks its tool message
-    ``"is_error": true`` (the host contract's failed result).
-    """
-
-    __slots__ = ()
-
-
-def _walk(
-    base: Path, root: Path | None = None, secrets: SecretPlaces | None = None
-) -> Iterator[Path]:
-    """Yield the files under BASE (or BASE itself), skipping hidden and cache folders.
-
-    With ROOT, a file or folder whose real path (links followed) is outside ROOT
-    is skipped too; with SECRETS, so is one in a secret place.
-    """
-
-    def inside(path: Path) -> bool:
-        if secrets is not None and secrets.why(path) is not None:
-            return False
-        return root is None or path.resolve().is_relative_to(root)
-
-    if base.is_file():
-        if inside(base):
-            yield base
-        return
-    for folder, dirs, files in os.walk(base):
-        dirs[:] = sorted(
-            d
-            for d in dirs
-            if d not in _SKIPPED_DIRS and not d.startswith(".") and inside(Path(folder) / d)
-        )
-        for name in sorted(files):
-            if inside(Path(folder) / name):
-                yield Path(folder) / name
-
-
-def _matching_lines(
-    file: Path, compiled: regex.Pattern[str], deadline: float, secrets: SecretPlaces | None = None
-) -> Iterator[tuple[int, str]]:
-    """Yield (line number, line) of FILE's lines COMPILED finds; nothing for big, binary or
-    special files. TimeoutError once DEADLINE (monotonic) passes, even mid-match."""
-    try:
-        with _open_regular(file, str(file), secrets) as handle:
-            if os.fstat(handle.fileno()).st_size > host_limits.SEARCH_MAX_FILE_BYTES:
-                return
-            data = handle.read(host_limits.SEARCH_MAX_FILE_BYTES + 1)
-    except (OSError, ToolRefused):
-        return
-    if b"\0" in data[:8192]:
-        return
-    for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError
-        if compiled.search(line, timeout=left):
-            yield number, line
-
-
-def _open_regular(path: Path, shown: str, secrets: SecretPlaces | None = None) -> IO[bytes]:
-    """Return PATH open for reading in binary; ToolRefused when it is no regular file.
-
-    A FIFO would block the open (and every read) for ever, and a device can be
-    endless: both are refused, checked before opening and again on what was opened.
-    With SECRETS, a hard link to a secret file is refused, whatever its name.
-    """
-    if not stat.S_ISREG(os.stat(path).st_mode):
-        raise ToolRefused(f"{shown} is not a regular file (a FIFO, device or socket)")
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
-        os.close(fd)
-        raise ToolRefused(f"{shown} is not a regular file (a FIFO, device or socket)")
-    why = secrets.hard_link_to(info) if secrets is not None else None
-    if why is not None:
-        os.close(fd)
-        raise ToolRefused(
-            f"{shown} is {why}: the host keeps its tools out of it (--yes does not open it)"
-        )
-    os.set_blocking(fd, True)
-    return os.fdopen(fd, "rb")
-
-
-def _line_range(handle: IO[bytes], shown: str, first: int, last: int | None, cap: int) -> str:
-    """Return lines FIRST..LAST (1-based) of HANDLE, read as a stream, at most CAP bytes."""
-    kept: list[bytes] = []
-    size = 0
-    number = 0
-    more = False
-    while last is None or number < last:
-        piece = handle.readline(cap + 1)
-        if not piece:
-            break
-        whole = piece.endswith(b"\n")
-        while not whole and len(piece) > cap:  # a line longer than the cap: skip its rest
-            rest = handle.readline(cap + 1)
-            if not rest:
-                break
-            whole = rest.endswith(b"\n")
-            piece = piece[:cap]
-        number += 1
-        if number < first:
-            continue
-        if size + len(piece) > cap:
-            more = True
-            break
-        kept.append(piece)
-        size += len(piece)
-    if number < first:
-        return f"{shown} has only {number} lines"
-    text = b"".join(kept).decode("utf-8", errors="replace")
-    if more:
-        text += (
-            f"\n… stopped at {cap} bytes, after line {first + len(kept) - 1}; ask for the "
-            "next lines with start_line"
-        )
-    return text
-
-
-def child_environment() -> dict[str, str]:
-    """Return the host's environment without the secrets a command must not inherit."""
-    return {k: v for k, v in os.environ.items() if k not in CHILD_SECRET_ENV}
-
-
-class _HeadTail:
-    """A stream's first HEAD and last TAIL bytes, and how many were dropped between."""
-
-    def __init__(self, head: int, tail: int) -> None:
-        self.head = bytearray()
-        self.tail: deque[bytes] = deque()
-        self.tail_size = 0
-        self.dropped = 0
-        self._head_room = head
-        self._tail_room = tail
-
-    def add(self, chunk: bytes) -> None:
-        """Keep CHUNK's part that belongs to the head or the tail (returns nothing)."""
-        room = self._head_room - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        if not chunk:
-            return
-        self.tail.append(chunk)
-        self.tail_size += len(chunk)
-        while self.tail_size - len(self.tail[0]) >= self._tail_room:
-            self.dropped += len(self.tail[0])
-            self.tail_size -= len(self.tail.popleft())
-        extra = self.tail_size - self._tail_room
-        if extra > 0:
-            self.tail[0] = self.tail[0][extra:]
-            self.tail_size -= extra
-            self.dropped += extra
-
-    def text(self) -> str:
-        """Return what was kept, the dropped middle named."""
-        head = bytes(self.head).decode("utf-8", errors="replace")
-        tail = b"".join(self.tail).decode("utf-8", errors="replace")
-        if self.dropped:
-            return f"{head}\n… [{self.dropped} bytes of output dropped] …\n{tail}"
-        return head + tail
-
-
-def _run_shell(command: str, cwd: Path, timeout: float) -> str:
-    """Return 'exit code N' and the output of COMMAND run by the shell in CWD.
-
-    Output is read as it comes and only its head and tail are kept. At TIMEOUT the
-    command's whole tree is killed and the host stops waiting, even when a child
-    that left the session still holds the output open.
-    """
-    # A session of its own lets a timeout (or Ctrl-C) stop the command's children too.
-    process = subprocess.Popen(
-        command,
-        shell=True,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-        env=child_environment(),
-    )
-    assert process.stdout is not None
-    output = _HeadTail(host_limits.COMMAND_OUTPUT_HEAD_BYTES, host_limits.COMMAND_OUTPUT_TAIL_BYTES)
-    deadline = time.monotonic() + timeout
-    pipe = os.fstat(process.stdout.fileno()).st_ino
-    timed_out = False
-    try:
-        with selectors.DefaultSelector() as selector:
-            selector.register(process.stdout, selectors.EVENT_READ)
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    timed_out = True
-                    break
-                if selector.select(left):
-                    chunk = os.read(process.stdout.fileno(), 65536)
-                    if not chunk:
-                        break
-                    output.add(chunk)
-        if not timed_out:
-            try:
-                process.wait(max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                timed_out = True
-    except BaseException:
-        _kill_tree(process, pipe)
-        process.stdout.close()
-        process.wait()
-        raise
-    if timed_out:
-        _kill_tree(process, pipe)
-    process.stdout.close()
-    process.wait()
-    if timed_out:
-        return bound_output(f"stopped after {timeout:g} s (timeout)\n{output.text()}")
-    return bound_output(f"exit code {process.returncode}\n{output.text()}")
-
-
-def _kill_tree(process: subprocess.Popen[bytes], pipe: int) -> None:
-    """Stop PROCESS and everything it started: its group, its session, and any process
-    still holding its output pipe (one that called setsid has left both)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
-    for pid in _tree_members(process.pid, pipe):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
-    with contextlib.suppress(ProcessLookupError):
-        process.kill()
-
-
-def _tree_members(leader: int, pipe: int) -> list[int]:
-    """Return the processes (Linux /proc) in LEADER's session, below it, or holding PIPE."""
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return []
-    parents: dict[int, int] = {}
-    members: set[int] = set()
-    me = os.getpid()
-    for entry in proc.iterdir():
-        if not (entry.name.isascii() and entry.name.isdigit()) or int(entry.name) == me:
-            continue
-        pid = int(entry.name)
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            parents[pid] = int(fields[1])
-            if int(fields[3]) == leader:  # the session the command was started in
-                members.add(pid)
-            for fd in (entry / "fd").iterdir():
-                if os.readlink(fd) == f"pipe:[{pipe}]":
-                    members.add(pid)
-                    break
-        except (OSError, IndexError, ValueError):
-            continue
-    for pid in parents:  # descendants, through however many parents
-        seen: set[int] = set()
-        parent = parents.get(pid)
-        while parent is not None and parent not in seen and parent > 1:
-            if parent == leader:
-                members.add(pid)
-                break
-            seen.add(parent)
-            parent = parents.get(parent)
-    return sorted(members)
-
-
-class FileTools(Toolbox):
-    """Tool definitions loaded from a file: offered to the model, their calls returned unrun."""
-
-    def __init__(self, tools: list[dict[str, Any]]) -> None:
-        self.tools = tools
-
-    def definitions(self) -> list[dict[str, Any]]:
-        """Return the loaded definitions."""
-        return list(self.tools)
-
-
-def load_tool_file(path: Path | str) -> FileTools:
-    """Return the OpenAI-style tools in the JSON file PATH; HostConfigError when it is not that."""
-    where = Path(path)
-    try:
-        raw = json.loads(where.read_text("utf-8"))
-    except OSError as exc:
-        raise HostConfigError(
-            f"cannot read the tools file {where}: {exc.strerror or exc}"
-        ) from None
-    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-        raise HostConfigError(f"the tools file {where} is not JSON: {exc}") from None
-    if isinstance(raw, dict) and isinstance(raw.get("tools"), list):
-        raw = raw["tools"]
-    if not isinstance(raw, list):
-        raise HostConfigError(f"the tools file {where} must hold a JSON array of tools")
-    tools: list[dict[str, Any]] = []
-    for index, item in enumerate(raw):
-        function = item.get("function") if isinstance(item, dict) else None
-        if function is None and isinstance(item, dict) and "name" in item:
-            function = item  # a bare function definition
-        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-            raise HostConfigError(f"the tools file {where}: entry {index} is not a function tool")
-        tool: dict[str, Any] = {"name": function["name"]}
-        if isinstance(function.get("description"), str):
-            tool["description"] = function["description"]
-        tool["parameters"] = function.get("parameters") or {"type": "object", "properties": {}}
-        tools.append({"type": "function", "function": tool})
-    return FileTools(tools)

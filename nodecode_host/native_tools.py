@@ -34,18 +34,12 @@ from typing import TYPE_CHECKING, Any
 
 from . import contract
 from . import limits as host_limits
-from .host_tools import (
-    Change,
-    HostTools,
-    Toolbox,
-    ToolRefused,
-    _HeadTail,
-    _walk,
-    bound_output,
-    child_environment,
-)
+from .host_tools import HostTools
 from .setup import command_question
 from .terminal_text import has_hidden, visible
+from .tool_files import Change, walk
+from .tool_shell import HeadTail, child_environment
+from .toolbox import Toolbox, ToolRefused, bound_output
 
 if TYPE_CHECKING:
     from nodecode_cursor.host import NativeCall, NativeOutcome
@@ -217,7 +211,7 @@ class NativeTools:
         found: list[str] = []
         more = False
         # The same rule as search: secret places are never listed.
-        for file in _walk(base, None if tools.assume_yes else tools.root, tools.secrets):
+        for file in walk(base, None if tools.assume_yes else tools.root, tools.secrets):
             relative = str(file.relative_to(base)) if file.is_relative_to(base) else str(file)
             pattern = call.pattern
             if fnmatch.fnmatch(relative, pattern) or (
@@ -258,12 +252,8 @@ class NativeTools:
             env=child_environment(),
         )
         # Only a bounded head and tail of each stream is kept, whatever the command prints.
-        out = _HeadTail(
-            host_limits.COMMAND_OUTPUT_HEAD_BYTES, host_limits.COMMAND_OUTPUT_TAIL_BYTES
-        )
-        err = _HeadTail(
-            host_limits.COMMAND_OUTPUT_HEAD_BYTES, host_limits.COMMAND_OUTPUT_TAIL_BYTES
-        )
+        out = HeadTail(host_limits.COMMAND_OUTPUT_HEAD_BYTES, host_limits.COMMAND_OUTPUT_TAIL_BYTES)
+        err = HeadTail(host_limits.COMMAND_OUTPUT_HEAD_BYTES, host_limits.COMMAND_OUTPUT_TAIL_BYTES)
         assert process.stdout is not None and process.stderr is not None
         readers = asyncio.gather(_drain(process.stdout, out), _drain(process.stderr, err))
         try:
@@ -289,7 +279,7 @@ class NativeTools:
         )
 
 
-async def _drain(stream: asyncio.StreamReader, sink: _HeadTail) -> None:
+async def _drain(stream: asyncio.StreamReader, sink: HeadTail) -> None:
     """Read STREAM to its end into SINK (which keeps a bounded head and tail)."""
     while chunk := await stream.read(65536):
         sink.add(chunk)

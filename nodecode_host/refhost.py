@@ -62,7 +62,7 @@ if TYPE_CHECKING:
         Usage,
     )
 
-    from .host_tools import Toolbox
+    from .toolbox import Toolbox
 
 __all__ = [
     "ENTRY_POINTS_ENV",
@@ -671,7 +671,7 @@ def _tool_message(call: dict[str, Any], content: str) -> dict[str, Any]:
         "tool_call_id": str(call.get("id", "")),
         "content": content,
     }
-    from .host_tools import ToolFailure  # here: a command that runs no tools never loads them
+    from .toolbox import ToolFailure  # here: a command that runs no tools never loads them
 
     if isinstance(content, ToolFailure):
         message["is_error"] = True  # the contract's failed result: the model sees an error

@@ -10,12 +10,8 @@ import pytest
 
 from nodecode_host import limits as host_limits
 from nodecode_host.errors import HostConfigError
-from nodecode_host.host_tools import (
-    NATIVE_TOOL_NAMES,
-    HostTools,
-    bound_output,
-    load_tool_file,
-)
+from nodecode_host.host_tools import NATIVE_TOOL_NAMES, HostTools
+from nodecode_host.toolbox import bound_output, load_tool_file
 
 
 def call(tools: HostTools, name: str, **args: object) -> str:

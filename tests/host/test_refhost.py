@@ -21,7 +21,7 @@ import pytest
 
 from nodecode_cursor.host import Host, TextDelta
 from nodecode_host.errors import HostConfigError
-from nodecode_host.host_tools import FileTools, HostTools, Toolbox
+from nodecode_host.host_tools import HostTools
 from nodecode_host.refhost import (
     ENTRY_POINT_GROUP,
     Conversation,
@@ -29,6 +29,7 @@ from nodecode_host.refhost import (
     TurnObserver,
     discover_cells,
 )
+from nodecode_host.toolbox import FileTools, Toolbox
 
 TOY_CELL = """
 from nodecode_cursor.host import RoundResult, StreamStart, TextDelta, Usage

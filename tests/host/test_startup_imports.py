@@ -60,6 +60,9 @@ OTHER_COMMANDS = (
     "nodecode_host.api_round",
     "nodecode_host.chat",
     "nodecode_host.host_tools",
+    "nodecode_host.toolbox",
+    "nodecode_host.tool_files",
+    "nodecode_host.tool_shell",
     "nodecode_host.native_tools",
     "nodecode_host.render",
 )
