@@ -5,7 +5,7 @@ The paths are ``GET /v1/models`` (and ``/v1/models/{id}``), ``POST
 (OpenAI's Responses), ``POST /v1/messages`` and ``/v1/messages/count_tokens``
 (Anthropic's Messages), each also without ``/v1``. A round's request is read by
 its API's module into a ``RoundRequest`` and a ``Reply`` (``openai_api.py``,
-``responses_api.py``, ``anthropic_api.py``); here it is checked (the
+``responses_api.py`` with ``responses_reply.py``, ``anthropic_api.py``); here it is checked (the
 ``cursor-agent`` lane only by opt-in, an effort the model cannot take fitted),
 run as one round through the host's ``cursor`` lane (a demand Cursor has no field
 for checked and retried once, ``api_round.py``), and answered whole or streamed
@@ -28,7 +28,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from . import anthropic_api, contract, responses_api
+from . import anthropic_api, contract, responses_api, responses_reply, responses_store
 from . import limits as host_limits
 from .api_round import (
     MODEL_PREFIX,
@@ -112,7 +112,7 @@ class ApiRoutes:
         # The ids GET /v1/models listed last (unknown-model hints name only these).
         self._listed: list[str] | None = None
         # Responses kept for previous_response_id (in memory, bounded).
-        self.responses = responses_api.ResponseStore()
+        self.responses = responses_store.ResponseStore()
 
     # Routing --------------------------------------------------------------------------------
 
@@ -221,7 +221,7 @@ class ApiRoutes:
         asked = responses_api.parse_responses_request(
             body, self.responses, session_header=headers.get("x-session-id")
         )
-        return asked.round, responses_api.ResponsesReply(asked, self.responses)
+        return asked.round, responses_reply.ResponsesReply(asked, self.responses)
 
     async def _messages_request(
         self, body: bytes, headers: Mapping[str, str]

@@ -17,7 +17,9 @@ import pytest
 from nodecode_host import contract
 from nodecode_host import limits as host_limits
 from nodecode_host.api_round import ApiError
-from nodecode_host.responses_api import ResponsesReply, ResponseStore, parse_responses_request
+from nodecode_host.responses_api import parse_responses_request
+from nodecode_host.responses_reply import ResponsesReply
+from nodecode_host.responses_store import ResponseStore
 
 MIB = 1024 * 1024
 

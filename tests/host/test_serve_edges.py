@@ -21,7 +21,8 @@ from nodecode_host.anthropic_api import (
     parse_messages_request,
 )
 from nodecode_host.api_round import nearest_effort, schema_problem
-from nodecode_host.responses_api import ResponseStore, input_messages, parse_responses_request
+from nodecode_host.responses_api import input_messages, parse_responses_request
+from nodecode_host.responses_store import ResponseStore
 
 MODEL = "composer-2.5"
 
