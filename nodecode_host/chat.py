@@ -29,7 +29,7 @@ from . import __version__, contract
 from .errors import HostError
 from .host_tools import HostTools
 from .native_tools import NativeTools, runner_for
-from .refhost import Conversation, ReferenceHost, TurnOutcome
+from .refhost import ReferenceHost
 from .render import Style, TerminalView, Waiting
 from .setup import (
     PROVIDER,
@@ -45,6 +45,7 @@ from .setup import (
 )
 from .terminal_text import visible
 from .toolbox import Toolbox
+from .turn import Conversation, TurnOutcome
 
 if TYPE_CHECKING:
     from nodecode_cursor.host import AccountUsageView

@@ -3,7 +3,7 @@
 ``importlib.metadata`` costs more to import than the whole of ``nodecode-cursor
 status`` may take (it loads ``email``, ``zipfile`` and ``importlib.resources``),
 and a host asks it two things only: the entry points of one group (how cells are
-found, ``refhost.discover_cells``) and one distribution's version (``--version``).
+found, ``cell_sources.discover_cells``) and one distribution's version (``--version``).
 Both are read here the way ``importlib.metadata`` reads them from the folders on
 ``sys.path``: each ``*.dist-info`` or ``*.egg-info`` folder names its distribution
 before its first dash, names are compared normalized (PEP 503, ``-``/``_``/``.``

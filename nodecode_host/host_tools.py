@@ -15,7 +15,7 @@ wait on. Commands run without the host's own secrets in their environment.
 
 The names avoid the tools Cursor's agent drives natively (``bash``, ``read``,
 ``write``, ``delete``, ``ls``, ``grep``, ``todo``), so the service never mistakes a
-host tool for one of its own. Running a turn is ``refhost.py``'s job; this module
+host tool for one of its own. Running a turn is ``turn.py``'s job; this module
 only answers one call at a time and never raises for a bad call: the model reads
 the error text as the tool's result.
 

@@ -4,48 +4,43 @@
 sections from ``config.json``, standing notices, said lines) and does what a
 Nodecode-style host does with cells:
 
-* **discovery**: cells named by entry points (``distributions.py``) in the group
-  ``nodecode.cells``, and drop-in folders ``$NODECODE_HOME/cells/*/cell.toml``
-  (the folder goes on the import path; ``entry = "module:attr"`` names the cell);
-  a folder wins over an entry point giving the same cell;
+* **discovery**: cells named by entry points in the group ``nodecode.cells``,
+  and drop-in folders ``$NODECODE_HOME/cells/*/cell.toml``, found and imported
+  by ``cell_sources.py``; a folder wins over an entry point giving the same cell;
 * **veto**: a config section with ``"enabled": false`` keeps its cell out: no
   lane, no command;
 * **start/stop**: starting a cell registers its lanes and commands; stopping it
   takes them out (the cell itself ends a sign-in in progress and forgets its
   conversations) and clears the standing notices;
-* **the turn loop**: call the lane, run the tool calls the round hands back,
-  append the results, call again until the model stops or ``max_rounds`` is
-  reached. A round's resolved calls (Cursor's own tools run in place by the
-  runner it is given, calls the service ran, native asks refused; flagged
-  ``"resolved": true``) are kept in the history and never run here.
+* **the turn loop**: ``run_turn`` runs a turn's rounds on the host's event loop
+  (Ctrl-C cancels the round), taking ``turn.Turn``'s steps in order.
 
 The host imports nothing of a cell before it loads the cells (``contract.py``
 says why): a drop-in folder's copy of a package is then the one Python keeps, and
 the DEBUG log names the file each cell's module was loaded from.
 
-Rendering, argument parsing and the REPL are ``cli.py``'s; the tools themselves
-are ``host_tools.py``'s; everything Cursor-specific is the cell's.
+Finding and importing cells is ``cell_sources.py``'s; a turn's steps and its
+account are ``turn.py``'s; rendering, argument parsing and the REPL are
+``cli.py``'s; the tools themselves are ``host_tools.py``'s; everything
+Cursor-specific is the cell's.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.machinery
 import json
 import logging
-import os
-import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import contract
 from . import limits as host_limits
-from .distributions import entry_points as installed_entry_points
+from .cell_sources import CellSource, discover_cells, import_cell, outside_folder
 from .errors import HostConfigError
+from .turn import Conversation, RoundHeard, Turn, TurnObserver, TurnOutcome, host_calls
 
 if TYPE_CHECKING:
     import asyncio
@@ -58,46 +53,22 @@ if TYPE_CHECKING:
         NoticeLevel,
         RoundContext,
         RoundResult,
-        StreamPart,
-        Usage,
     )
 
     from .toolbox import Toolbox
 
 __all__ = [
-    "ENTRY_POINTS_ENV",
-    "ENTRY_POINT_GROUP",
-    "CellNotInFolder",
-    "CellSource",
+    # Re-exported for cli.py, which imports it from here (its own home is turn.py).
     "Conversation",
     "LoadedCell",
     "ReferenceHost",
-    "TurnObserver",
-    "TurnOutcome",
-    "discover_cells",
 ]
 
 log = logging.getLogger("nodecode_host.refhost")
 
-ENTRY_POINT_GROUP = "nodecode.cells"
-# "0" (or "off", "no", "false") makes the host ignore entry points and load only
-# drop-in folders: how a person (or a test) proves a folder loads on its own.
-ENTRY_POINTS_ENV = "NODECODE_ENTRY_POINTS"
 
 Lane = Callable[["RoundContext"], Awaitable["RoundResult"]]
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class CellSource:
-    """Where a cell comes from: an entry point, or a drop-in folder's cell.toml."""
-
-    name: str
-    origin: Literal["entry point", "folder"]
-    entry: str
-    folder: Path | None = None
-    # Config sections the manifest declares (a folder's [config.*] tables) and their defaults.
-    defaults: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -109,164 +80,6 @@ class LoadedCell:
     module_file: str | None
     started: bool = False
     vetoed_by: str | None = None
-
-
-def _entry_points_enabled() -> bool:
-    """Return whether entry-point discovery is on (NODECODE_ENTRY_POINTS not falsy)."""
-    value = os.environ.get(ENTRY_POINTS_ENV, "").strip().lower()
-    return value not in {"0", "off", "no", "false"}
-
-
-def _folder_source(manifest: Path) -> CellSource:
-    """Return the CellSource a cell.toml describes; HostConfigError when it is unusable."""
-    import tomllib  # here: a home without drop-in folders never parses TOML
-
-    try:
-        data = tomllib.loads(manifest.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise HostConfigError(f"cannot read the cell manifest {manifest}: {exc}") from None
-    entry = data.get("entry")
-    if not isinstance(entry, str) or ":" not in entry:
-        raise HostConfigError(f'{manifest}: entry must be "module:attr"')
-    config = data.get("config") or {}
-    defaults = {k: dict(v) for k, v in config.items() if isinstance(v, dict)}
-    name = data.get("name") if isinstance(data.get("name"), str) else manifest.parent.name
-    return CellSource(str(name), "folder", entry, manifest.parent, defaults)
-
-
-def discover_cells(
-    home: Path, *, entry_points: bool | None = None
-) -> tuple[list[CellSource], list[str]]:
-    """Return (the cells found, one line per folder that could not be read), folders first."""
-    found: list[CellSource] = []
-    problems: list[str] = []
-    for manifest in sorted((home / "cells").glob("*/cell.toml")):
-        try:
-            found.append(_folder_source(manifest))
-        except HostConfigError as exc:
-            problems.append(str(exc))
-    if entry_points if entry_points is not None else _entry_points_enabled():
-        # Read as importlib.metadata reads them, without its import (distributions.py).
-        for point in installed_entry_points(ENTRY_POINT_GROUP):
-            found.append(CellSource(point.name, "entry point", point.value))
-    return found, problems
-
-
-class CellNotInFolder(HostConfigError):
-    """A drop-in folder's cell.toml names a module the folder does not hold."""
-
-
-def outside_folder(source: CellSource, module_file: str | None) -> str | None:
-    """Return the warning for a folder's cell whose module came from elsewhere, or None."""
-    if source.folder is None or module_file is None:
-        return None
-    if Path(module_file).resolve().is_relative_to(source.folder.resolve()):
-        return None
-    return (
-        f"cell {source.name} (folder {source.folder}) was loaded from {module_file}, "
-        "outside its folder: a copy imported earlier shadows the folder's"
-    )
-
-
-def _import_cell(source: CellSource) -> tuple[Any, str | None]:
-    """Return (the cell object SOURCE names, the file of its module).
-
-    A folder goes first on the import path. The host has imported nothing of any
-    cell yet (``contract.py``), so the folder's copy of a package is the one loaded,
-    even where the same package is installed too.
-    """
-    module_name, _, attr = source.entry.partition(":")
-    if source.folder is not None:
-        folder = str(source.folder)
-        top = module_name.partition(".")[0]
-        # Checked before the import: without its package, the folder would quietly lend
-        # its name to whichever copy is installed.
-        if importlib.machinery.PathFinder.find_spec(top, [folder]) is None:
-            raise CellNotInFolder(
-                f"the folder {folder} holds no {top} package (its cell.toml names "
-                f'"{source.entry}"); copy the package into the folder, or remove the folder'
-            )
-        if folder not in sys.path:
-            sys.path.insert(0, folder)
-    module = importlib.import_module(module_name)
-    target: Any = module
-    for part in attr.split("."):
-        target = getattr(target, part)
-    return target, getattr(module, "__file__", None)
-
-
-@dataclass(slots=True)
-class Conversation:
-    """One chat as the host keeps it: the model, the effort, the session and the history."""
-
-    model: str
-    effort: str | None = None
-    system: str | None = None
-    session_id: str | None = None
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    cwd: str | None = None
-    request_timeout: float | None = None
-    credential: str | None = None
-    provider: str = "cursor"
-
-
-@dataclass(slots=True)
-class TurnOutcome:
-    """What a turn ended with: the last assistant message and the turn's accounting."""
-
-    message: dict[str, Any]
-    finish_reason: Literal["stop", "tool_calls"]
-    usage: Usage
-    rounds: int
-    wire_model: str = ""
-    interrupted: bool = False
-    # Tool calls of the last message the host did not run (max rounds, or tools from a file).
-    unrun: list[dict[str, Any]] = field(default_factory=list)
-    # Calls the provider ran itself (cursor-agent's tools), as RoundResult.resolved gives them.
-    resolved: list[dict[str, Any]] = field(default_factory=list)
-    # The rounds' estimated cost summed (USD at published rates); None when a round had none.
-    cost_usd_estimate: float | None = None
-    # Every message the turn added to the history, in order (resolved calls included).
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    # How many earlier messages the last round's request folded into a summary to fit
-    # its history budget (RoundResult.folded), and why.
-    folded: int = 0
-    fold_reason: str = ""
-
-
-class TurnObserver:
-    """What a turn shows as it goes; the default shows nothing."""
-
-    def part(self, part: StreamPart) -> None:
-        """Show one stream part."""
-
-    def round_done(self, result: RoundResult) -> None:
-        """Show that a round finished."""
-
-    def tool_call(self, call: dict[str, Any]) -> None:
-        """Show a tool call about to run."""
-
-    def tool_result(self, call: dict[str, Any], text: str) -> None:
-        """Show the result of a tool call."""
-
-
-def _add_cost(total: float | None, rounds: int, result: RoundResult) -> float | None:
-    """Return the turn's estimate with RESULT's added: unknown once any round's is unknown."""
-    more = result.cost_usd_estimate
-    if more is None or (total is None and rounds > 1):
-        return None
-    return (total or 0.0) + more
-
-
-def _add_usage(total: Usage, more: Usage) -> None:
-    """Add MORE's counts into TOTAL (the context occupancy is the latest round's)."""
-    total.input += more.input
-    total.output += more.output
-    total.cache_read += more.cache_read
-    total.cache_write += more.cache_write
-    total.reasoning += more.reasoning
-    if more.context_tokens is not None:
-        total.context_tokens = more.context_tokens
 
 
 class ReferenceHost:
@@ -367,7 +180,7 @@ class ReferenceHost:
         seen: set[int] = set()
         for source in sources:
             try:
-                cell, module_file = _import_cell(source)
+                cell, module_file = import_cell(source)
             except Exception as exc:  # a broken cell must not take the host down
                 log.debug("cell %s failed to import", source.name, exc_info=True)
                 self.problems.append(f"cell {source.name} ({source.origin}) failed to load: {exc}")
@@ -510,172 +323,30 @@ class ReferenceHost:
         """Return the turn's outcome after running rounds and tool calls until the model stops.
 
         NATIVE runs Cursor's own tools of NATIVE_KINDS in place, mid-round; None refuses them.
+        Each round is ``turn.Turn``'s steps, run in order on the host's event loop.
         """
-        view = observer or TurnObserver()
+        turn = Turn(conversation, tools, observer or TurnObserver())
         lane = self.lane(conversation.provider)
-        total = contract.Usage()
-        rounds = 0
-        wire = ""
-        cost: float | None = None
-        resolved: list[dict[str, Any]] = []
-        added: list[dict[str, Any]] = []  # every message this turn adds, in order
-
-        def add(*messages: dict[str, Any]) -> None:
-            conversation.messages.extend(messages)
-            added.extend(messages)
-
         while True:
-            text: list[str] = []
-            thinking: list[str] = []
-
-            def on_part(
-                part: StreamPart, text: list[str] = text, thinking: list[str] = thinking
-            ) -> None:
-                if isinstance(part, contract.TextDelta):
-                    text.append(part.text)
-                elif isinstance(part, contract.ReasoningDelta):
-                    thinking.append(part.text)
-                view.part(part)
-
-            ctx = contract.RoundContext(
-                model=conversation.model,
-                messages=list(conversation.messages),
-                effort=conversation.effort,
-                system=conversation.system,
-                tools=tools.definitions(),
-                session_id=conversation.session_id,
-                cwd=conversation.cwd,
-                credential=conversation.credential,
-                request_timeout=conversation.request_timeout,
-                on_part=on_part,
-                host=self,
-                run_native=native,
-                native_kinds=native_kinds if native is not None else frozenset(),
-            )
+            heard = RoundHeard(turn.view)
+            ctx = turn.context(self, heard, native, native_kinds)
             started = time.monotonic()
             try:
                 result = self.run_async(lane(ctx))
             except KeyboardInterrupt:
-                # A clean stop: what streamed so far stays in the history.
-                kept: dict[str, Any] = {"role": "assistant", "content": "".join(text) or None}
-                if thinking:
-                    kept["reasoning_content"] = "".join(thinking)
-                if text or thinking:
-                    add(kept)
-                return TurnOutcome(
-                    kept,
-                    "stop",
-                    total,
-                    rounds,
-                    wire,
-                    interrupted=True,
-                    cost_usd_estimate=cost,
-                    messages=added,
-                )
-            rounds += 1
-            usage = result.usage
-            log.info(
-                "round %d: model %s (wire %s), effort %s, session %s, finish %s, "
-                "usage in %d out %d cache read %d write %d, %.2fs",
-                rounds,
-                conversation.model,
-                result.wire_model or "-",
-                conversation.effort or "off",
-                conversation.session_id or "-",
-                result.finish_reason,
-                usage.input,
-                usage.output,
-                usage.cache_read,
-                usage.cache_write,
-                time.monotonic() - started,
-            )
-            _add_usage(total, result.usage)
-            cost = _add_cost(cost, rounds, result)
-            # Read with getattr: a cell from an older folder may not set it.
-            resolved.extend(getattr(result, "resolved", None) or [])
-            wire = result.wire_model or wire
-            # Every message the round added: its resolved calls, then its last message.
-            add(*(getattr(result, "messages", None) or [result.message]))
-            view.round_done(result)
-            calls: list[dict[str, Any]] = [
-                call
-                for call in result.message.get("tool_calls") or []
-                if not (isinstance(call, dict) and call.get("resolved") is True)
-            ]
-            # Read with getattr: a cell from an older folder may not set it.
-            folded = getattr(result, "folded", 0)
-            fold_reason = getattr(result, "fold_reason", "")
-            if folded:
-                log.info("round %d: %d earlier messages folded (%s)", rounds, folded, fold_reason)
-            if result.finish_reason != "tool_calls" or not calls:
-                return TurnOutcome(
-                    result.message,
-                    "stop",
-                    total,
-                    rounds,
-                    wire,
-                    resolved=resolved,
-                    cost_usd_estimate=cost,
-                    messages=added,
-                    folded=folded,
-                    fold_reason=fold_reason,
-                )
-            names = [str(call.get("function", {}).get("name", "")) for call in calls]
-            if rounds >= max_rounds or not any(tools.runs(name) for name in names):
-                return TurnOutcome(
-                    result.message,
-                    "tool_calls",
-                    total,
-                    rounds,
-                    wire,
-                    unrun=calls,
-                    resolved=resolved,
-                    cost_usd_estimate=cost,
-                    messages=added,
-                    folded=folded,
-                    fold_reason=fold_reason,
-                )
-            for index, call in enumerate(calls):
-                view.tool_call(call)
-                try:
-                    output = tools.run(
-                        names[index], str(call.get("function", {}).get("arguments", ""))
-                    )
-                except KeyboardInterrupt:
-                    # Keep the history whole: every call gets a result, even the skipped ones.
-                    for skipped in calls[index:]:
-                        add(_tool_message(skipped, "interrupted by the person; not run"))
-                    return TurnOutcome(
-                        result.message,
-                        "stop",
-                        total,
-                        rounds,
-                        wire,
-                        interrupted=True,
-                        cost_usd_estimate=cost,
-                        messages=added,
-                    )
-                add(_tool_message(call, output))
-                view.tool_result(call, output)
+                return turn.interrupted(heard)
+            turn.took(result, time.monotonic() - started)
+            calls = host_calls(result)
+            outcome = turn.ending(result, calls, max_rounds)
+            if outcome is None:
+                outcome = turn.run_calls(result, calls)
+            if outcome is not None:
+                return outcome
 
 
 async def _awaited(awaitable: Awaitable[T]) -> T:
     """Return what AWAITABLE gives (asyncio.Runner takes coroutines only)."""
     return await awaitable
-
-
-def _tool_message(call: dict[str, Any], content: str) -> dict[str, Any]:
-    """Return the tool message carrying CONTENT as CALL's result (``is_error`` if it failed)."""
-    message: dict[str, Any] = {
-        "role": "tool",
-        "tool_call_id": str(call.get("id", "")),
-        "content": content,
-    }
-    from .toolbox import ToolFailure  # here: a command that runs no tools never loads them
-
-    if isinstance(content, ToolFailure):
-        message["is_error"] = True  # the contract's failed result: the model sees an error
-    return message
 
 
 def _read(cell: Any, name: str) -> Mapping[str, Any]:

@@ -8,7 +8,7 @@ is, reasoning dimmed (or nowhere), each tool call with its arguments and a
 bounded preview of its result. ``Waiting`` is the elapsed-time line a terminal
 shows while nothing else is written (the model thinking, a tool running), cleared
 the moment output starts; a pipe never gets it. Running the turn is
-``refhost.py``'s job; this module only writes.
+``turn.py``'s job; this module only writes.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
 from . import contract
-from .refhost import TurnObserver
 from .terminal_text import visible
+from .turn import TurnObserver
 
 if TYPE_CHECKING:
     from nodecode_cursor.host import RoundResult, StreamPart

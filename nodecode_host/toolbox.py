@@ -1,6 +1,6 @@
 """What the turn loop asks of a tool set, how a tool's result reads, and tools loaded from a file.
 
-``Toolbox`` is the face every tool set shows the turn loop (``refhost.py``): its
+``Toolbox`` is the face every tool set shows the turn loop (``turn.py``): its
 definitions, whether it runs a call, and the call's result text. A result that
 says the call failed is a ``ToolFailure`` (the loop marks it ``is_error``); a
 call a tool will not carry out raises ``ToolRefused``, whose text becomes that

@@ -14,8 +14,9 @@ from cursor_simulator import Simulator
 from cursor_simulator.dashboard import USAGE_PATH
 from cursor_simulator.steps import End, Text, TurnEnded
 from nodecode_host.chat import USAGE_KEY, ChatRepl, money
-from nodecode_host.refhost import Conversation, ReferenceHost
+from nodecode_host.refhost import ReferenceHost
 from nodecode_host.toolbox import Toolbox
+from nodecode_host.turn import Conversation
 
 
 def test_ask_json_carries_the_estimate_only_for_a_priced_model(sim: Simulator, home: Path) -> None:

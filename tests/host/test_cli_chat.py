@@ -31,8 +31,9 @@ from cursor_simulator.agent import RUN_PATH
 from cursor_simulator.models import PATH as ROSTER_PATH
 from cursor_simulator.steps import End, Sleep, StepStarted, Text, TurnEnded
 from nodecode_host.chat import ChatRepl
-from nodecode_host.refhost import Conversation, ReferenceHost
+from nodecode_host.refhost import ReferenceHost
 from nodecode_host.toolbox import Toolbox
+from nodecode_host.turn import Conversation
 
 
 def test_chat_streams_an_answer_and_answers_cursor_status(

@@ -14,7 +14,7 @@ import importlib.metadata
 from pathlib import Path
 
 from nodecode_host import distributions
-from nodecode_host.refhost import ENTRY_POINT_GROUP
+from nodecode_host.cell_sources import ENTRY_POINT_GROUP
 
 
 def stdlib_points(group: str, path: list[str] | None = None) -> list[tuple[str, str]]:

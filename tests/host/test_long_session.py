@@ -16,8 +16,9 @@ from long_session import CALLS, QUESTION, calling, hydrated, result_text, within
 
 from cursor_simulator import Simulator
 from nodecode_cursor.host import RoundResult
-from nodecode_host.refhost import Conversation, ReferenceHost, TurnObserver
+from nodecode_host.refhost import ReferenceHost
 from nodecode_host.toolbox import Toolbox
+from nodecode_host.turn import Conversation, TurnObserver
 
 
 class Files(Toolbox):

@@ -20,16 +20,12 @@ from typing import Any
 import pytest
 
 from nodecode_cursor.host import Host, TextDelta
+from nodecode_host.cell_sources import ENTRY_POINT_GROUP, discover_cells
 from nodecode_host.errors import HostConfigError
 from nodecode_host.host_tools import HostTools
-from nodecode_host.refhost import (
-    ENTRY_POINT_GROUP,
-    Conversation,
-    ReferenceHost,
-    TurnObserver,
-    discover_cells,
-)
+from nodecode_host.refhost import ReferenceHost
 from nodecode_host.toolbox import FileTools, Toolbox
+from nodecode_host.turn import Conversation, TurnObserver
 
 TOY_CELL = """
 from nodecode_cursor.host import RoundResult, StreamStart, TextDelta, Usage

@@ -120,6 +120,7 @@ def test_version_loads_nothing_of_the_cell_nor_of_any_command(home: Path) -> Non
     assert within(modules, ("nodecode_cursor",)) == set()
     assert within(modules, ROUND_MACHINERY + OTHER_COMMANDS) == set()
     assert within(modules, ("nodecode_host.setup", "nodecode_host.refhost")) == set()
+    assert within(modules, ("nodecode_host.turn", "nodecode_host.cell_sources")) == set()
     # Not even the dataclasses the host's types are made with.
     assert "dataclasses" not in modules
 
@@ -150,6 +151,7 @@ def test_a_usage_error_loads_no_host(home: Path) -> None:
         within(modules, ("nodecode_cursor", "nodecode_host.setup", "nodecode_host.refhost"))
         == set()
     )
+    assert within(modules, ("nodecode_host.turn", "nodecode_host.cell_sources")) == set()
     assert within(modules, ROUND_MACHINERY) == set()
 
 
