@@ -25,6 +25,9 @@ runs the host's tools between rounds. So:
   gets an answer (``setup_vm`` an empty success, a member this schema does not
   know the bare ``InteractionResponse{id}``), as an unanswered one stalls the run.
 
+The refusals themselves, each in its ask's own shape, are ``refusals.py``'s; the
+request context's rule and tool definitions are ``request_context.py``'s.
+
 Pure: ``Answerer.answer`` maps one server message to an ``Answer``: the client
 messages that answer it, in order, and the calls it files or resolves on the
 round's message; ids a call lacks come from the ``new_id`` factory the caller
@@ -43,7 +46,6 @@ from typing import Any, Literal, Protocol
 
 from .._proto import agent_pb2
 from ..host import NativeCall, NativeOutcome, ResolvedCallResult, ResolvedCallStart, StreamPart
-from ..wire.values import encode_value
 from .blobs import carried_content
 from .bridge import NATIVE_TOOL_NAMES, Bridged, bridge, function_tools, host_name, wire_names
 from .fold import FiledCall, ResolvedCall, decode_mcp_args, mcp_call_name
@@ -51,39 +53,19 @@ from .fold import FiledCall, ResolvedCall, decode_mcp_args, mcp_call_name
 # The MCP server our tools ride under: one name for the tools declared here and the
 # calls history replays (history.py owns it).
 from .history import PROVIDER_IDENTIFIER
-from .native import (
-    ASK_KINDS,
-    exec_reply,
-    native_answer,
-    native_call,
-    resolved_messages,
-    stream_close,
-)
-from .schema import tool_input_schema
+from .native import ASK_KINDS, exec_reply, native_answer, native_call, resolved_messages
+from .refusals import NOT_IMPLEMENTED_BY_CLIENT, REFUSALS, TOOL_NOT_AVAILABLE, throw
+from .request_context import request_rules, tool_definitions
 from .tool_names import declared_call
 
 __all__ = [
     "NATIVE_TOOL_NAMES",
-    "NOT_IMPLEMENTED",
     "PROVIDER_IDENTIFIER",
-    "SYSTEM_RULE_PATH",
-    "TOOL_NOT_AVAILABLE",
     "Answer",
     "Answerer",
     "BlobStore",
     "handoff_text",
-    "request_rules",
-    "tool_definitions",
 ]
-
-# Where the system prompt rule says it lives: our own path, never read from disk.
-SYSTEM_RULE_PATH = "/nodecode/system-prompt.mdc"
-# CursorRule.source: USER.
-RULE_SOURCE_USER = 2
-# The refusal of a native ask when no local handler is installed.
-TOOL_NOT_AVAILABLE = "Tool not available"
-NOT_IMPLEMENTED = "Not implemented"
-NOT_IMPLEMENTED_BY_CLIENT = "Not implemented by this client"
 
 
 @dataclass(slots=True)
@@ -117,16 +99,6 @@ def handoff_text() -> str:
     """Return the text a handed-off MCP call is answered with (data/external-tool-handoff.md)."""
     source = resources.files("nodecode_cursor") / "data" / "external-tool-handoff.md"
     return source.read_text(encoding="utf-8").strip()
-
-
-def _grep_pattern_reason(glob: str) -> str:
-    """Return the refusal of a grep asked with an empty pattern."""
-    listing = (
-        f'To list files matching "{glob}", grep for "." with that glob, or use ls instead.'
-        if glob
-        else 'To list files, grep for "." or use ls instead.'
-    )
-    return f"grep needs a non-empty pattern (this one was empty). {listing}"
 
 
 class Answerer:
@@ -250,10 +222,9 @@ class Answerer:
     def _exec(self, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
         member = ask.WhichOneof("message")
         if member is None:
-            return _throw(ask, "Unknown exec message variant", "unknown_exec_variant")
-        handler = _EXEC_HANDLERS.get(member)
-        if handler is None:
-            return _throw(
+            return throw(ask, "Unknown exec message variant", "unknown_exec_variant")
+        if member not in _OWN_ASKS and member not in REFUSALS:
+            return throw(
                 ask,
                 f"Exec ask {member} is {NOT_IMPLEMENTED_BY_CLIENT.lower()}",
                 "exec_variant_unsupported",
@@ -262,7 +233,8 @@ class Answerer:
             handed = self._bridge(ask)
             if handed is not None:
                 return handed
-        answers = handler(self, ask)
+        own = _OWN_ASKS.get(member)
+        answers = own(self, ask) if own is not None else REFUSALS[member](ask, self.cwd)
         if member in ASK_KINDS:
             # A native ask refused: the round records it, as it would a call run in place.
             refused = native_call(ask, self.cwd, self._new_id)
@@ -338,61 +310,6 @@ class Answerer:
             server.status = "connected"
         return [exec_reply(ask, mcp_state_exec_result=result)]
 
-    def _shell(self, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
-        args = ask.shell_args
-        result = agent_pb2.ShellResult()
-        _fill_shell_rejected(result.rejected, args.command, args.working_directory or self.cwd)
-        return [exec_reply(ask, shell_result=result)]
-
-    def _shell_stream(self, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
-        # The streaming shell's refusal: start, the refusal, the exit, the plain shell
-        # result, then the stream's close; anything shorter leaves the service waiting.
-        args = ask.shell_stream_args
-        directory = args.working_directory or self.cwd
-        start = agent_pb2.ShellStream()
-        start.start.SetInParent()
-        rejected = agent_pb2.ShellStream()
-        _fill_shell_rejected(rejected.rejected, args.command, directory)
-        exit_event = agent_pb2.ShellStream()
-        exit_event.exit.code = 1
-        exit_event.exit.cwd = directory
-        result = agent_pb2.ShellResult()
-        _fill_shell_rejected(result.rejected, args.command, directory)
-        return [
-            exec_reply(ask, shell_stream=start),
-            exec_reply(ask, shell_stream=rejected),
-            exec_reply(ask, shell_stream=exit_event),
-            exec_reply(ask, shell_result=result),
-            stream_close(ask),
-        ]
-
-    def _mini_swe_bash(
-        self, ask: agent_pb2.ExecServerMessage
-    ) -> list[agent_pb2.AgentClientMessage]:
-        args = ask.mini_swe_agent_bash_args
-        result = agent_pb2.ShellResult()
-        _fill_shell_rejected(result.rejected, args.command, args.working_directory or self.cwd)
-        return [exec_reply(ask, mini_swe_agent_bash_result=result)]
-
-    def _grep(self, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
-        args = ask.grep_args
-        result = agent_pb2.GrepResult()
-        if args.pattern.strip():
-            result.error.error = TOOL_NOT_AVAILABLE
-        else:
-            result.error.error = _grep_pattern_reason(args.glob)
-        return [exec_reply(ask, grep_result=result)]
-
-    def _hook(self, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
-        request = ask.execute_hook_args.request
-        case = request.WhichOneof("request")
-        if case is None:
-            return _throw(ask, "Unknown hook request", "unknown_hook_request")
-        # A neutral answer on the hook's own case: no hook of ours objects to anything.
-        result = agent_pb2.ExecuteHookResult()
-        getattr(result.response, case).SetInParent()
-        return [exec_reply(ask, execute_hook_result=result)]
-
     # --- interaction queries ----------------------------------------------------------
 
     def _interaction(self, query: agent_pb2.InteractionQuery) -> list[agent_pb2.AgentClientMessage]:
@@ -448,258 +365,11 @@ class Answerer:
         return [message]
 
 
-# --- the request context ------------------------------------------------------------------
-
-
-def request_rules(system_prompt: str) -> list[agent_pb2.CursorRule]:
-    """Return the system prompt as one always-applied rule (none when it is blank)."""
-    if not system_prompt.strip():
-        return []
-    rule = agent_pb2.CursorRule(
-        full_path=SYSTEM_RULE_PATH, content=system_prompt, source=RULE_SOURCE_USER
-    )
-    # `global` is a Python keyword, so the member is reached by name.
-    getattr(rule.type, "global").SetInParent()
-    return [rule]
-
-
-def tool_definitions(
-    tools: list[dict[str, Any]], *, project_schemas: bool
-) -> list[agent_pb2.McpToolDefinition]:
-    """Return the host's OpenAI function tools as the MCP tool definitions Cursor is told.
-
-    Every named tool is advertised, in the host's order; one named like a tool Cursor
-    drives natively goes under its wire name (``bridge.wire_names``). Schemas are
-    projected for the models that need it.
-    """
-    named = function_tools(tools)
-    names = wire_names(fn["name"] for fn in named)
-    return [_definition(fn, project_schemas, names.get(fn["name"], fn["name"])) for fn in named]
-
-
-def _definition(
-    fn: dict[str, Any], project_schemas: bool, name: str
-) -> agent_pb2.McpToolDefinition:
-    """Return one function tool as an McpToolDefinition offered under NAME."""
-    schema = tool_input_schema(fn.get("parameters"), project=project_schemas)
-    description = fn.get("description")
-    return agent_pb2.McpToolDefinition(
-        name=name,
-        provider_identifier=PROVIDER_IDENTIFIER,
-        tool_name=name,
-        description=description if isinstance(description, str) else "",
-        input_schema=encode_value(schema),
-    )
-
-
-# --- building answers -------------------------------------------------------------------------
-
-
-def _throw(
-    ask: agent_pb2.ExecServerMessage, error: str, code: str
-) -> list[agent_pb2.AgentClientMessage]:
-    """Return an in-band failure of ``ask``: a throw, then the stream's close."""
-    message = agent_pb2.AgentClientMessage()
-    throw = message.exec_client_control_message.throw
-    throw.id = ask.id
-    throw.error = error
-    throw.error_code = code
-    return [message, stream_close(ask)]
-
-
-def _fill_shell_rejected(rejected: agent_pb2.ShellRejected, command: str, directory: str) -> None:
-    """Fill a ShellRejected with the command, its directory and our reason."""
-    rejected.command = command
-    rejected.working_directory = directory
-    rejected.reason = TOOL_NOT_AVAILABLE
-
-
-def _refusal(result_type: type[Any], variant: str, **fields: str) -> Any:
-    """Return a result message with its ``variant`` member filled with ``fields``."""
-    result = result_type()
-    member = getattr(result, variant)
-    member.SetInParent()
-    for name, value in fields.items():
-        setattr(member, name, value)
-    return result
-
-
-def _path_refusal(
-    ask_member: str, result_member: str, result_type: type[Any], variant: str
-) -> _Handler:
-    """Return a handler refusing a path ask with ``{path, reason}`` in its ``variant``."""
-
-    def handle(_: Answerer, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
-        path = getattr(ask, ask_member).path
-        result = _refusal(result_type, variant, path=path, reason=TOOL_NOT_AVAILABLE)
-        return [exec_reply(ask, **{result_member: result})]
-
-    return handle
-
-
-def _fixed(result_member: str, build: Callable[[agent_pb2.ExecServerMessage], Any]) -> _Handler:
-    """Return a handler answering with ``build(ask)`` as ``result_member``."""
-
-    def handle(_: Answerer, ask: agent_pb2.ExecServerMessage) -> list[agent_pb2.AgentClientMessage]:
-        return [exec_reply(ask, **{result_member: build(ask)})]
-
-    return handle
-
-
-def _not_implemented(what: str) -> str:
-    """Return the reason a capability this client lacks is refused with."""
-    return f"{what} {NOT_IMPLEMENTED_BY_CLIENT.lower()}"
-
-
-def _pi_error(result_member: str, result_type: type[Any]) -> _Handler:
-    """Return a handler refusing a pi_* ask with error{reason} (result numbered one higher)."""
-    return _fixed(
-        result_member, lambda _ask: _refusal(result_type, "error", error=TOOL_NOT_AVAILABLE)
-    )
-
-
-def _pi_rejected(result_member: str, result_type: type[Any]) -> _Handler:
-    """Return a handler refusing a pi_* ask with rejected{reason} (result numbered one higher)."""
-    return _fixed(
-        result_member, lambda _ask: _refusal(result_type, "rejected", reason=TOOL_NOT_AVAILABLE)
-    )
-
-
-_Handler = Callable[[Answerer, agent_pb2.ExecServerMessage], list[agent_pb2.AgentClientMessage]]
-pb = agent_pb2
-# Keyed by the ExecServerMessage member WhichOneof names. An ask our schema does not name
-# has no member: it is answered as an unknown variant before this table is read.
-_EXEC_HANDLERS: dict[str, _Handler] = {
+_Own = Callable[[Answerer, agent_pb2.ExecServerMessage], list[agent_pb2.AgentClientMessage]]
+# The asks answered from the round's own state; every other known ask is refused
+# (refusals.REFUSALS), run in place or handed off.
+_OWN_ASKS: dict[str, _Own] = {
     "request_context_args": Answerer._request_context,
     "mcp_args": Answerer._mcp,
     "mcp_state_exec_args": Answerer._mcp_state,
-    "shell_args": Answerer._shell,
-    "shell_stream_args": Answerer._shell_stream,
-    "mini_swe_agent_bash_args": Answerer._mini_swe_bash,
-    "grep_args": Answerer._grep,
-    "execute_hook_args": Answerer._hook,
-    "read_args": _path_refusal("read_args", "read_result", pb.ReadResult, "rejected"),
-    "ls_args": _path_refusal("ls_args", "ls_result", pb.LsResult, "rejected"),
-    "diagnostics_args": _path_refusal(
-        "diagnostics_args", "diagnostics_result", pb.DiagnosticsResult, "rejected"
-    ),
-    "write_args": _path_refusal("write_args", "write_result", pb.WriteResult, "rejected"),
-    "delete_args": _path_refusal("delete_args", "delete_result", pb.DeleteResult, "rejected"),
-    "background_shell_spawn_args": _fixed(
-        "background_shell_spawn_result",
-        lambda ask: _refusal(
-            pb.BackgroundShellSpawnResult,
-            "rejected",
-            command=ask.background_shell_spawn_args.command,
-            working_directory=ask.background_shell_spawn_args.working_directory,
-            reason=NOT_IMPLEMENTED,
-        ),
-    ),
-    "list_mcp_resources_exec_args": _fixed(
-        "list_mcp_resources_exec_result",
-        lambda _ask: _refusal(pb.ListMcpResourcesExecResult, "success"),
-    ),
-    "read_mcp_resource_exec_args": _fixed(
-        "read_mcp_resource_exec_result",
-        lambda ask: _refusal(
-            pb.ReadMcpResourceExecResult, "not_found", uri=ask.read_mcp_resource_exec_args.uri
-        ),
-    ),
-    "fetch_args": _fixed(
-        "fetch_result",
-        lambda ask: _refusal(
-            pb.FetchResult, "error", url=ask.fetch_args.url, error=NOT_IMPLEMENTED
-        ),
-    ),
-    "record_screen_args": _fixed(
-        "record_screen_result",
-        lambda _ask: _refusal(pb.RecordScreenResult, "failure", error=NOT_IMPLEMENTED_BY_CLIENT),
-    ),
-    "computer_use_args": _fixed(
-        "computer_use_result",
-        lambda _ask: _refusal(pb.ComputerUseResult, "error", error=NOT_IMPLEMENTED_BY_CLIENT),
-    ),
-    "write_shell_stdin_args": _fixed(
-        "write_shell_stdin_result",
-        lambda _ask: _refusal(pb.WriteShellStdinResult, "error", error=NOT_IMPLEMENTED),
-    ),
-    "redacted_read_args": _fixed(
-        "redacted_read_result",
-        lambda ask: _refusal(
-            pb.ReadResult,
-            "error",
-            path=ask.redacted_read_args.path,
-            error=_not_implemented("Secret redaction is"),
-        ),
-    ),
-    "subagent_args": _fixed(
-        "subagent_result",
-        lambda _ask: _refusal(pb.SubagentResult, "error", error=_not_implemented("Subagents are")),
-    ),
-    "force_background_shell_args": _fixed(
-        "force_background_shell_result",
-        lambda _ask: pb.ForceBackgroundShellResult(
-            status=pb.FORCE_BACKGROUND_SHELL_STATUS_NOT_FOUND
-        ),
-    ),
-    "force_background_subagent_args": _fixed(
-        "force_background_subagent_result",
-        lambda _ask: pb.ForceBackgroundSubagentResult(
-            status=pb.FORCE_BACKGROUND_SUBAGENT_STATUS_NOT_FOUND
-        ),
-    ),
-    "subagent_await_args": _fixed(
-        "subagent_await_result",
-        lambda ask: _refusal(
-            pb.SubagentAwaitResult, "not_found", agent_id=ask.subagent_await_args.agent_id
-        ),
-    ),
-    "smart_mode_classifier_args": _fixed(
-        "smart_mode_classifier_result",
-        lambda _ask: _refusal(
-            pb.SmartModeClassifierResult,
-            "error",
-            error=_not_implemented("Smart-mode classification is"),
-        ),
-    ),
-    "canvas_diagnostics_args": _fixed(
-        "canvas_diagnostics_result",
-        lambda ask: _refusal(
-            pb.CanvasDiagnosticsResult,
-            "error",
-            path=ask.canvas_diagnostics_args.path,
-            error=_not_implemented("Canvas diagnostics are"),
-        ),
-    ),
-    "shell_allowlist_precheck_args": _fixed(
-        "shell_allowlist_precheck_result", lambda _ask: pb.ShellAllowlistPrecheckResult()
-    ),
-    "mcp_allowlist_precheck_args": _fixed(
-        "mcp_allowlist_precheck_result", lambda _ask: pb.McpAllowlistPrecheckResult()
-    ),
-    "web_fetch_allowlist_precheck_args": _fixed(
-        "web_fetch_allowlist_precheck_result", lambda _ask: pb.WebFetchAllowlistPrecheckResult()
-    ),
-    "conversation_search_args": _fixed(
-        "conversation_search_result",
-        lambda _ask: _refusal(
-            pb.ConversationSearchResult, "error", error=_not_implemented("Conversation search is")
-        ),
-    ),
-    "agent_store_conflict_args": _fixed(
-        "agent_store_conflict_result",
-        lambda _ask: _refusal(
-            pb.AgentStoreConflictResult,
-            "error",
-            error=_not_implemented("Agent store conflicts are"),
-        ),
-    ),
-    # The pi_* asks are answered by results numbered one higher (pi_read_args 45 → 46).
-    "pi_read_args": _pi_error("pi_read_result", pb.PiReadExecResult),
-    "pi_bash_args": _pi_error("pi_bash_result", pb.PiBashExecResult),
-    "pi_edit_args": _pi_rejected("pi_edit_result", pb.PiEditExecResult),
-    "pi_write_args": _pi_rejected("pi_write_result", pb.PiWriteExecResult),
-    "pi_grep_args": _pi_error("pi_grep_result", pb.PiGrepExecResult),
-    "pi_find_args": _pi_error("pi_find_result", pb.PiFindExecResult),
-    "pi_ls_args": _pi_error("pi_ls_result", pb.PiLsExecResult),
 }

@@ -12,7 +12,7 @@ the round's history as a *resolved call* (``resolved_messages``): an assistant
 
 Pure: no I/O, no clock, no randomness (a call whose ask names no id gets one
 from the ``new_id`` factory the caller passes). Awaiting the runner is the
-lane's job; what is refused without one is ``answers.py``'s; cutting the
+lane's job; what is refused without one is ``refusals.py``'s; cutting the
 round's message at each resolved call is ``fold.py``'s.
 """
 
@@ -409,7 +409,7 @@ def _shell_stream(
     ask: agent_pb2.ExecServerMessage, call: NativeCall, outcome: NativeOutcome
 ) -> list[agent_pb2.AgentClientMessage]:
     # The stream opens, says what ran, exits, then the plain result and the close: the
-    # same five beats as the refusal (answers.py), with the output in between.
+    # same five beats as the refusal (refusals.py), with the output in between.
     result = shell_result(call, outcome)
     events: list[agent_pb2.ShellStream] = [
         agent_pb2.ShellStream(start=agent_pb2.ShellStreamStart())

@@ -32,8 +32,8 @@ same round from the checkpoint the service sent: the checkpoint as it came,
 ``resume_action{}``, the same model fields, tools and conversation id.
 
 The host's tools are declared in field 4 (``McpTools``, present even when empty,
-as Cursor's CLI sends it) and again in the request context (``answers.py``
-builds both from ``answers.tool_definitions``); newer optional fields
+as Cursor's CLI sends it) and again in the request context (both built by
+``request_context.tool_definitions``); newer optional fields
 (inline-image support, run id, session id) stay unset, as omp leaves them.
 Pure: no I/O; the one random thing (the action's message id and image ids) can
 be injected.
@@ -216,7 +216,7 @@ def build_run_request(
     BUDGET bounds the state's root blobs and root JSON bytes (None: the default
     ``HistoryBudget()``); a history over it folds its oldest messages into one
     transcript blob (``history.HistoryBlobs.folded`` says how many).
-    MCP_TOOLS are the host's tools as declared (``answers.tool_definitions``): field 4.
+    MCP_TOOLS are the host's tools as declared (``request_context.tool_definitions``): field 4.
     SHAPE is the continuation shape and FIELDS the model fields to send
     (``continuation.py``; today's RESUME and BOTH by default).
     """

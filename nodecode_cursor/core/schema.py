@@ -20,7 +20,7 @@ never refused:
 
 Never raises, whatever JSON it is given: a non-object schema comes back as it
 was. Pure. Which models need it is ``routing.needs_schema_projection``; putting
-schemas into McpToolDefinitions is ``answers.py``'s job.
+schemas into McpToolDefinitions is ``request_context.py``'s job.
 """
 
 from __future__ import annotations

@@ -36,9 +36,10 @@ from protobytes import varint
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.account import store
 from nodecode_cursor.core import schema
-from nodecode_cursor.core.answers import Answerer, tool_definitions
+from nodecode_cursor.core.answers import Answerer
 from nodecode_cursor.core.blobs import BlobStore
 from nodecode_cursor.core.fold import Fold
+from nodecode_cursor.core.request_context import tool_definitions
 from nodecode_cursor.errors import CursorError, StoreError
 from nodecode_cursor.transports.sse import http_error
 from nodecode_cursor.wire import connect
