@@ -48,7 +48,8 @@ from .._proto import agent_pb2
 from ..host import NativeCall, NativeOutcome, ResolvedCallResult, ResolvedCallStart, StreamPart
 from .blobs import carried_content
 from .bridge import NATIVE_TOOL_NAMES, Bridged, bridge, function_tools, host_name, wire_names
-from .fold import FiledCall, ResolvedCall, decode_mcp_args, mcp_call_name
+from .call_args import decode_mcp_args, mcp_call_name
+from .fold import FiledCall, ResolvedCall
 
 # The MCP server our tools ride under: one name for the tools declared here and the
 # calls history replays (history.py owns it).

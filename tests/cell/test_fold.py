@@ -32,7 +32,8 @@ from protobytes import ld, vi
 from protobytes import text as st_
 
 from nodecode_cursor._proto import agent_pb2
-from nodecode_cursor.core.fold import Fold, merge_arguments, rewritten_snapshot
+from nodecode_cursor.core.call_args import merge_arguments, rewritten_snapshot
+from nodecode_cursor.core.fold import Fold
 from nodecode_cursor.errors import CursorError
 from nodecode_cursor.host import (
     ReasoningDelta,
