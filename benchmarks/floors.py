@@ -258,7 +258,7 @@ def import_benchmark(runs: int = 15) -> None:
 
 
 def conversation_memory_benchmark(count: int = 128, size: int = 20) -> None:
-    from nodecode_cursor.core.blobs import Conversations
+    from nodecode_cursor.core.conversations import Conversations
 
     histories = [request_build.history(size) for _ in range(count)]
     for n, messages in enumerate(histories):

@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING
 from . import limits
 
 if TYPE_CHECKING:
-    from .core.blobs import Conversations
     from .core.bridge import BridgedCalls
     from .core.continuation import Learned
     from .core.continuity import ContinuityStore, DigestMemo
+    from .core.conversations import Conversations
     from .core.writers import WriterStore, WriterTable
     from .models.account_models import AccountModels
     from .transports.clients import HttpClients
@@ -103,7 +103,7 @@ class CellState:
     def conversations(self) -> Conversations:
         """Return the conversations' blob stores and checkpoints (made on first read)."""
         if self._conversations is None:
-            from .core.blobs import Conversations
+            from .core.conversations import Conversations
 
             with self.made:
                 if self._conversations is None:

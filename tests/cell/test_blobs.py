@@ -7,7 +7,8 @@ import uuid
 
 from nodecode_cursor import limits
 from nodecode_cursor._proto import agent_pb2
-from nodecode_cursor.core.blobs import BlobStore, Conversation, Conversations, conversation_id_for
+from nodecode_cursor.core.blobs import BlobStore, Conversation
+from nodecode_cursor.core.conversations import Conversations, conversation_id_for
 
 
 def test_blob_ids_are_raw_sha256_keyed_by_hex() -> None:

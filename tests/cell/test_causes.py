@@ -21,7 +21,7 @@ from cursor_simulator import Simulator
 from cursor_simulator.models import RosterEntry
 from cursor_simulator.steps import EndError, Heartbeat, Text, TurnEnded
 from nodecode_cursor import limits
-from nodecode_cursor.core.blobs import conversation_id_for
+from nodecode_cursor.core.conversations import conversation_id_for
 from nodecode_cursor.core.decisions import Next, Retries, RunFacts, decide, without_retry
 from nodecode_cursor.errors import ProviderError, ResourceExhausted
 from nodecode_cursor.lanes import lane

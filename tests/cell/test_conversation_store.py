@@ -7,7 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from nodecode_cursor.core.blobs import Conversations
 from nodecode_cursor.core.continuity import (
     Kept,
     MessageDigests,
@@ -16,6 +15,7 @@ from nodecode_cursor.core.continuity import (
     history_mark,
     session_key,
 )
+from nodecode_cursor.core.conversations import Conversations
 from nodecode_cursor.storage.conversation_store import FILE_NAME, DiskConversations
 
 ONE = [{"role": "user", "content": "read notes.txt"}]

@@ -13,8 +13,9 @@ import pytest
 from protobytes import ld, text
 
 from nodecode_cursor._proto import agent_pb2
-from nodecode_cursor.core.blobs import Conversation, Conversations
+from nodecode_cursor.core.blobs import Conversation
 from nodecode_cursor.core.budget import HistoryBudget
+from nodecode_cursor.core.conversations import Conversations
 from nodecode_cursor.core.request import build_run_request, resume_request
 from nodecode_cursor.core.request_context import tool_definitions
 from nodecode_cursor.core.writers import WriterTable
