@@ -14,6 +14,13 @@ installed package, never compiled from source inside a sample.
 Goals (issue 25): ``status`` and ``--version`` at most 4x bare Python,
 ``import nodecode_cursor.cell`` at most 1.5x. Also prints which heavy modules
 ``status`` loads that it does not run.
+
+Detail (issue 37): what finding the cells costs a start-up. Two more children,
+interleaved with the others, ask the two questions every start-up asks of the
+installed distributions (the entry points of ``nodecode.cells``, and
+``nodecode-cursor``'s version): one with ``importlib.metadata``, one with the
+host's own ``nodecode_host/distributions.py``; the difference is what the host's
+reader saves each start-up, printed beside ``status``'s own CPU.
 """
 
 from __future__ import annotations
@@ -43,6 +50,22 @@ NOT_STATUS = (
     "sqlite3",
     "filelock",
 )
+
+
+# The two questions a start-up asks of the installed distributions, through READER.
+LOOKUPS = (
+    "{reader}\n"
+    "points = entry_points('nodecode.cells')\n"
+    "assert any(p.name == 'cursor' for p in points), points\n"
+    "assert version('nodecode-cursor')"
+)
+STDLIB_READER = (
+    "import importlib.metadata as m\n"
+    "entry_points = lambda group: m.entry_points(group=group)\nversion = m.version"
+)
+OUR_READER = "from nodecode_host.distributions import entry_points, version"
+DISCOVERY_STDLIB = "find cells: importlib.metadata"
+DISCOVERY_OURS = "find cells: distributions.py"
 
 
 def spawn(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -75,6 +98,8 @@ def main() -> None:
         "import nodecode_cursor.cell": [sys.executable, "-c", "import nodecode_cursor.cell"],
         "nodecode-cursor --version": [str(CLI), "--version"],
         "nodecode-cursor status": [str(CLI), "status"],
+        DISCOVERY_STDLIB: [sys.executable, "-c", LOOKUPS.format(reader=STDLIB_READER)],
+        DISCOVERY_OURS: [sys.executable, "-c", LOOKUPS.format(reader=OUR_READER)],
     }
     for argv in cases.values():  # untimed: writes the bytecode a timed run then reads
         spawn(argv, env)
@@ -108,6 +133,13 @@ def main() -> None:
     )
     extra = loaded[-1] if loaded else ""
     print(f"  modules status loads but does not run: {extra or 'none'}")
+    saved = best[DISCOVERY_STDLIB][0] - best[DISCOVERY_OURS][0]
+    status_cpu = best["nodecode-cursor status"][0]
+    print(
+        f"  distributions.py saves {saved * 1e3:.1f} ms CPU a start-up against"
+        f" importlib.metadata: {saved / status_cpu:.0%} of status's"
+        f" ({(status_cpu + saved) / bare_cpu:.2f}x python -c pass without it)"
+    )
     for name, goal in (
         ("nodecode-cursor status", 4.0),
         ("nodecode-cursor --version", 4.0),
