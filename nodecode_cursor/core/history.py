@@ -40,6 +40,7 @@ from ..wire.values import encode_value, finite
 from .blobs import BlobStore
 from .budget import HistoryBudget
 from .fold_history import Fold, fold_units
+from .surrogates import valid_unicode
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
@@ -155,76 +156,6 @@ def _utf8(text: str) -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
-
-
-def _valid_text(text: str) -> str:
-    """Return TEXT with surrogate pairs joined and every lone surrogate as U+FFFD."""
-    if text.isascii() or _SURROGATE.search(text) is None:
-        return text
-    # Through UTF-16: a pair spelled as two halves becomes its character, and a
-    # lone half cannot decode, so it is replaced.
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-
-
-def valid_unicode(value: Any) -> tuple[Any, int]:
-    """Return (VALUE with every string valid Unicode, how many strings were changed).
-
-    A lone surrogate (JSON's ``\\ud800`` escape can carry one) cannot be sent:
-    protobuf refuses it. It becomes U+FFFD, so a host's history never makes a
-    session unusable. Dicts, lists and tuples are copied only where something
-    changed; VALUE itself is never modified.
-    """
-    # The exact types a host's JSON is made of first: every round walks the whole
-    # history, and an ABC check per None or number is most of that walk's cost.
-    kind = type(value)
-    if kind is str:
-        if value.isascii():
-            return value, 0
-        text = _valid_text(value)
-        return text, int(text is not value)
-    if kind is dict:
-        return _valid_mapping(value)
-    if kind is list or kind is tuple:
-        return _valid_items(value)
-    if value is None or kind is int or kind is bool or kind is float:
-        return value, 0
-    if isinstance(value, str):
-        text = _valid_text(value)
-        return text, int(text is not value)
-    if isinstance(value, Mapping):
-        return _valid_mapping(value)
-    if isinstance(value, list | tuple):
-        return _valid_items(value)
-    return value, 0
-
-
-def _valid_mapping(value: Mapping[Any, Any]) -> tuple[Any, int]:
-    """Return ``valid_unicode`` of a mapping: a dict copy where something changed, else VALUE."""
-    changed = 0
-    out: dict[Any, Any] = {}
-    for key, item in value.items():
-        # an ASCII key or string (most of them) is valid as it is: no call for it
-        if type(key) is str and key.isascii():
-            new_key, key_changes = key, 0
-        else:
-            new_key, key_changes = valid_unicode(key)
-        if (type(item) is str and item.isascii()) or item is None:
-            new_item, item_changes = item, 0
-        else:
-            new_item, item_changes = valid_unicode(item)
-        out[new_key] = new_item
-        changed += key_changes + item_changes
-    return (out if changed else value), changed
-
-
-def _valid_items(value: list[Any] | tuple[Any, ...]) -> tuple[Any, int]:
-    """Return ``valid_unicode`` of a list or tuple: a copy where something changed, else VALUE."""
-    pairs = [valid_unicode(item) for item in value]
-    changed = sum(count for _, count in pairs)
-    if not changed:
-        return value, 0
-    items = [item for item, _ in pairs]
-    return (items if isinstance(value, list) else tuple(items)), changed
 
 
 def parse_data_url(url: Any) -> tuple[str, str] | None:
