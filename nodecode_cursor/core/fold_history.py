@@ -23,8 +23,9 @@ units, and the JSON blob around the transcript, is ``history.py``'s.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, overload
 
 from .. import limits
@@ -86,7 +87,6 @@ def plan_fold(
     result is never dropped. Once something folds, the transcript's root and
     its cap are reserved out of the budget.
     """
-    free = [index for index in range(units) if index not in pinned]
     roots, size = fixed
     for index in pinned:
         unit_roots, unit_bytes = cost(index)
@@ -96,7 +96,8 @@ def plan_fold(
     room_bytes = budget.bytes - transcript_cap(budget)
     fitting_all = fitting_reserved = 0
     reason = ""
-    for index in reversed(free):
+    # the unpinned units, newest first: read only as far as the budget reaches
+    for index in _free(units, pinned, reverse=True):
         unit_roots, unit_bytes = cost(index)
         roots += unit_roots
         size += unit_bytes
@@ -106,11 +107,28 @@ def plan_fold(
         fitting_all += 1
         if roots <= room_roots and size <= room_bytes:
             fitting_reserved += 1
-    if fitting_all == len(free):
+    free = units - len({index for index in pinned if 0 <= index < units})
+    if fitting_all == free:
         return FoldPlan(0)
     step = _step(fitting_reserved)
-    need = len(free) - fitting_reserved
-    return FoldPlan(min(len(free), -(-need // step) * step), reason)
+    need = free - fitting_reserved
+    return FoldPlan(min(free, -(-need // step) * step), reason)
+
+
+def _free(units: int, pinned: Collection[int], *, reverse: bool = False) -> Iterator[int]:
+    """Return the indexes of UNITS units that are not PINNED, in order (newest first: REVERSE)."""
+    indexes = range(units - 1, -1, -1) if reverse else range(units)
+    return (index for index in indexes if index not in pinned)
+
+
+def _last_folded(folded: int, pinned: Collection[int]) -> int:
+    """Return the index of the last unit of the FOLDED oldest that are not PINNED."""
+    last = folded - 1
+    for index in sorted(pinned):
+        if index > last:
+            break
+        last += 1
+    return last
 
 
 def _reason(roots: bool, budget: HistoryBudget) -> str:
@@ -128,6 +146,7 @@ class Fold:
     transcript text ("" when nothing folds); ``reason`` why they folded.
     ``built_ids`` are the ids of every unit built to count the budget, folded
     ones too: worth keeping, so the next round counts them without building again.
+    ``kept_units`` are the indexes of the units that stay, in order.
     """
 
     kept_ids: tuple[bytes, ...]
@@ -135,6 +154,7 @@ class Fold:
     transcript: str
     reason: str
     built_ids: frozenset[bytes] = frozenset()
+    kept_units: tuple[int, ...] = ()
 
 
 def fold_units(
@@ -168,23 +188,22 @@ def fold_units(
         return len(found), sum(map(size, found))
 
     plan = plan_fold(len(units), pinned, cost, budget, fixed)
-    folded_units: set[int] = set()
+    kept_units: Sequence[int] = range(len(units))
     if plan.folded:
-        free = [index for index in range(len(units)) if index not in pinned]
-        folded_units = set(free[: plan.folded])
+        # the oldest unpinned units fold: every unit up to the last of them but the pinned
+        last = _last_folded(plan.folded, pinned)
+        kept_units = [*sorted(index for index in pinned if index < last), *kept_units[last + 1 :]]
     kept: list[bytes] = []
-    folded: set[int] = set()
-    for unit, members in enumerate(units):
-        if unit in folded_units:
-            folded.update(members)
-        else:
-            kept += ids(unit)
-    if not folded:
-        return Fold(tuple(kept), frozenset(), "", "")
+    for unit in kept_units:
+        kept += ids(unit)
+    if not plan.folded:
+        return Fold(tuple(kept), frozenset(), "", "", kept_units=tuple(kept_units))
+    folded = set(chain.from_iterable(units[: last + 1]))
+    folded.difference_update(*(units[index] for index in pinned if index < last))
     said = _SaidOf(sorted(folded), rows, names)
     text = transcript_text(said, transcript_cap(budget))
     counted = frozenset(blob for found in built.values() for blob in found)
-    return Fold(tuple(kept), frozenset(folded), text, plan.reason, counted)
+    return Fold(tuple(kept), frozenset(folded), text, plan.reason, counted, tuple(kept_units))
 
 
 # --- the transcript ---------------------------------------------------------------------

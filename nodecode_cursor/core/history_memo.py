@@ -36,6 +36,7 @@ from typing import Any
 from .. import limits
 from .continuation import RepeatsMemo
 from .continuity import DigestPrefix
+from .history_read import HistoryRead
 from .surrogates import UnicodeMemo
 from .system_prompt import SplitMemo
 
@@ -67,7 +68,7 @@ def _copy(value: Any) -> Any:
 class HistoryMemo:
     """One session's history as its last round read it, and what each pass made of it."""
 
-    __slots__ = ("_seen", "digests", "repeats", "split", "unicode")
+    __slots__ = ("_seen", "build", "digests", "repeats", "split", "unicode")
 
     def __init__(self) -> None:
         # our copies of the messages read, which nothing modifies
@@ -76,6 +77,7 @@ class HistoryMemo:
         self.unicode = UnicodeMemo()
         self.digests = DigestPrefix()
         self.repeats = RepeatsMemo()
+        self.build = HistoryRead()
 
     def __len__(self) -> int:
         return len(self._seen)
@@ -83,7 +85,7 @@ class HistoryMemo:
     def reset(self) -> None:
         """Forget the history and what every pass made of it."""
         self._seen = []
-        for memo in (self.split, self.unicode, self.digests, self.repeats):
+        for memo in (self.split, self.unicode, self.digests, self.repeats, self.build):
             memo.reset()
 
     def read(self, messages: Sequence[Any]) -> list[Any] | None:

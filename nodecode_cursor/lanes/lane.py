@@ -619,6 +619,7 @@ class _Attempt:
             mcp_tools=answerer.tool_definitions,  # field 4: the request context's own
             shape=self.shape,
             fields=self.fields,
+            memo=self.memo.build if self.memo else None,
         )
         self.build = build
         _tell_fold(ctx, self.conversation, build.history)
