@@ -79,9 +79,6 @@ class HistoryMemo:
         self.repeats = RepeatsMemo()
         self.build = HistoryRead()
 
-    def __len__(self) -> int:
-        return len(self._seen)
-
     def reset(self) -> None:
         """Forget the history and what every pass made of it."""
         self._seen = []

@@ -181,7 +181,8 @@ async def _read_round(
     # Hashed once for both questions about the history (does it go on from the
     # session's last round, and what is this round's mark); a long message seen in
     # an earlier round is not hashed again (the memo is read under the state's lock).
-    digests = MessageDigests(messages, state.digest_memo, memo.digests if memo else None)
+    known = memo.digests if memo is not None else None
+    digests = MessageDigests(messages, state.digest_memo, known)
     conversation = await _round_conversation(state, ctx.session_id, digests, account_key(token))
     # Images within Cursor's limits, earlier ones as placeholders (round_images.py);
     # after the digests, which stay the host's own messages.
@@ -619,7 +620,7 @@ class _Attempt:
             mcp_tools=answerer.tool_definitions,  # field 4: the request context's own
             shape=self.shape,
             fields=self.fields,
-            memo=self.memo.build if self.memo else None,
+            memo=self.memo.build if self.memo is not None else None,
         )
         self.build = build
         _tell_fold(ctx, self.conversation, build.history)
@@ -790,7 +791,9 @@ class _Attempt:
                 broke is None
                 and self.retries.shape
                 and continuation.repeats_finished_call(
-                    self.messages, fold.message(), self.memo.repeats if self.memo else None
+                    self.messages,
+                    fold.message(),
+                    self.memo.repeats if self.memo is not None else None,
                 )
             ),
             in_streak=self.conversation.in_streak,

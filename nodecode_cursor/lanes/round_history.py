@@ -64,8 +64,8 @@ def read_history(
             memo = None
         else:
             messages = copies
-    system, history = split_system(messages, ctx.system, memo.split if memo else None)
-    history, in_messages = valid_messages(history, memo.unicode if memo else None)
+    system, history = split_system(messages, ctx.system, memo.split if memo is not None else None)
+    history, in_messages = valid_messages(history, memo.unicode if memo is not None else None)
     system, in_system = valid_unicode(system)
     tools, in_tools = valid_unicode(ctx.tools)
     if in_messages or in_system or in_tools:
