@@ -34,6 +34,7 @@ from .budget import HistoryBudget
 __all__ = [
     "Fold",
     "FoldPlan",
+    "TranscriptMemo",
     "fold_units",
     "plan_fold",
     "said_of",
@@ -167,13 +168,15 @@ def fold_units(
     *,
     budget: HistoryBudget,
     fixed: Cost,
+    transcripts: TranscriptMemo | None = None,
 ) -> Fold:
     """Return the history's UNITS (each its message indexes) fitted to BUDGET.
 
     UNIT_IDS(i) builds unit i's root blob ids (asked at most once each, newest
     first, and never for a unit that folds); SIZE says a blob's bytes. ROWS are
     the chat messages the units index, NAMES the tool name of each call id, for
-    the transcript. PINNED and FIXED are ``plan_fold``'s.
+    the transcript. PINNED and FIXED are ``plan_fold``'s. TRANSCRIPTS is the last
+    transcript written of these ROWS (``TranscriptMemo``).
     """
     built: dict[int, list[bytes]] = {}
 
@@ -200,10 +203,59 @@ def fold_units(
         return Fold(tuple(kept), frozenset(), "", "", kept_units=tuple(kept_units))
     folded = set(chain.from_iterable(units[: last + 1]))
     folded.difference_update(*(units[index] for index in pinned if index < last))
-    said = _SaidOf(sorted(folded), rows, names)
-    text = transcript_text(said, transcript_cap(budget))
+    text = (transcripts or TranscriptMemo()).text(frozenset(folded), rows, names, budget)
     counted = frozenset(blob for found in built.values() for blob in found)
     return Fold(tuple(kept), frozenset(folded), text, plan.reason, counted, tuple(kept_units))
+
+
+class TranscriptMemo:
+    """The last transcript written of one history's rows, and what it read to write it.
+
+    The folded messages change once every several rounds (the folded count is
+    rounded up to a step), so most rounds write the transcript they wrote last.
+    It is served again for the same folded messages, cap and tool names of the
+    results it quotes; the rows must be the same messages, unchanged (the owner,
+    ``history_read.HistoryRead``, forgets it whenever it reads its rows anew).
+    """
+
+    __slots__ = ("_cap", "_folded", "_names", "_text")
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the transcript."""
+        self._folded: frozenset[int] | None = None
+        self._cap = 0
+        self._names: tuple[tuple[str, str | None], ...] = ()
+        self._text = ""
+
+    def text(
+        self,
+        folded: frozenset[int],
+        rows: Sequence[Mapping[str, Any]],
+        names: Mapping[str, str],
+        budget: HistoryBudget,
+    ) -> str:
+        """Return ``transcript_text`` of the FOLDED ROWS within BUDGET's cap (NAMES: tool names)."""
+        cap = transcript_cap(budget)
+        if (
+            folded == self._folded
+            and cap == self._cap
+            and all(names.get(call_id) == name for call_id, name in self._names)
+        ):
+            return self._text
+        said = _SaidOf(sorted(folded), rows, names)
+        text = transcript_text(said, cap)
+        quoted = []
+        for index in said.read:
+            row = rows[index]
+            if row.get("role") == "tool":  # the name said_of reads for it
+                call_id = row.get("tool_call_id")
+                call_id = call_id if isinstance(call_id, str) else ""
+                quoted.append((call_id, names.get(call_id)))
+        self._folded, self._cap, self._names, self._text = folded, cap, tuple(quoted), text
+        return text
 
 
 # --- the transcript ---------------------------------------------------------------------
@@ -273,6 +325,8 @@ class _SaidOf(Sequence[Said]):
         self._indexes = indexes
         self._rows = rows
         self._names = names
+        # the indexes of the rows read, for ``TranscriptMemo``
+        self.read: list[int] = []
 
     def __len__(self) -> int:
         return len(self._indexes)
@@ -283,8 +337,12 @@ class _SaidOf(Sequence[Said]):
     def __getitem__(self, at: slice) -> Sequence[Said]: ...
     def __getitem__(self, at: int | slice) -> Said | Sequence[Said]:
         if isinstance(at, slice):
-            return [said_of(self._rows[i], self._names) for i in self._indexes[at]]
-        return said_of(self._rows[self._indexes[at]], self._names)
+            indexes = self._indexes[at]
+            self.read += indexes
+            return [said_of(self._rows[i], self._names) for i in indexes]
+        index = self._indexes[at]
+        self.read.append(index)
+        return said_of(self._rows[index], self._names)
 
 
 def _cut(text: str, cap: int) -> str:

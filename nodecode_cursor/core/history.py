@@ -725,14 +725,17 @@ def _fold(
         read.names,
         budget=budget,
         fixed=(len(system_ids), system),
+        transcripts=read.transcript,
     )
     if not fold.folded:
         return [*system_ids, *fold.kept_ids], fold
     # The transcript rides as a user message (the system blob stays the one prompt a
     # checkpoint is keyed on).
-    quoted = _quote(fold.transcript)
-    data = _utf8(f'{{"role":"user","content":[{{"type":"text","text":{quoted}}}]}}')
-    transcript = store.cached(("fold", fold.transcript), lambda: data)
+    text = fold.transcript
+    transcript = store.cached(
+        ("fold", text),
+        lambda: _utf8(f'{{"role":"user","content":[{{"type":"text","text":{_quote(text)}}}]}}'),
+    )
     return [*system_ids, transcript, *fold.kept_ids], fold
 
 

@@ -2,8 +2,8 @@
 
 A host sends its whole history every round, and a round makes several passes
 over it: the system prompt's split, the lone-surrogate check, the digests of the
-continuity mark, the pairing of calls and results and the fold, the repeated-call
-check. Over a long session those passes were most of a round's CPU, spent again
+continuity mark, the image scan, the pairing of calls and results and the fold,
+the repeated-call check. Over a long session those passes were most of a round's CPU, spent again
 on messages the last round had read. ``HistoryMemo`` keeps, for one session, what
 each pass made of the messages it read (each pass's ``seen.PassMemo``), so a
 round reads only the messages that are new since the last.
@@ -37,6 +37,7 @@ from .. import limits
 from .continuation import RepeatsMemo
 from .continuity import DigestPrefix
 from .history_read import HistoryRead
+from .images import ImageMemo
 from .surrogates import UnicodeMemo
 from .system_prompt import SplitMemo
 
@@ -68,7 +69,7 @@ def _copy(value: Any) -> Any:
 class HistoryMemo:
     """One session's history as its last round read it, and what each pass made of it."""
 
-    __slots__ = ("_seen", "build", "digests", "repeats", "split", "unicode")
+    __slots__ = ("_seen", "build", "digests", "images", "repeats", "split", "unicode")
 
     def __init__(self) -> None:
         # our copies of the messages read, which nothing modifies
@@ -78,12 +79,14 @@ class HistoryMemo:
         self.digests = DigestPrefix()
         self.repeats = RepeatsMemo()
         self.build = HistoryRead()
+        self.images = ImageMemo()
 
     def reset(self) -> None:
         """Forget the history and what every pass made of it."""
         self._seen = []
         for memo in (self.split, self.unicode, self.digests, self.repeats, self.build):
             memo.reset()
+        self.images.reset()
 
     def read(self, messages: Sequence[Any]) -> list[Any] | None:
         """Return MESSAGES as the memo's copies, or None when they are not all plain JSON.

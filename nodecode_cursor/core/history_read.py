@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..wire.values import finite
+from .fold_history import TranscriptMemo
 from .seen import PassMemo
 
 __all__ = [
@@ -263,6 +264,7 @@ class HistoryRead(PassMemo):
         "orphans",
         "roles",
         "rows",
+        "transcript",
         "turn_of",
         "units",
         "users",
@@ -305,6 +307,8 @@ class HistoryRead(PassMemo):
         self._unit_of: dict[int, int] = {}
         # tool messages that answered no call when read: orphans unless a call names them
         self._unanswered: list[int] = []
+        # the fold's last transcript of these rows
+        self.transcript = TranscriptMemo()
 
     def read(self, messages: Sequence[Any], end: int, wire: Mapping[str, str]) -> None:
         """Read MESSAGES[:END] not read yet, their tools offered under WIRE's names.

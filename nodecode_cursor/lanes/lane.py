@@ -186,7 +186,7 @@ async def _read_round(
     conversation = await _round_conversation(state, ctx.session_id, digests, account_key(token))
     # Images within Cursor's limits, earlier ones as placeholders (round_images.py);
     # after the digests, which stay the host's own messages.
-    messages = await fitted_messages(ctx, messages)
+    messages = await fitted_messages(ctx, messages, memo)
     with state.lock:
         table = state.writers
     handed: list[str] = []

@@ -12,8 +12,10 @@ request's history blobs (folding within a small budget) and the repeated-call ch
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
+import zlib
 from typing import Any
 
 from hypothesis import given, settings
@@ -25,6 +27,8 @@ from nodecode_cursor.core.continuation import repeats_finished_call
 from nodecode_cursor.core.continuity import MessageDigests, history_mark
 from nodecode_cursor.core.history import HistoryBlobs, build_history
 from nodecode_cursor.core.history_memo import HistoryMemo, HistoryMemos
+from nodecode_cursor.core.history_read import HistoryRead
+from nodecode_cursor.core.images import fit_messages
 from nodecode_cursor.core.surrogates import valid_messages
 from nodecode_cursor.core.system_prompt import split_system
 
@@ -59,6 +63,35 @@ def result(n: int, text: str | None = None) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": f"c{n}", "content": text or f"r{n}:" + "x" * 900}
 
 
+def png(width: int, height: int) -> bytes:
+    """Return a valid grey PNG of WIDTH x HEIGHT."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return len(data).to_bytes(4, "big") + body + zlib.crc32(body).to_bytes(4, "big")
+
+    header = width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([8, 0, 0, 0, 0])
+    rows = b"".join(b"\x00" + b"\x80" * width for _ in range(height))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+def picture(text: str, width: int = 8) -> dict[str, Any]:
+    """Return a user message with TEXT and a small PNG WIDTH pixels wide."""
+    url = "data:image/png;base64," + base64.b64encode(png(width, 6)).decode()
+    return {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": text},
+            {"type": "image_url", "image_url": {"url": url}},
+        ],
+    }
+
+
 def session(rounds: int) -> list[dict[str, Any]]:
     """Return a system prompt, a question, and ROUNDS calls each with its result."""
     messages: list[dict[str, Any]] = [
@@ -85,6 +118,8 @@ def passes(
     assert read is not None
     system, history = split_system(read, None, memo.split if memo is not None else None)
     history, changed = valid_messages(history, memo.unicode if memo is not None else None)
+    images = fit_messages(history, None, memo.images if memo is not None else None)
+    history = images.messages
     known = memo.digests if memo is not None else None
     mark = history_mark(MessageDigests(history, None, known), REPLY)
     built: HistoryBlobs = build_history(
@@ -96,7 +131,7 @@ def passes(
         memo=memo.build if memo is not None else None,
     )
     repeats = repeats_finished_call(history, REPLY, memo.repeats if memo is not None else None)
-    return system, json.dumps(history), changed, mark, built, repeats
+    return system, json.dumps(history), changed, mark, built, repeats, images
 
 
 def same_with_and_without(
@@ -217,6 +252,66 @@ def test_a_person_who_speaks_again_starts_a_new_turn() -> None:
     assert same_with_and_without(memo, messages)[5] is True
 
 
+def test_a_folded_result_named_by_a_later_call_is_quoted_under_that_name() -> None:
+    # a budget whose fold moves in steps of several units: most rounds fold the same
+    budget = HistoryBudget(48, 1 << 20)
+    read = HistoryRead()
+
+    def built(messages: list[dict[str, Any]]) -> tuple[HistoryBlobs, bytes]:
+        store = BlobStore()
+        ours = build_history(messages, None, store, budget=budget, memo=read)
+        assert ours == build_history(copy.deepcopy(messages), None, BlobStore(), budget=budget)
+        return ours, store.get(ours.root_ids[1]) or b""
+
+    # a result no call names yet: the transcript quotes it as "a tool"'s
+    messages = [
+        {"role": "user", "content": "read them all"},
+        {"role": "tool", "tool_call_id": "late", "content": "early result"},
+    ]
+    for n in range(40):
+        messages += [call(n), result(n, "ok")]  # short: the transcript quotes them all
+    before, transcript = built(messages)
+    assert before.folded and b"result of a tool [late]" in transcript
+    messages += [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "late",
+                    "type": "function",
+                    "function": {"name": "special", "arguments": "{}"},
+                }
+            ],
+        },
+        result(99, "ok"),
+    ]
+    after, transcript = built(messages)
+    assert after.folded == before.folded  # the same messages fold: only the name is new
+    assert b"result of special [late]" in transcript
+
+
+def test_images_earlier_and_current_are_fitted_as_without_a_memo() -> None:
+    memo = HistoryMemo()
+    messages = session(2)
+    messages.append(picture("look at this"))
+    assert same_with_and_without(memo, messages)[6].messages[-1]["content"][1]["type"] == (
+        "image_url"
+    )
+    messages += [call(7), result(7)]
+    same_with_and_without(memo, messages)
+    # a later question: the picture is of an earlier turn now, its placeholder sent
+    messages.append({"role": "user", "content": "and now?"})
+    fit = same_with_and_without(memo, messages)[6]
+    assert "sent in an earlier turn" in json.dumps(fit.messages)
+    # the host swaps the picture in place for a wider one
+    messages[-4]["content"][1]["image_url"]["url"] = picture("", 12)["content"][1]["image_url"][
+        "url"
+    ]
+    fitted = same_with_and_without(memo, messages)[6].messages
+    assert "12\u00d76" in json.dumps(fitted, ensure_ascii=False)
+
+
 def test_tools_offered_under_other_names_are_read_again() -> None:
     memo = HistoryMemo()
     messages = session(12)
@@ -272,7 +367,10 @@ def test_the_memos_keep_at_most_their_limit_and_a_taken_memo_is_the_round_s_alon
 EDITS = st.lists(
     st.tuples(
         st.sampled_from(
-            ["append", "user", "edit", "deep", "replace", "drop", "insert", "cut", "system"]
+            [
+                *("append", "user", "edit", "deep", "replace"),
+                *("drop", "insert", "cut", "system", "image"),
+            ]
         ),
         st.integers(min_value=0, max_value=10_000),
     ),
@@ -311,4 +409,6 @@ def test_any_sequence_of_edits_reads_as_it_would_without_a_memo(
             del messages[max(at, 1) :]
         elif edit == "system":
             messages.append({"role": "developer", "content": f"note {seed}"})
+        elif edit == "image":
+            messages.append(picture(f"see {seed}", 4 + seed % 5))
         same_with_and_without(memo, messages, through_read=through_read)
