@@ -1,8 +1,8 @@
 """What one pass over a round's history read last round, and whether this round goes on from it.
 
 A round makes several passes over its whole history (the system prompt's split,
-the lone-surrogate check, the continuity digests, the pairing of calls and
-results, the repeated-call check). Each may keep a ``PassMemo``: the items it
+the lone-surrogate check, the continuity digests, the image scan, the pairing
+of calls and results, the repeated-call check). Each may keep a ``PassMemo``: the items it
 read and its state after them. When a later round's list opens with those same
 items, only the items after them are new, and the pass reads just those.
 
@@ -14,7 +14,7 @@ that does not go on from the items seen (a message edited, dropped or inserted)
 resets the memo and the pass reads it all, as a pass without a memo does.
 
 Pure: values only. What each pass keeps is its own module's (``system_prompt``,
-``surrogates``, ``continuity``, ``continuation``, ``history_read``).
+``surrogates``, ``continuity``, ``images``, ``continuation``, ``history_read``).
 """
 
 from __future__ import annotations
