@@ -69,11 +69,13 @@ def _copy(value: Any) -> Any:
 class HistoryMemo:
     """One session's history as its last round read it, and what each pass made of it."""
 
-    __slots__ = ("_seen", "build", "digests", "images", "repeats", "split", "unicode")
+    __slots__ = ("_armed", "_seen", "build", "digests", "images", "repeats", "split", "unicode")
 
     def __init__(self) -> None:
         # our copies of the messages read, which nothing modifies
         self._seen: list[Any] = []
+        # whether a round of the session read its history before (see ``read``)
+        self._armed = False
         self.split = SplitMemo()
         self.unicode = UnicodeMemo()
         self.digests = DigestPrefix()
@@ -89,12 +91,18 @@ class HistoryMemo:
         self.images.reset()
 
     def read(self, messages: Sequence[Any]) -> list[Any] | None:
-        """Return MESSAGES as the memo's copies, or None when they are not all plain JSON.
+        """Return MESSAGES as the memo's copies, or None: read them without the memo.
 
         The messages that go on from last round's are the same copies as then (each
         pass memo knows them); those after them are copied. MESSAGES that do not go
-        on from last round's reset the memo first.
+        on from last round's reset the memo first. None for messages that are not all
+        plain JSON, and for the session's first round: copying a long history costs
+        about what reading it does, which a process that runs one round (an ``ask``)
+        would pay for nothing.
         """
+        if not self._armed:
+            self._armed = True
+            return None
         seen = self._seen
         count = len(seen)
         if count:

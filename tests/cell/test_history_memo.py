@@ -152,8 +152,22 @@ def same_with_and_without(
     return fresh
 
 
-def test_rounds_that_go_on_read_only_their_new_messages_and_say_the_same() -> None:
+def session_memo() -> HistoryMemo:
+    """Return a memo past its session's first round (which reads without one)."""
     memo = HistoryMemo()
+    assert memo.read(session(40)) is None  # nothing is copied for a first round
+    return memo
+
+
+def test_a_session_s_first_round_reads_without_the_memo_and_copies_nothing() -> None:
+    memo = HistoryMemo()
+    messages = session(3)
+    assert memo.read(messages) is None
+    assert memo.read(messages) is not None  # its second round copies, and then goes on
+
+
+def test_rounds_that_go_on_read_only_their_new_messages_and_say_the_same() -> None:
+    memo = session_memo()
     messages = session(2)
     same_with_and_without(memo, messages)
     first = memo.read(messages)
@@ -168,7 +182,7 @@ def test_rounds_that_go_on_read_only_their_new_messages_and_say_the_same() -> No
 
 
 def test_an_old_message_edited_in_place_is_read_as_edited() -> None:
-    memo = HistoryMemo()
+    memo = session_memo()
     messages = session(12)
     before = same_with_and_without(memo, messages)
     # A host compacting its history rewrites an old result, and an old call's
@@ -184,7 +198,7 @@ def test_an_old_message_edited_in_place_is_read_as_edited() -> None:
 
 
 def test_a_result_that_arrives_later_joins_its_call_in_the_fold() -> None:
-    memo = HistoryMemo()
+    memo = session_memo()
     messages = session(10)
     # two calls in one message; the second's result comes a round later
     messages.append(
@@ -204,7 +218,7 @@ def test_a_result_that_arrives_later_joins_its_call_in_the_fold() -> None:
 
 
 def test_a_history_cut_back_or_rewritten_is_read_again() -> None:
-    memo = HistoryMemo()
+    memo = session_memo()
     messages = session(12)
     same_with_and_without(memo, messages)
     # a rewind to before the last rounds, then another way on
@@ -224,7 +238,7 @@ def test_a_history_cut_back_or_rewritten_is_read_again() -> None:
 
 def test_each_pass_memo_alone_reads_a_replaced_message_anew() -> None:
     # without HistoryMemo.read's copies: each pass memo checks what it is given itself
-    memo = HistoryMemo()
+    memo = session_memo()
     messages = session(12)
     same_with_and_without(memo, messages, through_read=False)
     messages[5] = result(2, "replaced, the same length after")
@@ -234,7 +248,7 @@ def test_each_pass_memo_alone_reads_a_replaced_message_anew() -> None:
 
 
 def test_a_person_who_speaks_again_starts_a_new_turn() -> None:
-    memo = HistoryMemo()
+    memo = session_memo()
     messages = session(6)
     assert same_with_and_without(memo, messages)[5] is False
     # the reply asks again for a call whose result the turn holds: a repeat
@@ -292,7 +306,7 @@ def test_a_folded_result_named_by_a_later_call_is_quoted_under_that_name() -> No
 
 
 def test_images_earlier_and_current_are_fitted_as_without_a_memo() -> None:
-    memo = HistoryMemo()
+    memo = session_memo()
     messages = session(2)
     messages.append(picture("look at this"))
     assert same_with_and_without(memo, messages)[6].messages[-1]["content"][1]["type"] == (
@@ -313,7 +327,7 @@ def test_images_earlier_and_current_are_fitted_as_without_a_memo() -> None:
 
 
 def test_tools_offered_under_other_names_are_read_again() -> None:
-    memo = HistoryMemo()
+    memo = session_memo()
     messages = session(12)
     plain = same_with_and_without(memo, messages)
     renamed = same_with_and_without(memo, messages, {"read": "read_file_host"})
@@ -321,7 +335,7 @@ def test_tools_offered_under_other_names_are_read_again() -> None:
 
 
 def test_a_lone_surrogate_edited_in_is_replaced() -> None:
-    memo = HistoryMemo()
+    memo = session_memo()
     messages = session(4)
     assert same_with_and_without(memo, messages)[2] == 0
     messages[3]["content"] = "bad \ud800 half"
@@ -331,7 +345,7 @@ def test_a_lone_surrogate_edited_in_is_replaced() -> None:
 
 
 def test_a_history_that_is_not_plain_json_is_read_without_the_memo() -> None:
-    memo = HistoryMemo()
+    memo = session_memo()
     messages: list[Any] = session(3)
     assert memo.read(messages) is not None
     split_system(messages, None, memo.split)
@@ -342,7 +356,7 @@ def test_a_history_that_is_not_plain_json_is_read_without_the_memo() -> None:
 
 
 def test_equal_messages_that_are_new_objects_are_still_known() -> None:
-    memo = HistoryMemo()
+    memo = session_memo()
     messages = session(5)
     first = memo.read(messages)
     again = memo.read(json.loads(json.dumps(messages)))  # as a server parses each request
@@ -385,7 +399,7 @@ def test_any_sequence_of_edits_reads_as_it_would_without_a_memo(
     edits: list[tuple[str, int]], through_read: bool
 ) -> None:
     """THROUGH_READ: as the lane reads; else each pass memo alone checks what it is given."""
-    memo = HistoryMemo()
+    memo = session_memo()
     messages = session(3)
     same_with_and_without(memo, messages, through_read=through_read)
     for step, (edit, seed) in enumerate(edits):
