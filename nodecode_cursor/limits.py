@@ -104,6 +104,10 @@ MAX_CONVERSATIONS = 128
 # DigestMemo), so a long session's history is not hashed again every round: a 500-call
 # session needs about 500, and an entry is about 300 bytes (about 10 MiB at most).
 DIGEST_MEMO_ENTRIES = 32 * 1024
+# Sessions whose history the cell remembers as their last round read it (core/history_memo.py),
+# so a round reads only its new messages: a memo holds a copy of each message's dicts and
+# lists (not its text), about 1 KiB a message, so a few sessions of 20 000 messages each.
+HISTORY_MEMO_SESSIONS = 8
 
 # The writer table forgets everything past this many rounds rather than grow forever.
 MAX_WRITER_ENTRIES = 4096

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .core.continuation import Learned
     from .core.continuity import ContinuityStore, DigestMemo
     from .core.conversations import Conversations
+    from .core.history_memo import HistoryMemos
     from .core.writers import WriterStore, WriterTable
     from .models.account_models import AccountModels
     from .transports.clients import HttpClients
@@ -61,6 +62,7 @@ class CellState:
         "_continuity_made",
         "_conversations",
         "_digest_memo",
+        "_history_memos",
         "_http_clients",
         "_models",
         "_run_connections",
@@ -82,6 +84,7 @@ class CellState:
         self.home = home
         self._conversations: Conversations | None = None
         self._digest_memo: DigestMemo | None = None
+        self._history_memos: HistoryMemos | None = None
         self._bridged: BridgedCalls | None = None
         self._continuity: ContinuityStore | None = None  # None once made: no home, or closed
         self._continuity_made = False
@@ -123,6 +126,20 @@ class CellState:
                 if self._digest_memo is None:
                     self._digest_memo = DigestMemo()
         return self._digest_memo
+
+    @property
+    def history_memos(self) -> HistoryMemos:
+        """Return each recent session's history as its last round read it (made on first read).
+
+        Taken and given back only under ``lock`` (``history_memo.HistoryMemos``).
+        """
+        if self._history_memos is None:
+            from .core.history_memo import HistoryMemos
+
+            with self.made:
+                if self._history_memos is None:
+                    self._history_memos = HistoryMemos()
+        return self._history_memos
 
     @property
     def bridged(self) -> BridgedCalls:

@@ -29,11 +29,12 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..models.routing import model_lineage
+from .seen import PassMemo
 
 __all__ = [
     "EXTERNAL_LINEAGES",
@@ -42,6 +43,7 @@ __all__ = [
     "Learned",
     "ModelFields",
     "Plan",
+    "RepeatsMemo",
     "Shape",
     "first_shape",
     "is_external",
@@ -182,46 +184,116 @@ def _arguments(text: Any) -> Any:
 
 
 def _call(call: Any) -> tuple[str, str] | None:
-    """Return (name, canonical arguments) of a chat-completions tool call, or None."""
+    """Return (name, canonical arguments) of a chat-completions tool call, or None.
+
+    Arguments nested too deep to read, or whose keys cannot be sorted, read as none.
+    """
     if not isinstance(call, Mapping):
         return None
     function = call.get("function")
     if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
         return None
-    arguments = _arguments(function.get("arguments") or "{}")
-    return str(function["name"]), json.dumps(arguments, sort_keys=True, default=str)
+    try:
+        arguments = _arguments(function.get("arguments") or "{}")
+        return str(function["name"]), json.dumps(arguments, sort_keys=True, default=str)
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
-def repeats_finished_call(messages: Sequence[Mapping[str, Any]], reply: Mapping[str, Any]) -> bool:
+class RepeatsMemo(PassMemo):
+    """What ``repeats_finished_call`` read of a session's messages (``seen.PassMemo``).
+
+    Of the current turn (the messages after the last user message, ``last_user``):
+    the call ids its tool messages answered, the calls (name and arguments) an
+    answered id names, and the calls no tool message answered yet, by id.
+    """
+
+    __slots__ = ("answered", "finished", "last_user", "pending")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget what was read."""
+        super().reset()
+        self._turn(-1)
+
+    def _turn(self, last_user: int) -> None:
+        """Start the turn after the user message at LAST_USER (-1: before the first)."""
+        self.last_user = last_user
+        self.answered: set[Any] = set()
+        self.finished: set[tuple[str, str]] = set()
+        self.pending: dict[Any, list[tuple[str, str]]] = {}
+
+    def read(self, messages: Sequence[Any]) -> None:
+        """Read the MESSAGES not read yet (all of them when they do not go on from those)."""
+        start = self.known(messages)
+        try:
+            for index in range(start, len(messages)):
+                message = messages[index]
+                if not isinstance(message, Mapping):
+                    continue
+                role = message.get("role")
+                if role == "user":
+                    self._turn(index)
+                elif role == "tool":
+                    self._answer(message.get("tool_call_id"))
+                elif role == "assistant":
+                    self._calls(message.get("tool_calls"))
+            self.seen += messages[start:]
+        except BaseException:
+            self.reset()
+            raise
+
+    def _answer(self, call_id: Any) -> None:
+        """Record that a tool message answered CALL_ID (an id no set can hold answers none)."""
+        try:
+            self.answered.add(call_id)
+        except TypeError:
+            return
+        made = self.pending.pop(call_id, None)
+        if made is not None:
+            self.finished.update(made)
+
+    def _calls(self, calls: Any) -> None:
+        """Record an assistant message's CALLS: finished when answered, else pending."""
+        if not isinstance(calls, Iterable) or isinstance(calls, str | bytes | Mapping):
+            return
+        for call in calls:
+            made = _call(call)
+            if made is None:
+                continue
+            call_id = call.get("id")
+            try:
+                answered = call_id in self.answered
+            except TypeError:  # an id no set can hold: no tool message answered it
+                continue
+            if answered:
+                self.finished.add(made)
+            else:
+                self.pending.setdefault(call_id, []).append(made)
+
+
+def repeats_finished_call(
+    messages: Sequence[Mapping[str, Any]],
+    reply: Mapping[str, Any],
+    memo: RepeatsMemo | None = None,
+) -> bool:
     """Return whether REPLY asks again for a call whose result MESSAGES already hold.
 
     Same tool name and the same arguments (as JSON values) as a call of the current
     turn (after the person's last message) a tool message answered, on a history that
     goes on from tool results: the model ignored the results it was given. A person
     who asks again ("and again") may well get the same call: that is no repeat.
+    MEMO is what an earlier round of the session read (``RepeatsMemo``).
     """
     asked = [_call(call) for call in reply.get("tool_calls") or ()]
     if not any(asked):
         return False
-    last_user = max(
-        (i for i, m in enumerate(messages) if isinstance(m, Mapping) and m.get("role") == "user"),
-        default=-1,
-    )
-    if last_user == len(messages) - 1:
+    memo = memo if memo is not None else RepeatsMemo()
+    memo.read(messages)
+    if memo.last_user == len(messages) - 1:
         return False  # the round answers a person's message, not tool results
-    messages = messages[last_user + 1 :]
-    answered = {
-        m.get("tool_call_id")
-        for m in messages
-        if isinstance(m, Mapping) and m.get("role") == "tool"
-    }
-    finished = set()
-    for message in messages:
-        if not isinstance(message, Mapping) or message.get("role") != "assistant":
-            continue
-        for call in message.get("tool_calls") or ():
-            if isinstance(call, Mapping) and call.get("id") in answered:
-                made = _call(call)
-                if made is not None:
-                    finished.add(made)
+    finished = memo.finished
     return any(call in finished for call in asked if call is not None)

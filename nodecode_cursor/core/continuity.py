@@ -31,10 +31,12 @@ if TYPE_CHECKING:
     from .continuation import Learned
 
 from .. import limits
+from .seen import PassMemo
 
 __all__ = [
     "ContinuityStore",
     "DigestMemo",
+    "DigestPrefix",
     "HistoryMark",
     "Kept",
     "MessageDigests",
@@ -208,33 +210,57 @@ class DigestMemo:
         return found
 
 
+class DigestPrefix(PassMemo):
+    """The digests of a session's messages read in earlier rounds (``seen.PassMemo``).
+
+    ``digests[i]`` is the digest of ``seen[i]``: a later round's ``MessageDigests``
+    starts from them when its messages go on from those, and hashes only the rest.
+    """
+
+    __slots__ = ("digests",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.digests: list[bytes] = []
+
+    def reset(self) -> None:
+        """Forget the digests."""
+        super().reset()
+        self.digests = []
+
+
 class MessageDigests:
     """The digests of one history's messages, each hashed once however often it is asked.
 
     A round asks twice over the same messages: whether they go on from the
     session's mark (``continues``), and then for its own mark (``history_mark``).
+    With KNOWN (``DigestPrefix``) the messages an earlier round of the session
+    hashed are not hashed again, and those this one hashes are kept there.
     """
 
-    __slots__ = ("_digests", "memo", "messages")
+    __slots__ = ("_known", "memo", "messages")
 
     def __init__(
-        self, messages: Sequence[Mapping[str, Any]], memo: DigestMemo | None = None
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        memo: DigestMemo | None = None,
+        known: DigestPrefix | None = None,
     ) -> None:
         self.messages = messages
         # long messages' digests from earlier rounds (None: each is hashed)
         self.memo = memo
-        self._digests: list[bytes] = []
+        self._known = known if known is not None else DigestPrefix()
+        self._known.known(messages)
 
     def prefix(self, count: int) -> str:
         """Return the digest over the first COUNT messages."""
-        digests, messages = self._digests, self.messages
+        known = self._known
+        digests, messages = known.digests, self.messages
         digest_of = _message_digest if self.memo is None else self.memo.digest
         for message in messages[len(digests) : count]:
             digests.append(digest_of(message if isinstance(message, Mapping) else {}))
-        hasher = hashlib.sha256()
-        for digest in digests[:count]:
-            hasher.update(digest)
-        return hasher.hexdigest()
+            known.seen.append(message)
+        return hashlib.sha256(b"".join(digests[:count])).hexdigest()
 
 
 def history_mark(

@@ -23,8 +23,9 @@ units, and the JSON blob around the transcript, is ``history.py``'s.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, overload
 
 from .. import limits
@@ -33,6 +34,7 @@ from .budget import HistoryBudget
 __all__ = [
     "Fold",
     "FoldPlan",
+    "TranscriptMemo",
     "fold_units",
     "plan_fold",
     "said_of",
@@ -86,7 +88,6 @@ def plan_fold(
     result is never dropped. Once something folds, the transcript's root and
     its cap are reserved out of the budget.
     """
-    free = [index for index in range(units) if index not in pinned]
     roots, size = fixed
     for index in pinned:
         unit_roots, unit_bytes = cost(index)
@@ -96,7 +97,8 @@ def plan_fold(
     room_bytes = budget.bytes - transcript_cap(budget)
     fitting_all = fitting_reserved = 0
     reason = ""
-    for index in reversed(free):
+    # the unpinned units, newest first: read only as far as the budget reaches
+    for index in _free(units, pinned, reverse=True):
         unit_roots, unit_bytes = cost(index)
         roots += unit_roots
         size += unit_bytes
@@ -106,11 +108,28 @@ def plan_fold(
         fitting_all += 1
         if roots <= room_roots and size <= room_bytes:
             fitting_reserved += 1
-    if fitting_all == len(free):
+    free = units - len({index for index in pinned if 0 <= index < units})
+    if fitting_all == free:
         return FoldPlan(0)
     step = _step(fitting_reserved)
-    need = len(free) - fitting_reserved
-    return FoldPlan(min(len(free), -(-need // step) * step), reason)
+    need = free - fitting_reserved
+    return FoldPlan(min(free, -(-need // step) * step), reason)
+
+
+def _free(units: int, pinned: Collection[int], *, reverse: bool = False) -> Iterator[int]:
+    """Return the indexes of UNITS units that are not PINNED, in order (newest first: REVERSE)."""
+    indexes = range(units - 1, -1, -1) if reverse else range(units)
+    return (index for index in indexes if index not in pinned)
+
+
+def _last_folded(folded: int, pinned: Collection[int]) -> int:
+    """Return the index of the last unit of the FOLDED oldest that are not PINNED."""
+    last = folded - 1
+    for index in sorted(pinned):
+        if index > last:
+            break
+        last += 1
+    return last
 
 
 def _reason(roots: bool, budget: HistoryBudget) -> str:
@@ -128,6 +147,7 @@ class Fold:
     transcript text ("" when nothing folds); ``reason`` why they folded.
     ``built_ids`` are the ids of every unit built to count the budget, folded
     ones too: worth keeping, so the next round counts them without building again.
+    ``kept_units`` are the indexes of the units that stay, in order.
     """
 
     kept_ids: tuple[bytes, ...]
@@ -135,6 +155,7 @@ class Fold:
     transcript: str
     reason: str
     built_ids: frozenset[bytes] = frozenset()
+    kept_units: tuple[int, ...] = ()
 
 
 def fold_units(
@@ -147,13 +168,15 @@ def fold_units(
     *,
     budget: HistoryBudget,
     fixed: Cost,
+    transcripts: TranscriptMemo | None = None,
 ) -> Fold:
     """Return the history's UNITS (each its message indexes) fitted to BUDGET.
 
     UNIT_IDS(i) builds unit i's root blob ids (asked at most once each, newest
     first, and never for a unit that folds); SIZE says a blob's bytes. ROWS are
     the chat messages the units index, NAMES the tool name of each call id, for
-    the transcript. PINNED and FIXED are ``plan_fold``'s.
+    the transcript. PINNED and FIXED are ``plan_fold``'s. TRANSCRIPTS is the last
+    transcript written of these ROWS (``TranscriptMemo``).
     """
     built: dict[int, list[bytes]] = {}
 
@@ -168,23 +191,71 @@ def fold_units(
         return len(found), sum(map(size, found))
 
     plan = plan_fold(len(units), pinned, cost, budget, fixed)
-    folded_units: set[int] = set()
+    kept_units: Sequence[int] = range(len(units))
     if plan.folded:
-        free = [index for index in range(len(units)) if index not in pinned]
-        folded_units = set(free[: plan.folded])
+        # the oldest unpinned units fold: every unit up to the last of them but the pinned
+        last = _last_folded(plan.folded, pinned)
+        kept_units = [*sorted(index for index in pinned if index < last), *kept_units[last + 1 :]]
     kept: list[bytes] = []
-    folded: set[int] = set()
-    for unit, members in enumerate(units):
-        if unit in folded_units:
-            folded.update(members)
-        else:
-            kept += ids(unit)
-    if not folded:
-        return Fold(tuple(kept), frozenset(), "", "")
-    said = _SaidOf(sorted(folded), rows, names)
-    text = transcript_text(said, transcript_cap(budget))
+    for unit in kept_units:
+        kept += ids(unit)
+    if not plan.folded:
+        return Fold(tuple(kept), frozenset(), "", "", kept_units=tuple(kept_units))
+    folded = set(chain.from_iterable(units[: last + 1]))
+    folded.difference_update(*(units[index] for index in pinned if index < last))
+    text = (transcripts or TranscriptMemo()).text(frozenset(folded), rows, names, budget)
     counted = frozenset(blob for found in built.values() for blob in found)
-    return Fold(tuple(kept), frozenset(folded), text, plan.reason, counted)
+    return Fold(tuple(kept), frozenset(folded), text, plan.reason, counted, tuple(kept_units))
+
+
+class TranscriptMemo:
+    """The last transcript written of one history's rows, and what it read to write it.
+
+    The folded messages change once every several rounds (the folded count is
+    rounded up to a step), so most rounds write the transcript they wrote last.
+    It is served again for the same folded messages, cap and tool names of the
+    results it quotes; the rows must be the same messages, unchanged (the owner,
+    ``history_read.HistoryRead``, forgets it whenever it reads its rows anew).
+    """
+
+    __slots__ = ("_cap", "_folded", "_names", "_text")
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the transcript."""
+        self._folded: frozenset[int] | None = None
+        self._cap = 0
+        self._names: tuple[tuple[str, str | None], ...] = ()
+        self._text = ""
+
+    def text(
+        self,
+        folded: frozenset[int],
+        rows: Sequence[Mapping[str, Any]],
+        names: Mapping[str, str],
+        budget: HistoryBudget,
+    ) -> str:
+        """Return ``transcript_text`` of the FOLDED ROWS within BUDGET's cap (NAMES: tool names)."""
+        cap = transcript_cap(budget)
+        if (
+            folded == self._folded
+            and cap == self._cap
+            and all(names.get(call_id) == name for call_id, name in self._names)
+        ):
+            return self._text
+        said = _SaidOf(sorted(folded), rows, names)
+        text = transcript_text(said, cap)
+        quoted = []
+        for index in said.read:
+            row = rows[index]
+            if row.get("role") == "tool":  # the name said_of reads for it
+                call_id = row.get("tool_call_id")
+                call_id = call_id if isinstance(call_id, str) else ""
+                quoted.append((call_id, names.get(call_id)))
+        self._folded, self._cap, self._names, self._text = folded, cap, tuple(quoted), text
+        return text
 
 
 # --- the transcript ---------------------------------------------------------------------
@@ -254,6 +325,8 @@ class _SaidOf(Sequence[Said]):
         self._indexes = indexes
         self._rows = rows
         self._names = names
+        # the indexes of the rows read, for ``TranscriptMemo``
+        self.read: list[int] = []
 
     def __len__(self) -> int:
         return len(self._indexes)
@@ -264,8 +337,12 @@ class _SaidOf(Sequence[Said]):
     def __getitem__(self, at: slice) -> Sequence[Said]: ...
     def __getitem__(self, at: int | slice) -> Said | Sequence[Said]:
         if isinstance(at, slice):
-            return [said_of(self._rows[i], self._names) for i in self._indexes[at]]
-        return said_of(self._rows[self._indexes[at]], self._names)
+            indexes = self._indexes[at]
+            self.read += indexes
+            return [said_of(self._rows[i], self._names) for i in indexes]
+        index = self._indexes[at]
+        self.read.append(index)
+        return said_of(self._rows[index], self._names)
 
 
 def _cut(text: str, cap: int) -> str:

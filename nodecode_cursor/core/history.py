@@ -26,12 +26,13 @@ import base64
 import binascii
 import hashlib
 import json
-import math
 import re
 import uuid
-from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
+from itertools import chain
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
@@ -40,6 +41,19 @@ from ..wire.values import encode_value, finite
 from .blobs import BlobStore
 from .budget import HistoryBudget
 from .fold_history import Fold, fold_units
+from .history_read import (
+    Call,
+    HistoryRead,
+    Items,
+    content_items,
+    failed_result,
+    history_role,
+    items_text,
+    normalize_call_id,
+    parse_data_url,
+    tool_call_id,
+)
+from .surrogates import valid_unicode
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
@@ -66,10 +80,6 @@ DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 PROVIDER_IDENTIFIER = "pi-agent"
 _PROVIDER_FIELD = b"\x22" + varint(len(PROVIDER_IDENTIFIER)) + PROVIDER_IDENTIFIER.encode()
 
-# Cursor takes tool-call ids in this charset and at most this long.
-_CALL_ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-_CALL_ID_MAX = 64
-
 # One encoder for every blob: json.dumps with options builds a new one per call.
 # allow_nan=False: a blob is JSON, and JSON has no NaN or Infinity (see json_bytes).
 _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
@@ -85,7 +95,6 @@ _ENCODE = (
 _quote = encode_basestring
 _IS_ERROR = ',"isError":true'
 
-_DATA_URL = re.compile(r"^data:([^;,]+);base64,(.*)$", re.DOTALL)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 # Our namespace for the deterministic UserMessage / image ids of history turns.
@@ -126,11 +135,6 @@ class HistoryBlobs:
 # --- small pure pieces --------------------------------------------------------------
 
 
-def normalize_call_id(call_id: str) -> str:
-    """Return CALL_ID within Cursor's charset ([A-Za-z0-9_-], others as '_'), at most 64 chars."""
-    return _CALL_ID_UNSAFE.sub("_", call_id)[:_CALL_ID_MAX]
-
-
 def json_bytes(obj: Any) -> bytes:
     """Return OBJ as compact, deterministic UTF-8 JSON (insertion order, no ASCII escaping).
 
@@ -157,150 +161,12 @@ def _utf8(text: str) -> bytes:
         return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
 
 
-def _valid_text(text: str) -> str:
-    """Return TEXT with surrogate pairs joined and every lone surrogate as U+FFFD."""
-    if text.isascii() or _SURROGATE.search(text) is None:
-        return text
-    # Through UTF-16: a pair spelled as two halves becomes its character, and a
-    # lone half cannot decode, so it is replaced.
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-
-
-def valid_unicode(value: Any) -> tuple[Any, int]:
-    """Return (VALUE with every string valid Unicode, how many strings were changed).
-
-    A lone surrogate (JSON's ``\\ud800`` escape can carry one) cannot be sent:
-    protobuf refuses it. It becomes U+FFFD, so a host's history never makes a
-    session unusable. Dicts, lists and tuples are copied only where something
-    changed; VALUE itself is never modified.
-    """
-    # The exact types a host's JSON is made of first: every round walks the whole
-    # history, and an ABC check per None or number is most of that walk's cost.
-    kind = type(value)
-    if kind is str:
-        if value.isascii():
-            return value, 0
-        text = _valid_text(value)
-        return text, int(text is not value)
-    if kind is dict:
-        return _valid_mapping(value)
-    if kind is list or kind is tuple:
-        return _valid_items(value)
-    if value is None or kind is int or kind is bool or kind is float:
-        return value, 0
-    if isinstance(value, str):
-        text = _valid_text(value)
-        return text, int(text is not value)
-    if isinstance(value, Mapping):
-        return _valid_mapping(value)
-    if isinstance(value, list | tuple):
-        return _valid_items(value)
-    return value, 0
-
-
-def _valid_mapping(value: Mapping[Any, Any]) -> tuple[Any, int]:
-    """Return ``valid_unicode`` of a mapping: a dict copy where something changed, else VALUE."""
-    changed = 0
-    out: dict[Any, Any] = {}
-    for key, item in value.items():
-        # an ASCII key or string (most of them) is valid as it is: no call for it
-        if type(key) is str and key.isascii():
-            new_key, key_changes = key, 0
-        else:
-            new_key, key_changes = valid_unicode(key)
-        if (type(item) is str and item.isascii()) or item is None:
-            new_item, item_changes = item, 0
-        else:
-            new_item, item_changes = valid_unicode(item)
-        out[new_key] = new_item
-        changed += key_changes + item_changes
-    return (out if changed else value), changed
-
-
-def _valid_items(value: list[Any] | tuple[Any, ...]) -> tuple[Any, int]:
-    """Return ``valid_unicode`` of a list or tuple: a copy where something changed, else VALUE."""
-    pairs = [valid_unicode(item) for item in value]
-    changed = sum(count for _, count in pairs)
-    if not changed:
-        return value, 0
-    items = [item for item, _ in pairs]
-    return (items if isinstance(value, list) else tuple(items)), changed
-
-
-def parse_data_url(url: Any) -> tuple[str, str] | None:
-    """Return (mime type, base64 text) of a ``data:…;base64,`` URL, else None."""
-    if not isinstance(url, str):
-        return None
-    match = _DATA_URL.match(url)
-    return (match.group(1), match.group(2)) if match else None
-
-
 def _unbase64(data: str) -> bytes | None:
     """Return the bytes base64 DATA spells, or None when it does not decode."""
     try:
         return base64.b64decode(data, validate=False)
     except (binascii.Error, ValueError):
         return None
-
-
-# The roles that read as another in the history (the others read as themselves).
-_HISTORY_ROLE = {"developer": "user", "system": "user"}
-
-
-def _roles(rows: list[Mapping[str, Any]]) -> list[str]:
-    """Return each message's role; developer and system messages in the history ride as user turns.
-
-    The lane takes the system/developer messages that open the history as the
-    system prompt and leaves them out, so only later ones reach here. A role
-    that is not a string reads as "".
-    """
-    roles: list[str] = []
-    for message in rows:
-        role = message.get("role")
-        roles.append(_HISTORY_ROLE.get(role, role) if isinstance(role, str) else "")
-    return roles
-
-
-# Content items: a string stays a string; parts become ("text", text) or
-# ("image", mime, base64). Images without a data: URL are left out.
-Item = tuple[str, ...]
-Items = str | tuple[Item, ...]
-
-
-def _items(content: Any) -> Items:
-    """Return chat CONTENT as content items."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    out: list[Item] = []
-    for part in content:
-        if not isinstance(part, dict):
-            continue
-        kind = part.get("type")
-        if kind == "text":
-            text = part.get("text")
-            out.append(("text", text if isinstance(text, str) else ""))
-        elif kind == "image_url":
-            image_url = part.get("image_url")
-            url = image_url.get("url") if isinstance(image_url, dict) else image_url
-            parsed = parse_data_url(url)
-            if parsed is not None:
-                out.append(("image", parsed[0], parsed[1]))
-    return tuple(out)
-
-
-def _items_text(items: Items, *, images: bool = False) -> str:
-    """Return the text of ITEMS joined by newlines; an image as ``[MIME image]`` when IMAGES."""
-    if isinstance(items, str):
-        return items
-    lines = []
-    for item in items:
-        if item[0] == "text":
-            lines.append(item[1])
-        elif images:
-            lines.append(f"[{item[1]} image]")
-    return "\n".join(lines)
 
 
 def _items_images(items: Items) -> tuple[tuple[str, bytes], ...]:
@@ -361,109 +227,6 @@ def visible_text(content: Any) -> str:
             and isinstance(part.get("text"), str)
         )
     return ""
-
-
-@dataclass(slots=True)
-class _Call:
-    """One tool call of an assistant message, as the history holds it."""
-
-    raw_id: str
-    call_id: str
-    name: str
-    arguments: Any  # the host's arguments: usually a JSON string
-    # what the memo keys of its root blob and its step hold of it, made once
-    key: tuple[str, str, Hashable]
-    # the arguments parsed, once: the root prompt and the turn step both need them
-    parsed: dict[str, Any] | None = None
-    # the index of the tool message answering it, and whether that says it failed
-    # (set by the pairing)
-    result: int | None = None
-    failed: bool = False
-
-    def arguments_object(self) -> dict[str, Any]:
-        """Return the call's arguments as a JSON object (parsed on first use)."""
-        if self.parsed is None:
-            self.parsed = _arguments_object(self.arguments)
-        return self.parsed
-
-
-def _calls(message: Mapping[str, Any], names: Mapping[str, str]) -> list[_Call]:
-    """Return an assistant message's tool calls (a name NAMES maps, under its wire name)."""
-    raw = message.get("tool_calls")
-    if not isinstance(raw, list):
-        return []
-    calls = []
-    for call in raw:
-        if not isinstance(call, dict):
-            continue
-        function = call.get("function")
-        function = function if isinstance(function, dict) else {}
-        call_id = call.get("id")
-        name = function.get("name")
-        raw_id = call_id if isinstance(call_id, str) else ""
-        wire_id = normalize_call_id(raw_id)
-        wire_name = names.get(name, name) if isinstance(name, str) else ""
-        arguments = function.get("arguments")
-        key = (wire_id, wire_name, _arguments_key(arguments))
-        calls.append(_Call(raw_id, wire_id, wire_name, arguments, key))
-    return calls
-
-
-def _arguments_object(arguments: Any) -> dict[str, Any]:
-    """Return a call's arguments as a JSON object; an empty one when they do not parse as one.
-
-    A NaN or an infinity in them (a host's dict, or the ``NaN`` / ``Infinity`` that
-    Python's JSON reader takes) becomes None: the root blob and the step's Values
-    both go out as JSON, which has no such numbers.
-    """
-    if isinstance(arguments, dict):
-        return finite(arguments)  # type: ignore[no-any-return]
-    if isinstance(arguments, str):
-        try:
-            parsed = _parse_arguments(arguments)
-        except (ValueError, RecursionError):
-            return {}
-        if isinstance(parsed, dict):
-            return parsed
-    return {}
-
-
-def _finite_float(text: str) -> float | None:
-    """Return the float TEXT spells, or None when it overflows to an infinity."""
-    number = float(text)
-    return number if math.isfinite(number) else None
-
-
-# Call arguments as JSON, a NaN, an infinity or an overflowing number read as None
-# while parsing, rather than by a second walk over what was parsed (``finite``).
-_ARGUMENTS = json.JSONDecoder(parse_float=_finite_float, parse_constant=lambda _: None)
-# Its scanner: (text, index) -> (value, end), StopIteration when no value starts there.
-_SCAN: Callable[[str, int], tuple[Any, int]] = _ARGUMENTS.scan_once  # type: ignore[attr-defined]
-
-
-def _parse_arguments(text: str) -> Any:
-    """Return the JSON value TEXT holds (``_ARGUMENTS.decode``); ValueError when it holds none.
-
-    A value that starts at the first character and ends at the last (compact JSON,
-    as hosts send arguments) is read by the decoder's scanner alone: ``decode``
-    would skip no whitespace either, and its two frames and two regex matches
-    cost more than the scan. Anything else goes through ``decode``.
-    """
-    try:
-        value, end = _SCAN(text, 0)
-    except StopIteration:  # no value at the first character (whitespace, or none)
-        return _ARGUMENTS.decode(text)
-    return value if end == len(text) else _ARGUMENTS.decode(text)
-
-
-def _arguments_key(arguments: Any) -> Hashable:
-    """Return a hashable key for a call's arguments (the host's string itself, when a string)."""
-    if isinstance(arguments, str) or arguments is None:
-        return arguments
-    try:
-        return ("json", json.dumps(arguments, sort_keys=True, default=str))
-    except (TypeError, ValueError):
-        return ("repr", repr(arguments))
 
 
 def _uuid5(name: str) -> str:
@@ -561,7 +324,7 @@ def _result_content(items: Items) -> tuple[list[bytes], int]:
     return parts, size
 
 
-def _call_args(call: _Call) -> bytes:
+def _call_args(call: Call) -> bytes:
     """Return the McpArgs bytes of CALL: its name, arguments (as Values), ids, provider.
 
     McpArgs{1 name, 2 args: map<string, bytes> (each a serialized Value), 3
@@ -594,7 +357,7 @@ def _call_args(call: _Call) -> bytes:
     )
 
 
-def _tool_call_step(call: _Call, result: Items | None, failed: bool = False) -> bytes:
+def _tool_call_step(call: Call, result: Items | None, failed: bool = False) -> bytes:
     """Return the ConversationStep bytes of one MCP call, with its result when held.
 
     ConversationStep{2 tool_call: ToolCall{15 mcp_tool_call: McpToolCall{1 args,
@@ -607,7 +370,7 @@ def _tool_call_step(call: _Call, result: Items | None, failed: bool = False) -> 
     args = _call_args(call)
     parts: list[bytes] = [b"\x0a" + varint(len(args)) + args]  # McpToolCall{1 args}
     if result is not None and failed:
-        error = text_field(b"\x0a", _items_text(result, images=True))  # McpToolError
+        error = text_field(b"\x0a", items_text(result, images=True))  # McpToolError
         outcome = b"\x12" + varint(len(error)) + error  # McpToolResult{2 error}
         parts += (b"\x12" + varint(len(outcome)), outcome)
     elif result is not None and (isinstance(result, str) or result):
@@ -623,81 +386,11 @@ def _tool_call_step(call: _Call, result: Items | None, failed: bool = False) -> 
     return b"".join((b"\x12", varint(tool_size), mcp_head, *parts, call_id))
 
 
-def failed_result(message: Mapping[str, Any]) -> bool:
-    """Return whether a tool message says its call failed (``"is_error": true``; nothing else)."""
-    return message.get("is_error") is True
-
-
 def _orphan_text(items: Items, failed: bool = False) -> str:
     """Return a tool result with no call as assistant text (``[Tool Error]`` when it failed)."""
-    text = _items_text(items, images=True)
+    text = items_text(items, images=True)
     head = "[Tool Error]" if failed else "[Tool Result]"
     return f"{head}\n{text if text else '(empty result)'}"
-
-
-@dataclass(slots=True)
-class _Pairing:
-    """The history read once: roles, calls, content items, and which result answers which call.
-
-    Request building walks the history three times (pairing, root prompt, turns);
-    reading each message's role, calls and content once here keeps that linear
-    in one pass's cost rather than three.
-    """
-
-    rows: list[Mapping[str, Any]]
-    roles: list[str]
-    # message index -> that assistant message's tool calls (each knows its result)
-    calls: dict[int, list[_Call]]
-    # tool message indexes that answer a call
-    answering: set[int]
-    # tool message indexes whose id names no call at all: orphans
-    orphans: set[int]
-    # raw call id -> the tool's name (first call that names it)
-    names: dict[str, str]
-    # message index -> its content items (user and tool messages; "" for the others)
-    content: list[Items]
-
-
-def _tool_call_id(message: Mapping[str, Any]) -> str:
-    """Return a tool message's raw call id ('' when it has none)."""
-    raw = message.get("tool_call_id")
-    return raw if isinstance(raw, str) else ""
-
-
-def _pair(
-    rows: list[Mapping[str, Any]], roles: list[str], end: int, wire: Mapping[str, str]
-) -> _Pairing:
-    """Return how the tool results of ROWS[:END] pair with the calls before them."""
-    pending: dict[str, _Call] = {}
-    called: set[str] = set()
-    names: dict[str, str] = {}
-    calls_of: dict[int, list[_Call]] = {}
-    answering: set[int] = set()
-    orphans: set[int] = set()
-    tool_indexes: list[int] = []
-    content: list[Items] = [""] * end
-    for index in range(end):
-        role = roles[index]
-        if role == "assistant":
-            calls = calls_of[index] = _calls(rows[index], wire)
-            for call in calls:
-                pending[call.raw_id] = call
-                called.add(call.raw_id)
-                names.setdefault(call.raw_id, call.name)
-        elif role == "user":
-            content[index] = _items(rows[index].get("content"))
-        elif role == "tool":
-            content[index] = _items(rows[index].get("content"))
-            tool_indexes.append(index)
-            answered = pending.pop(_tool_call_id(rows[index]), None)
-            if answered is not None:
-                answered.result = index
-                answered.failed = failed_result(rows[index])
-                answering.add(index)
-    for index in tool_indexes:
-        if index not in answering and _tool_call_id(rows[index]) not in called:
-            orphans.add(index)
-    return _Pairing(rows, roles, calls_of, answering, orphans, names, content)
 
 
 def _tool_result_blob(
@@ -715,14 +408,14 @@ def _tool_result_blob(
     data = _utf8(
         f'{{"role":"tool","id":{quoted},"content":[{{"type":"tool-result",'
         f'"toolName":{_quote(name)},"toolCallId":{quoted},'
-        f'"result":{_quote(items if isinstance(items, str) else _items_text(items, images=True))}'
+        f'"result":{_quote(items if isinstance(items, str) else items_text(items, images=True))}'
         f"{_IS_ERROR if failed else ''}}}]}}"
     )
     return store.remember(key, data)
 
 
 def _assistant_blob(
-    store: BlobStore, message: Mapping[str, Any], calls: list[_Call], writer: str | None
+    store: BlobStore, message: Mapping[str, Any], calls: list[Call], writer: str | None
 ) -> bytes | None:
     """Store an assistant message's root JSON blob and return its id (None when it says nothing)."""
     reasoning = message.get("reasoning_content")
@@ -754,7 +447,7 @@ def _assistant_blob(
 
 
 def _assistant_json(
-    thinking: str | None, writer: str | None, text: str, calls: list[_Call]
+    thinking: str | None, writer: str | None, text: str, calls: list[Call]
 ) -> bytes:
     """Return an assistant message's root JSON blob.
 
@@ -786,7 +479,7 @@ def _orphan_json(items: Items, failed: bool = False) -> bytes:
 
 
 def _root_ids(
-    store: BlobStore, indexes: Iterable[int], pairing: _Pairing, replay: ThinkingReplay
+    store: BlobStore, indexes: Iterable[int], pairing: HistoryRead, replay: ThinkingReplay
 ) -> list[bytes]:
     """Return the root prompt blob ids of the messages at INDEXES (an assistant's, its results)."""
     rows, roles, content = pairing.rows, pairing.roles, pairing.content
@@ -832,7 +525,7 @@ def _root_ids(
             else:
                 # a second result for a call already answered: its call is in
                 # the history, so it stands where the host put it
-                raw_id = _tool_call_id(rows[index])
+                raw_id = tool_call_id(rows[index])
                 name = names.get(raw_id, "")
                 call_id = normalize_call_id(raw_id)
                 failed = failed_result(rows[index])
@@ -872,7 +565,7 @@ def _user_step(items: Items, turn_index: int) -> bytes:
         text = items.strip()
         return _user_message(text, _uuid5(f"u:{turn_index}:{text}"), ())
     return _user_message(
-        _items_text(items).strip(), _message_id(turn_index, items), _items_images(items)
+        items_text(items).strip(), _message_id(turn_index, items), _items_images(items)
     )
 
 
@@ -895,7 +588,7 @@ def _turn(user_id: bytes, step_ids: tuple[bytes, ...]) -> bytes:
 def _assistant_steps(
     store: BlobStore,
     index: int,
-    pairing: _Pairing,
+    pairing: HistoryRead,
     replay: ThinkingReplay,
     native: NativeReplay | None = None,
     mcp_steps: bool = True,
@@ -926,7 +619,7 @@ def _assistant_steps(
         bridged = native(call.raw_id) if native is not None and result is not None else None
         if bridged is not None and result is not None:
             # A native ask a host tool ran: its step in the ask's own typed shape.
-            text = _items_text(result, images=True)
+            text = items_text(result, images=True)
             native_key = ("step-native", call.call_id, result, failed)
             steps.append(store.cached(native_key, partial(bridged, text, failed)))
             continue
@@ -942,62 +635,56 @@ def _assistant_steps(
 
 def _turn_ids(
     store: BlobStore,
-    end: int,
-    pairing: _Pairing,
+    read: HistoryRead,
     replay: ThinkingReplay,
     named: list[bytes],
+    visible: Sequence[int],
     native: NativeReplay | None = None,
-    folded: Collection[int] = (),
     mcp_steps: bool = True,
 ) -> list[bytes]:
-    """Return the turn blob ids of each user message before END and what answered it.
+    """Return the turn blob ids of each user message among VISIBLE and what answered it.
 
-    The user message and step ids each turn names are added to NAMED. A FOLDED
-    message is left out, and so are the steps of a folded user message's turn
-    (the root prompt holds those it kept); a turn's index counts folded turns too,
-    so the turns that stay keep their bytes. MCP_STEPS goes to ``_assistant_steps``.
+    VISIBLE are the indexes of the history's messages that are not folded, in
+    order. A turn's steps are its visible messages before the next user message,
+    folded or not; a folded user message's turn is left out (the root prompt holds
+    those of its messages it kept), and a turn's index counts folded turns too, so
+    the turns that stay keep their bytes. The user message and step ids each turn
+    names are added to NAMED. MCP_STEPS goes to ``_assistant_steps``.
     """
-    roles, content = pairing.roles, pairing.content
+    roles, content, users, turn_of = read.roles, read.content, read.users, read.turn_of
+    end = len(roles)
     recall, remember = store.recall, store.remember
     turns: list[bytes] = []
     key: tuple[Hashable, ...]
-    index = 0
-    position = 0
-    while index < end:
-        role = roles[index]
-        index += 1
-        if role != "user":
+    at, count = 0, len(visible)
+    while at < count:
+        index = visible[at]
+        at += 1
+        turn_index = turn_of.get(index) if roles[index] == "user" else None
+        if turn_index is None:  # not a user message, or one with nothing in it
             continue
-        items = content[index - 1]
-        if isinstance(items, str):
-            if not items.strip():
-                continue
-        elif not any(item[0] == "image" for item in items) and not _items_text(items).strip():
-            continue
-        turn_index = position
-        position += 1
-        if folded and index - 1 in folded:
-            continue
+        after = bisect_right(users, index)
+        next_user = users[after] if after < len(users) else end
+        items = content[index]
         key = ("turn-user", turn_index, items)
         user_id = recall(key)
         if user_id is None:
             user_id = remember(key, _user_step(items, turn_index))
         steps: list[bytes] = []
-        while index < end and roles[index] != "user":
+        while at < count and visible[at] < next_user:
+            index = visible[at]
+            at += 1
             role = roles[index]
-            if folded and index in folded:
-                pass
-            elif role == "assistant":
-                steps += _assistant_steps(store, index, pairing, replay, native, mcp_steps)
-            elif role == "tool" and index in pairing.orphans:
+            if role == "assistant":
+                steps += _assistant_steps(store, index, read, replay, native, mcp_steps)
+            elif role == "tool" and index in read.orphans:
                 orphan = content[index]
-                failed = failed_result(pairing.rows[index])
+                failed = failed_result(read.rows[index])
                 key = ("step-orphan", orphan, failed)
                 known = recall(key)
                 if known is None:
                     known = remember(key, _text_step(_orphan_text(orphan, failed)))
                 steps.append(known)
-            index += 1
         step_ids = tuple(steps)
         named.append(user_id)
         named += step_ids
@@ -1007,60 +694,48 @@ def _turn_ids(
     return turns
 
 
-def _units(pairing: _Pairing, end: int) -> list[tuple[int, ...]]:
-    """Return the history's units before END: a user message, or an assistant with its results."""
-    units: list[tuple[int, ...]] = []
-    for index in range(end):
-        role = pairing.roles[index]
-        if role == "assistant":
-            results = (call.result for call in pairing.calls[index])
-            units.append((index, *(result for result in results if result is not None)))
-        elif role != "tool" or index not in pairing.answering:
-            units.append((index,))
-    return units
-
-
 def _fold(
     store: BlobStore,
-    pairing: _Pairing,
-    end: int,
+    read: HistoryRead,
     replay: ThinkingReplay,
     budget: HistoryBudget,
     system_ids: tuple[bytes, ...],
     ends_on_user: bool,
 ) -> tuple[list[bytes], Fold]:
-    """Return the root ids of the history before END within BUDGET, and how it folded.
+    """Return the root ids of the history READ within BUDGET, and how it folded.
 
     Pinned (never folded): when the history does not end on the action's user
     message, its last user message and the last round after it (``fold_history``).
     """
-    units = _units(pairing, end)
-    roles = pairing.roles
+    units = read.units
     pinned: set[int] = set()
     if not ends_on_user:
-        users = [u for u, members in enumerate(units) if roles[members[0]] == "user"]
-        last_user = users[-1] if users else -1
-        pinned.update(users[-1:])
-        rounds = [u for u, members in enumerate(units) if roles[members[0]] == "assistant"]
-        pinned.update(u for u in rounds[-1:] if u > last_user)
+        last_user = read.last_user_unit
+        if last_user >= 0:
+            pinned.add(last_user)
+        if read.last_round_unit > last_user:
+            pinned.add(read.last_round_unit)
     system = len(store.get(system_ids[0]) or b"")
     fold = fold_units(
         units,
         pinned,
-        lambda unit: _root_ids(store, units[unit][:1], pairing, replay),
+        lambda unit: _root_ids(store, units[unit][:1], read, replay),
         lambda blob: len(store.get(blob) or b""),
-        pairing.rows,
-        pairing.names,
+        read.rows,
+        read.names,
         budget=budget,
         fixed=(len(system_ids), system),
+        transcripts=read.transcript,
     )
     if not fold.folded:
         return [*system_ids, *fold.kept_ids], fold
     # The transcript rides as a user message (the system blob stays the one prompt a
     # checkpoint is keyed on).
-    quoted = _quote(fold.transcript)
-    data = _utf8(f'{{"role":"user","content":[{{"type":"text","text":{quoted}}}]}}')
-    transcript = store.cached(("fold", fold.transcript), lambda: data)
+    text = fold.transcript
+    transcript = store.cached(
+        ("fold", text),
+        lambda: _utf8(f'{{"role":"user","content":[{{"type":"text","text":{_quote(text)}}}]}}'),
+    )
     return [*system_ids, transcript, *fold.kept_ids], fold
 
 
@@ -1079,6 +754,7 @@ def build_history(
     native: NativeReplay | None = None,
     budget: HistoryBudget | None = None,
     mcp_steps: bool = True,
+    memo: HistoryRead | None = None,
 ) -> HistoryBlobs:
     """Store the history's blobs in STORE and return their ids and the action's user message.
 
@@ -1093,32 +769,35 @@ def build_history(
     the system prompt's (``fold_history.py``). Without MCP_STEPS the turns carry
     no MCP tool-call and no thinking steps (``_assistant_steps``). The ids returned name
     every blob the state needs (``blob_ids``); pruning the rest is the caller's
-    call (``BlobStore.retain``).
+    call (``BlobStore.retain``). MEMO is the history as an earlier round of the
+    session read it (``history_read.HistoryRead``): only newer messages are read.
     """
     policy = replay or _no_replay
-    # (a dict is a Mapping: asking its type first spares the ABC check per message)
-    rows = [m if type(m) is dict or isinstance(m, Mapping) else {} for m in messages]
-    roles = _roles(rows)
-    end = len(rows)
+    end = len(messages)
     active: ActiveUser | None = None
-    if rows and roles[-1] == "user":
-        end = len(rows) - 1
-        items = _items(rows[-1].get("content"))
-        text = items.strip() if isinstance(items, str) else _items_text(items)
+    last = messages[-1] if messages else None
+    if isinstance(last, Mapping) and history_role(last) == "user":
+        end -= 1
+        items = content_items(last.get("content"))
+        text = items.strip() if isinstance(items, str) else items_text(items)
         images = _items_images(items)
         if text.strip() or images:
             active = ActiveUser(text, images)
     system_ids = system_blob_ids(store, system)
-    pairing = _pair(rows, roles, end, tool_names or {})
+    read = memo if memo is not None else HistoryRead()
+    read.read(messages, end, tool_names or {})
+    read.finish()
     fold: Fold | None = None
+    visible: Sequence[int] = range(end)
     if budget is None:
-        root = list(system_ids) + _root_ids(store, range(end), pairing, policy)
+        root = list(system_ids) + _root_ids(store, range(end), read, policy)
     else:
-        ends_on_user = end < len(rows)
-        root, fold = _fold(store, pairing, end, policy, budget, system_ids, ends_on_user)
-    folded = fold.folded if fold is not None else frozenset()
+        root, fold = _fold(store, read, policy, budget, system_ids, end < len(messages))
+        if fold.folded:
+            units = read.units
+            visible = sorted(chain.from_iterable(units[unit] for unit in fold.kept_units))
     named: list[bytes] = []
-    turns = _turn_ids(store, end, pairing, policy, named, native, folded, mcp_steps)
+    turns = _turn_ids(store, read, policy, named, visible, native, mcp_steps)
     blob_ids = frozenset((*root, *turns, *named))
     if fold is not None and fold.built_ids:
         # the folded units counted against the budget: kept, so the next round's
@@ -1130,6 +809,6 @@ def build_history(
         tuple(turns),
         active,
         blob_ids,
-        folded=len(folded),
+        folded=len(fold.folded) if fold is not None else 0,
         fold_reason=fold.reason if fold is not None else "",
     )

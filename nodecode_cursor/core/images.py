@@ -30,10 +30,12 @@ from typing import Any
 
 from .. import limits
 from .history import parse_data_url
+from .seen import PassMemo
 
 __all__ = [
     "Fitted",
     "ImageFit",
+    "ImageMemo",
     "fit_image",
     "fit_messages",
     "has_images",
@@ -365,7 +367,54 @@ def has_images(content: Any) -> bool:
     )
 
 
-def fit_messages(messages: Sequence[dict[str, Any]], no_images: str | None = None) -> ImageFit:
+class ImageMemo(PassMemo):
+    """What ``fit_messages`` read of a session's messages and made of their images.
+
+    The index of the last user message, the indexes of the messages with images,
+    and each of those as fitted (with what its fit said), under its index, whether
+    it was in the current turn, and the model that takes no images (None: any
+    model). A message is fitted once: an image of the current turn is not decoded
+    and encoded again every round of a tool loop, nor an earlier one measured.
+    """
+
+    __slots__ = ("last_user", "made", "with_images")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget what was read and fitted."""
+        super().reset()
+        self.last_user = 0
+        self.with_images: list[int] = []
+        self.made: dict[tuple[int, bool, str | None], _Made] = {}
+
+    def read(self, messages: Sequence[Mapping[str, Any]]) -> None:
+        """Read the MESSAGES not read yet (all of them when they do not go on from those)."""
+        start = self.known(messages)
+        try:
+            for index in range(start, len(messages)):
+                message = messages[index]
+                if message.get("role") == "user":
+                    self.last_user = index
+                if has_images(message.get("content")):
+                    self.with_images.append(index)
+            self.seen += messages[start:]
+        except BaseException:
+            self.reset()
+            raise
+
+
+# A message with its images fitted, and the notices and changes that said.
+_Made = tuple[dict[str, Any], tuple[str, ...], tuple[str, ...]]
+
+
+def fit_messages(
+    messages: Sequence[dict[str, Any]],
+    no_images: str | None = None,
+    memo: ImageMemo | None = None,
+) -> ImageFit:
     """Return MESSAGES with every image fitted or replaced, and what to tell the person.
 
     The current turn starts at the last user message: its images and those of the
@@ -373,20 +422,29 @@ def fit_messages(messages: Sequence[dict[str, Any]], no_images: str | None = Non
     on); every image before it becomes its placeholder. NO_IMAGES is the model's
     name when its bundled row takes no images: then the current turn's images are
     placeholders too, with a notice. Messages without images are the same objects;
-    MESSAGES itself is never modified.
+    MESSAGES itself is never modified. MEMO is what an earlier round of the session
+    read and fitted (``ImageMemo``): a message fitted then is not fitted again.
     """
-    start = 0
-    for index in range(len(messages) - 1, -1, -1):
-        if messages[index].get("role") == "user":
-            start = index
-            break
-    told = _Told()
-    out: list[dict[str, Any]] = []
-    for index, message in enumerate(messages):
-        content = message.get("content")
-        if not isinstance(content, list) or not has_images(content):
-            out.append(message)
-            continue
-        new = _earlier(content) if index < start else _current(content, no_images, told)
-        out.append({**message, "content": new})
-    return ImageFit(out, tuple(told.notices), tuple(told.changes))
+    memo = memo if memo is not None else ImageMemo()
+    memo.read(messages)
+    start = memo.last_user
+    out = list(messages)
+    notices: list[str] = []
+    changes: list[str] = []
+    made = memo.made
+    for index in memo.with_images:
+        current = index >= start
+        key = (index, current, no_images if current else None)
+        found = made.get(key)
+        if found is None:
+            message = messages[index]
+            content = message["content"]
+            told = _Told()
+            new = _current(content, no_images, told) if current else _earlier(content)
+            found = made[key] = ({**message, "content": new}, (*told.notices,), (*told.changes,))
+        out[index], said, changed = found
+        notices += said
+        changes += changed
+    for key in [key for key in made if key[1] and key[0] < start]:
+        del made[key]  # of a turn that is no longer the current one
+    return ImageFit(out, tuple(notices), tuple(changes))

@@ -55,6 +55,7 @@ from .writers import check_history, replay_policy
 
 if TYPE_CHECKING:
     from ..models.routing import WireModel
+    from .history_read import HistoryRead
     from .writers import WriterTable
 
 __all__ = [
@@ -200,6 +201,7 @@ def build_run_request(
     mcp_tools: Sequence[agent_pb2.McpToolDefinition] = (),
     shape: Shape = Shape.RESUME,
     fields: ModelFields = ModelFields.BOTH,
+    memo: HistoryRead | None = None,
 ) -> RunRequestBuild:
     """Return the run request of one round (its AgentClientMessage and bytes).
 
@@ -218,7 +220,8 @@ def build_run_request(
     transcript blob (``history.HistoryBlobs.folded`` says how many).
     MCP_TOOLS are the host's tools as declared (``request_context.tool_definitions``): field 4.
     SHAPE is the continuation shape and FIELDS the model fields to send
-    (``continuation.py``; today's RESUME and BOTH by default).
+    (``continuation.py``; today's RESUME and BOTH by default). MEMO is the history
+    as an earlier round of the session read it (``history_read.HistoryRead``).
     """
     policy = replay_thinking
     if writers is not None:
@@ -236,6 +239,7 @@ def build_run_request(
         native=native,
         budget=budget or HistoryBudget(),
         mcp_steps=shape is Shape.RESUME,
+        memo=memo,
     )
     # The store keeps what this request names (and what runs in flight pinned):
     # a blob the history no longer holds is never asked for again.

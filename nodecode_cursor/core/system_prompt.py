@@ -21,7 +21,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-__all__ = ["split_system"]
+from .seen import PassMemo
+
+__all__ = ["SplitMemo", "split_system"]
 
 _SYSTEM_ROLES = ("system", "developer")
 
@@ -47,31 +49,70 @@ def _texts(message: Mapping[str, Any]) -> list[str]:
     return []
 
 
-def split_system(messages: Sequence[M], system: str | None) -> tuple[str | None, list[M]]:
+class SplitMemo(PassMemo):
+    """What ``split_system`` read of a session's messages last round (``seen.PassMemo``).
+
+    How many system messages open them (``lead``; ``leading`` while every message
+    read is one), the index of the last user message after them, and the system
+    messages after that one: the split of a longer list reads only what is new.
+    """
+
+    __slots__ = ("after", "last_user", "lead", "leading")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget what was read."""
+        super().reset()
+        self.lead = 0
+        self.leading = True
+        self.last_user: int | None = None
+        self.after: list[int] = []
+
+    def read(self, messages: Sequence[Any]) -> None:
+        """Read the MESSAGES not read yet (all of them when they do not go on from those)."""
+        start = self.known(messages)
+        try:
+            for index in range(start, len(messages)):
+                message = messages[index]
+                if self.leading:
+                    if _is_system(message):
+                        self.lead += 1
+                        continue
+                    self.leading = False
+                if isinstance(message, Mapping) and message.get("role") == "user":
+                    self.last_user, self.after = index, []
+                elif _is_system(message):
+                    self.after.append(index)
+            self.seen += messages[start:]
+        except BaseException:
+            self.reset()
+            raise
+
+
+def split_system(
+    messages: Sequence[M], system: str | None, memo: SplitMemo | None = None
+) -> tuple[str | None, list[M]]:
     """Return the round's system prompt and its history without the system messages taken.
 
     SYSTEM (the host's own, when it gave one) wins over the opening system
     messages; the trailing ones (after the last user message) are added after
-    it either way, separated by blank lines, in their order.
+    it either way, separated by blank lines, in their order. MEMO is what an
+    earlier round of the session read (``SplitMemo``): only newer messages are read.
     """
-    lead = 0
-    while lead < len(messages) and _is_system(messages[lead]):
-        lead += 1
-    last_user = max(
-        (
-            i
-            for i in range(lead, len(messages))
-            if isinstance(messages[i], Mapping) and messages[i].get("role") == "user"
-        ),
-        default=None,
-    )
-    trailing = (
-        [i for i in range(last_user + 1, len(messages)) if _is_system(messages[i])]
-        if last_user is not None
-        else []
-    )
+    memo = memo if memo is not None else SplitMemo()
+    memo.read(messages)
+    lead = memo.lead
+    trailing = memo.after if memo.last_user is not None else []
     parts = [system] if system is not None else [t for m in messages[:lead] for t in _texts(m)]
     parts += [t for i in trailing for t in _texts(messages[i])]
-    taken = set(trailing)
-    history = [m for i, m in enumerate(messages) if i >= lead and i not in taken]
+    # The history between the trailing system messages, a slice at a time.
+    history: list[M] = []
+    start = lead
+    for index in trailing:
+        history += messages[start:index]
+        start = index + 1
+    history += messages[start:]
     return "\n\n".join(p for p in parts if p) or None, history

@@ -64,9 +64,8 @@ from ..core.continuity import (
 from ..core.cost import round_cost
 from ..core.decisions import USAGE_PRICING_CODES, Next
 from ..core.fold import Fold
-from ..core.history import HistoryBlobs, valid_unicode
+from ..core.history import HistoryBlobs
 from ..core.request import build_run_request, resume_request
-from ..core.system_prompt import split_system
 from ..errors import (
     CursorError,
     NotSignedIn,
@@ -92,10 +91,12 @@ from ..transports.run_route import open_run
 from ..transports.sse import RunSettings
 from . import shapes
 from .pump import Pump
+from .round_history import give_memo, read_history, take_memo
 from .round_images import fitted_messages
 
 if TYPE_CHECKING:
     from ..core.blobs import Conversation
+    from ..core.history_memo import HistoryMemo
     from ..core.request import RunRequestBuild
     from ..core.writers import WriterTable
     from ..models.model_resolution import ResolvedModel
@@ -159,20 +160,33 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
     token, resolved = await model_resolution.resolve(
         ctx, state, functools.partial(_token, ctx, state)
     )
-    # The system/developer messages that open the history, and those after the
-    # person's last message, are the system prompt (ctx.system wins over the opening
-    # ones) and leave the history, so the person's message stays the action; others
-    # ride as user turns (history.py).
-    system, messages = split_system(ctx.messages, ctx.system)
-    messages, system, tools = _valid_unicode(messages, system, ctx.tools)
+    # The session's history as its last round read it: each pass over the history
+    # reads only the messages that round did not (round_history.py).
+    held = take_memo(state, ctx.session_id)
+    try:
+        return await _read_round(ctx, state, token, resolved, held)
+    finally:
+        give_memo(state, ctx.session_id, held)
+
+
+async def _read_round(
+    ctx: RoundContext,
+    state: CellState,
+    token: str,
+    resolved: ResolvedModel,
+    held: HistoryMemo | None,
+) -> RoundResult:
+    """Return ``stream_round``'s result, the history read with HELD, the session's memo."""
+    system, messages, tools, memo = read_history(ctx, held)
     # Hashed once for both questions about the history (does it go on from the
     # session's last round, and what is this round's mark); a long message seen in
     # an earlier round is not hashed again (the memo is read under the state's lock).
-    digests = MessageDigests(messages, state.digest_memo)
+    known = memo.digests if memo is not None else None
+    digests = MessageDigests(messages, state.digest_memo, known)
     conversation = await _round_conversation(state, ctx.session_id, digests, account_key(token))
     # Images within Cursor's limits, earlier ones as placeholders (round_images.py);
     # after the digests, which stay the host's own messages.
-    messages = await fitted_messages(ctx, messages)
+    messages = await fitted_messages(ctx, messages, memo)
     with state.lock:
         table = state.writers
     handed: list[str] = []
@@ -188,6 +202,7 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
             system,
             tools,
             handed,
+            memo,
         )
     except CursorError as exc:
         await _keep_conversation(state, conversation, digests, None, handed)
@@ -217,10 +232,12 @@ async def _round(
     system: str | None,
     tools: list[dict[str, Any]],
     handed: list[str],
+    memo: HistoryMemo | None = None,
 ) -> RoundResult:
     """Return the round's result on CONVERSATION, retrying as the service's answers allow.
 
-    The keys of the calls the round handed off are added to HANDED.
+    The keys of the calls the round handed off are added to HANDED; MEMO is the
+    session's history memo (``history_memo.HistoryMemo``), None without one.
     """
     _emit(ctx, StreamStart(resolved.wire_id))
     mode: WireMode = "normalized"
@@ -267,6 +284,7 @@ async def _round(
             fields=fields,
             budget=budget,
             folded_harder=folded_harder,
+            memo=memo,
         )
         result = await attempt.run()
         if isinstance(result, decisions.Decision):
@@ -364,31 +382,6 @@ async def _keep_conversation(
             return
         kept = conversation.kept()
     await asyncio.to_thread(store.save, kept, list(handed))
-
-
-def _valid_unicode(
-    messages: list[dict[str, Any]],
-    system: str | None,
-    tools: list[dict[str, Any]],
-) -> tuple[list[dict[str, Any]], str | None, list[dict[str, Any]]]:
-    """Return the messages, system prompt and tools with every lone surrogate as U+FFFD.
-
-    Protobuf cannot encode a lone surrogate (a JSON ``\\ud800`` escape in the
-    host's history): replacing it keeps the session usable, where refusing would
-    fail every later round of it too. The host's own values are left as they were.
-    """
-    new_messages, in_messages = valid_unicode(messages)
-    new_system, in_system = valid_unicode(system)
-    new_tools, in_tools = valid_unicode(tools)
-    if in_messages or in_system or in_tools:
-        log.debug(
-            "replaced lone surrogates with U+FFFD in %d string(s) of the history, "
-            "%d of the system prompt, %d of the tools",
-            in_messages,
-            in_system,
-            in_tools,
-        )
-    return new_messages, new_system, new_tools
 
 
 # The notice that says a conversation's history folds (its own key: the sign-in's
@@ -551,6 +544,7 @@ class _Attempt:
         fields: continuation.ModelFields = continuation.ModelFields.BOTH,
         budget: HistoryBudget | None = None,
         folded_harder: bool = False,
+        memo: HistoryMemo | None = None,
     ) -> None:
         """Ready the round on WIRE; STATE lends its HTTP/2 pool, clients and reply cap.
 
@@ -558,6 +552,7 @@ class _Attempt:
         allows: a run that ends in one returns it from ``run`` instead of failing.
         SHAPE and FIELDS are the continuation shape and model fields to send. BUDGET
         bounds the history the request carries; FOLDED_HARDER says it is already halved.
+        MEMO is the session's history memo (None: the history is read whole).
         """
         self.ctx = ctx
         self.state = state
@@ -579,6 +574,7 @@ class _Attempt:
         self.held: list[StreamPart] | None = [] if held else None
         self.budget = budget or HistoryBudget()
         self.folded_harder = folded_harder
+        self.memo = memo
         self.build: RunRequestBuild | None = None
         self.stage = Stage.NEW
         self.frames = 0  # server messages received over all runs, heartbeats included
@@ -624,6 +620,7 @@ class _Attempt:
             mcp_tools=answerer.tool_definitions,  # field 4: the request context's own
             shape=self.shape,
             fields=self.fields,
+            memo=self.memo.build if self.memo is not None else None,
         )
         self.build = build
         _tell_fold(ctx, self.conversation, build.history)
@@ -793,7 +790,11 @@ class _Attempt:
             repeated_call=(
                 broke is None
                 and self.retries.shape
-                and continuation.repeats_finished_call(self.messages, fold.message())
+                and continuation.repeats_finished_call(
+                    self.messages,
+                    fold.message(),
+                    self.memo.repeats if self.memo is not None else None,
+                )
             ),
             in_streak=self.conversation.in_streak,
             **cause,

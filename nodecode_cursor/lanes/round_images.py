@@ -13,7 +13,8 @@ import asyncio
 import logging
 from typing import Any
 
-from ..core.images import fit_messages, has_images
+from ..core.history_memo import HistoryMemo
+from ..core.images import ImageMemo, fit_messages
 from ..errors import loggable
 from ..host import RoundContext
 from ..models.catalog import find_model
@@ -27,26 +28,38 @@ NOTICE_KEY = "cursor.images"
 
 
 async def fitted_messages(
-    ctx: RoundContext, messages: list[dict[str, Any]]
+    ctx: RoundContext, messages: list[dict[str, Any]], memo: HistoryMemo | None = None
 ) -> list[dict[str, Any]]:
     """Return MESSAGES with their images fitted (``core.images.fit_messages``); tell what changed.
 
     Decoding and encoding an image takes a while: it runs in a worker thread, never
     on the event loop other rounds share. A model the bundled rows lack (one only the
-    roster names) is taken to read images.
+    roster names) is taken to read images. MEMO is the session's history memo: its
+    ``images`` say which messages hold images, and what was fitted in earlier rounds.
     """
-    if not any(has_images(message.get("content")) for message in messages):
+    images = memo.images if memo is not None else ImageMemo()
+    images.read(messages)
+    if not images.with_images:
         if ctx.host is not None:
             ctx.host.notice(None, key=NOTICE_KEY)
         return messages
-    return await asyncio.to_thread(_fitted, ctx, messages)
+    if memo is None:
+        return await asyncio.to_thread(_fitted, ctx, messages, images)
+    # The worker thread has the images' memo to itself: a round cancelled meanwhile
+    # gives the session's memo back with a new one in its place.
+    memo.images = ImageMemo()
+    fitted = await asyncio.to_thread(_fitted, ctx, messages, images)
+    memo.images = images
+    return fitted
 
 
-def _fitted(ctx: RoundContext, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _fitted(
+    ctx: RoundContext, messages: list[dict[str, Any]], memo: ImageMemo
+) -> list[dict[str, Any]]:
     """Return ``fitted_messages``'s answer, blocking while the images are fitted."""
     row = find_model(ctx.model)
     no_images = ctx.model if row is not None and "image" not in row.input else None
-    fit = fit_messages(messages, no_images)
+    fit = fit_messages(messages, no_images, memo)
     for change in fit.changes:
         log.debug("%s", loggable(change))
     for notice in fit.notices:
