@@ -72,6 +72,11 @@ class Settings(NamedTuple):
     continuation: str = "auto"
     # The kept account (its email) rounds run on; None: the active one (accounts.py).
     account: str | None = None
+    # A round that names no account goes on with another kept account when Cursor refuses
+    # it before any output for a cause another account mends (lanes/failover.py).
+    failover: bool = True
+    # The percent of an account's included usage past which no round starts on it.
+    account_threshold: float = limits.ACCOUNT_THRESHOLD_PERCENT
 
     @classmethod
     def from_section(cls, section: Mapping[str, Any]) -> Settings:
@@ -133,6 +138,24 @@ class Settings(NamedTuple):
                 code="bad_config",
             )
 
+        failover = section.get("failover", True)
+        if not isinstance(failover, bool):
+            raise ConfigError(
+                '"failover" in the "cursor" config section must be true or false',
+                code="bad_config",
+            )
+        threshold = section.get("account_threshold", limits.ACCOUNT_THRESHOLD_PERCENT)
+        if (
+            not isinstance(threshold, int | float)
+            or isinstance(threshold, bool)
+            or not 0 < threshold <= 100
+        ):
+            raise ConfigError(
+                '"account_threshold" in the "cursor" config section must be a number above 0'
+                " and at most 100 (the percent of an account's included usage)",
+                code="bad_config",
+            )
+
         base_url = (text("base_url", limits.DEFAULT_BASE_URL) or "").rstrip("/")
         web_url = (text("web_url", limits.DEFAULT_WEB_URL) or "").rstrip("/")
         # Tokens go to both: only a loopback one may be cleartext.
@@ -152,6 +175,8 @@ class Settings(NamedTuple):
             history_budget=_history_budget(section.get("history_budget")),
             continuation=continuation,
             account=text("account", None),
+            failover=failover,
+            account_threshold=float(threshold),
         )
 
 
@@ -213,6 +238,8 @@ class CursorCell:
         self._installed = None
         self.state = CellState(home=host.home)
         self.state.max_reply_bytes = settings.max_reply_bytes
+        self.state.failover = settings.failover
+        self.state.account_threshold = settings.account_threshold
         self._command = CursorCommand(
             host,
             base_url=settings.base_url,

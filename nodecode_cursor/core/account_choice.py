@@ -75,7 +75,7 @@ POOL_SPENT_CODE = "third_party_pool_spent"
 _CAUSES = {
     "usage_pricing": "it needs usage-based pricing",
     "usage_limit": "its usage or rate limit is reached",
-    "pool_spent": "its third-party model pool is spent",
+    "pool_spent": "its pool for third-party models may be spent",
     "refused": "Cursor refused the request bare",
 }
 

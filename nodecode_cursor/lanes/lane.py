@@ -90,7 +90,7 @@ from ..models import model_resolution, standing
 from ..state import CellState
 from ..transports.run_route import open_run
 from ..transports.sse import RunSettings
-from . import shapes
+from . import failover, shapes
 from .pump import Pump
 from .round_images import fitted_messages
 
@@ -154,10 +154,13 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
     """
     if state is None:
         state = CellState()
+    # Which kept account the round starts on, when it has a choice (failover.py).
+    accounts = await failover.round_accounts(ctx, state)
+    by_name = accounts.by_name if accounts is not None else None
     # The model in one step: bundled row, roster, max-mode marker, catalog variant and
     # the retries it allows; the token is asked once the effort is known good.
     token, resolved = await model_resolution.resolve(
-        ctx, state, functools.partial(_token, ctx, state)
+        ctx, state, functools.partial(_token, ctx, state, by_name)
     )
     # The system/developer messages that open the history, and those after the
     # person's last message, are the system prompt (ctx.system wins over the opening
@@ -177,18 +180,36 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
         table = state.writers
     handed: list[str] = []
     try:
-        result = await _round(
-            ctx,
-            state,
-            resolved,
-            token,
-            conversation,
-            table,
-            messages,
-            system,
-            tools,
-            handed,
-        )
+        while True:
+            outcome = await _round(
+                ctx,
+                state,
+                resolved,
+                token,
+                conversation,
+                table,
+                messages,
+                system,
+                tools,
+                handed,
+                may_fail_over=accounts is not None and accounts.may_move(),
+                started=accounts is not None and bool(accounts.switches),
+            )
+            if isinstance(outcome, RoundResult):
+                result = outcome
+                break
+            # Refused before any output for a cause another account mends: the same round
+            # on the next account, as a conversation new to it (the whole history).
+            assert accounts is not None  # only a round that may move is told to
+            moved = await failover.take_over(ctx, state, accounts, outcome, resolved)
+            if moved is None:
+                raise _ended(conversation, decisions.without_failover(outcome))
+            token = moved
+            _, resolved = await model_resolution.resolve(
+                ctx, state, functools.partial(_given, moved)
+            )
+            with state.lock:
+                conversation.for_account(account_key(token))
     except CursorError as exc:
         await _keep_conversation(state, conversation, digests, None, handed)
         if exc.status == 401 and key_exchange.forget(token):
@@ -200,10 +221,13 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
                 retryable=True,
                 code="api_key_session_refused",
             ) from exc
-        raise
+        said = await failover.refused(ctx, state, accounts, exc)
+        if said is exc:
+            raise
+        raise said from exc
     await _keep_conversation(state, conversation, digests, result.message, handed)
     _emit(ctx, Finish(result.finish_reason))
-    return result
+    return failover.stamped(result, accounts)
 
 
 async def _round(
@@ -217,12 +241,19 @@ async def _round(
     system: str | None,
     tools: list[dict[str, Any]],
     handed: list[str],
-) -> RoundResult:
+    *,
+    may_fail_over: bool = False,
+    started: bool = False,
+) -> RoundResult | decisions.Decision:
     """Return the round's result on CONVERSATION, retrying as the service's answers allow.
 
-    The keys of the calls the round handed off are added to HANDED.
+    The keys of the calls the round handed off are added to HANDED. MAY_FAIL_OVER:
+    a refusal another account mends returns the FAILOVER decision, for
+    ``stream_round`` to carry out; STARTED: the host was already told the stream
+    started (on the account the round moved from).
     """
-    _emit(ctx, StreamStart(resolved.wire_id))
+    if not started:
+        _emit(ctx, StreamStart(resolved.wire_id))
     mode: WireMode = "normalized"
     wire = resolved.wire
     # Without the catalog a sibling slug goes bare; if Cursor refuses that shape, the
@@ -267,9 +298,12 @@ async def _round(
             fields=fields,
             budget=budget,
             folded_harder=folded_harder,
+            may_fail_over=may_fail_over,
         )
         result = await attempt.run()
         if isinstance(result, decisions.Decision):
+            if result.next is Next.FAILOVER:
+                return result
             if result.next is Next.FOLD_HARDER:
                 facts = result.facts
                 log.info(
@@ -427,9 +461,9 @@ def _new_id() -> str:
     return str(uuid.uuid4())
 
 
-async def _token(ctx: RoundContext, state: CellState) -> str:
-    """Return the round's bearer: its credential, a ``crsr_`` API key exchanged first."""
-    chosen = await _credential(ctx, state)
+async def _token(ctx: RoundContext, state: CellState, account: str | None = None) -> str:
+    """Return the round's bearer: its credential (ACCOUNT's, when named), a key exchanged first."""
+    chosen = await _credential(ctx, state, account)
     return await key_exchange.bearer_async(
         chosen,
         base_url=ctx.base_url or limits.DEFAULT_BASE_URL,
@@ -440,8 +474,16 @@ async def _token(ctx: RoundContext, state: CellState) -> str:
     )
 
 
-async def _credential(ctx: RoundContext, state: CellState) -> str:
+async def _given(token: str) -> str:
+    """Return TOKEN (the account a round moved to: its token is already had)."""
+    return token
+
+
+async def _credential(ctx: RoundContext, state: CellState, account: str | None = None) -> str:
     """Return the round's credential; raise the not-signed-in ConfigError when there is none.
+
+    ACCOUNT, the kept account the round was given (``failover.round_accounts``),
+    goes before ``ctx.account``.
 
     A token no header can carry (a space, a line break, non-ASCII) is refused here
     with a ConfigError naming its source, before the HTTP stack can quote it.
@@ -460,15 +502,16 @@ async def _credential(ctx: RoundContext, state: CellState) -> str:
         )
 
     token: str | None
-    if ctx.account and ctx.host is None:
-        raise unknown_account(ctx.account, [])  # no home: no account is kept
-    if ctx.host is not None and ctx.account:
+    named = account or ctx.account
+    if named and ctx.host is None:
+        raise unknown_account(named, [])  # no home: no account is kept
+    if ctx.host is not None and named:
         # A named account sends its own token or fails: never another account's.
         return await asyncio.to_thread(
             functools.partial(
                 credentials.account_credential,
                 ctx.host,
-                ctx.account,
+                named,
                 base_url=base_url,
                 proxy=ctx.proxy,
                 ended=state.ended_sessions,
@@ -515,6 +558,20 @@ def _renewed_if_kept_sign_in(
     return checked_token(renewed.access_token, f"{store.path} (oauth_tokens.cursor)")
 
 
+def _ended(conversation: Conversation, decision: decisions.Decision) -> ProviderError:
+    """Return the error DECISION (a FAIL or ROTATE) ends the round with, after its effect.
+
+    A ROTATE gives CONVERSATION a new wire id (``Conversation.poison``, once per
+    failure streak) for the next round; the round fails either way.
+    """
+    error = decision.error
+    if error is None or decision.next not in (Next.FAIL, Next.ROTATE):
+        raise ValueError(f"a {decision.next.value} decision ends no round with an error")
+    if decision.next is Next.ROTATE and conversation.poison():
+        log.info("Cursor refused the conversation (resource_exhausted); rotating its id")
+    return error
+
+
 class Stage(enum.Enum):
     """Where an ``_Attempt`` is; ``_Attempt.run`` moves it forward, never back to NEW."""
 
@@ -551,6 +608,7 @@ class _Attempt:
         fields: continuation.ModelFields = continuation.ModelFields.BOTH,
         budget: HistoryBudget | None = None,
         folded_harder: bool = False,
+        may_fail_over: bool = False,
     ) -> None:
         """Ready the round on WIRE; STATE lends its HTTP/2 pool, clients and reply cap.
 
@@ -558,6 +616,7 @@ class _Attempt:
         allows: a run that ends in one returns it from ``run`` instead of failing.
         SHAPE and FIELDS are the continuation shape and model fields to send. BUDGET
         bounds the history the request carries; FOLDED_HARDER says it is already halved.
+        MAY_FAIL_OVER: another kept account may take the round (``decisions.RunFacts``).
         """
         self.ctx = ctx
         self.state = state
@@ -579,6 +638,7 @@ class _Attempt:
         self.held: list[StreamPart] | None = [] if held else None
         self.budget = budget or HistoryBudget()
         self.folded_harder = folded_harder
+        self.may_fail_over = may_fail_over
         self.build: RunRequestBuild | None = None
         self.stage = Stage.NEW
         self.frames = 0  # server messages received over all runs, heartbeats included
@@ -714,11 +774,7 @@ class _Attempt:
         A ROTATE gives the conversation a new wire id (``Conversation.poison``, once
         per failure streak) for the next round; this one fails either way.
         """
-        error = decision.error
-        if error is None or decision.next not in (Next.FAIL, Next.ROTATE):
-            raise ValueError(f"a {decision.next.value} decision ends no round with an error")
-        if decision.next is Next.ROTATE and self.conversation.poison():
-            log.info("Cursor refused the conversation (resource_exhausted); rotating its id")
+        error = _ended(self.conversation, decision)
         self.stage = Stage.FAILED
         return error
 
@@ -796,6 +852,8 @@ class _Attempt:
                 and continuation.repeats_finished_call(self.messages, fold.message())
             ),
             in_streak=self.conversation.in_streak,
+            # Nothing of this run reached the host: no output, no call resolved in place.
+            may_fail_over=self.may_fail_over and not fold.resolved_calls,
             **cause,
         )
 

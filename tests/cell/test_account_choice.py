@@ -74,7 +74,7 @@ def test_no_open_account_is_none() -> None:
     chosen = next_account(standings, LIMIT)
     assert chosen.account is None
     assert dict(chosen.passed)[B] == "Cursor ended its session"
-    assert "third-party model pool is spent" in dict(chosen.passed)[C]
+    assert "pool for third-party models may be spent" in dict(chosen.passed)[C]
 
 
 def test_the_threshold_is_a_setting() -> None:
