@@ -45,11 +45,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import limits
-from ..account import credentials, key_exchange
-from ..account.accounts import unknown_account
-from ..account.credentials import checked_token
-from ..account.signin import refresh_if_due
-from ..account.store import AuthStore, account_key
+from ..account import key_exchange
+from ..account.store import account_key
 from ..core import causes, continuation, decisions
 from ..core.answers import Answerer
 from ..core.bridge import function_tools, wire_names
@@ -69,16 +66,13 @@ from ..core.request import build_run_request, resume_request
 from ..core.system_prompt import split_system
 from ..errors import (
     CursorError,
-    NotSignedIn,
     ProviderError,
     ResourceExhausted,
-    StoreError,
     StreamIncomplete,
     loggable,
 )
 from ..host import (
     Finish,
-    Host,
     RoundContext,
     RoundResult,
     StreamPart,
@@ -90,7 +84,7 @@ from ..models import model_resolution, standing
 from ..state import CellState
 from ..transports.run_route import open_run
 from ..transports.sse import RunSettings
-from . import failover, shapes
+from . import failover, round_token, shapes
 from .pump import Pump
 from .round_images import fitted_messages
 
@@ -160,7 +154,7 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
     # The model in one step: bundled row, roster, max-mode marker, catalog variant and
     # the retries it allows; the token is asked once the effort is known good.
     token, resolved = await model_resolution.resolve(
-        ctx, state, functools.partial(_token, ctx, state, by_name)
+        ctx, state, functools.partial(round_token.token, ctx, state, by_name)
     )
     # The system/developer messages that open the history, and those after the
     # person's last message, are the system prompt (ctx.system wins over the opening
@@ -206,7 +200,7 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
                 raise _ended(conversation, decisions.without_failover(outcome))
             token = moved
             _, resolved = await model_resolution.resolve(
-                ctx, state, functools.partial(_given, moved)
+                ctx, state, functools.partial(round_token.given, moved)
             )
             with state.lock:
                 conversation.for_account(account_key(token))
@@ -459,103 +453,6 @@ def _emit(ctx: RoundContext, part: StreamPart) -> None:
 def _new_id() -> str:
     """Return a fresh id for a call the service named none for (the core's id factory)."""
     return str(uuid.uuid4())
-
-
-async def _token(ctx: RoundContext, state: CellState, account: str | None = None) -> str:
-    """Return the round's bearer: its credential (ACCOUNT's, when named), a key exchanged first."""
-    chosen = await _credential(ctx, state, account)
-    return await key_exchange.bearer_async(
-        chosen,
-        base_url=ctx.base_url or limits.DEFAULT_BASE_URL,
-        proxy=ctx.proxy,
-        client_version=ctx.client_version,
-        home=ctx.host.home if ctx.host is not None else None,
-        source="the round's credential" if ctx.credential else key_exchange.DEFAULT_SOURCE,
-    )
-
-
-async def _given(token: str) -> str:
-    """Return TOKEN (the account a round moved to: its token is already had)."""
-    return token
-
-
-async def _credential(ctx: RoundContext, state: CellState, account: str | None = None) -> str:
-    """Return the round's credential; raise the not-signed-in ConfigError when there is none.
-
-    ACCOUNT, the kept account the round was given (``failover.round_accounts``),
-    goes before ``ctx.account``.
-
-    A token no header can carry (a space, a line break, non-ASCII) is refused here
-    with a ConfigError naming its source, before the HTTP stack can quote it.
-    """
-    base_url = ctx.base_url or limits.DEFAULT_BASE_URL
-    if ctx.credential:
-        given = credentials.checked_token(ctx.credential, "the round's credential")
-        if ctx.host is None:
-            return given
-        # The host chose this credential: when it is the kept sign-in (cell.credential
-        # never renews), only that sign-in is renewed when due; no other credential
-        # (a saved key, the environment) ever takes its place. auth.json is read and
-        # the refresh waits in a worker thread, never on the event loop.
-        return await asyncio.to_thread(
-            _renewed_if_kept_sign_in, ctx.host, given, base_url, ctx.proxy, state.ended_sessions
-        )
-
-    token: str | None
-    named = account or ctx.account
-    if named and ctx.host is None:
-        raise unknown_account(named, [])  # no home: no account is kept
-    if ctx.host is not None and named:
-        # A named account sends its own token or fails: never another account's.
-        return await asyncio.to_thread(
-            functools.partial(
-                credentials.account_credential,
-                ctx.host,
-                named,
-                base_url=base_url,
-                proxy=ctx.proxy,
-                ended=state.ended_sessions,
-            )
-        )
-    if ctx.host is not None:
-        token = await credentials.resolve_credential_async(
-            ctx.host,
-            "cursor",
-            for_round=True,
-            base_url=base_url,
-            proxy=ctx.proxy,
-            ended=state.ended_sessions,
-        )
-    else:
-        token = credentials.env_credential()
-    if not token:
-        raise NotSignedIn()
-    return token
-
-
-def _renewed_if_kept_sign_in(
-    host: Host, token: str, base_url: str, proxy: str | None, ended: set[str]
-) -> str:
-    """Return TOKEN, or the kept sign-in's renewed access token when TOKEN is that sign-in.
-
-    Blocking (reads auth.json, may refresh through PROXY, the round's): run it in a
-    worker thread. An auth.json that cannot be read, or a sign-in that is not TOKEN's,
-    leaves TOKEN as given.
-    """
-    store = AuthStore(host.home)
-    try:
-        entry = store.entry()
-    except StoreError as exc:
-        log.debug("auth.json unreadable; using the round's credential as given: %s", exc.detail)
-        return token
-    if entry is None or entry.access_token != token:
-        return token
-    renewed = refresh_if_due(store, base_url, host=host, proxy=proxy, ended=ended)
-    if renewed is None:  # forgotten meanwhile (a logout): send what the host chose
-        return token
-    if renewed.access_token != token:
-        log.debug("the round's credential is the kept sign-in; sending it renewed")
-    return checked_token(renewed.access_token, f"{store.path} (oauth_tokens.cursor)")
 
 
 def _ended(conversation: Conversation, decision: decisions.Decision) -> ProviderError:
