@@ -463,27 +463,57 @@ class CursorCell:
         return await diagnose(self, rounds=rounds, report=report or (lambda check: None))
 
     def usage_text(self) -> str:
-        """Return ``/cursor usage``'s answer: the compact block, or one line saying why not."""
+        """Return ``/cursor usage``'s answer: the compact block (every kept account side by
+        side when there are several), or one line saying why not."""
         try:
+            if len(self.sign_in_state().accounts) > 1:
+                from .account.overview import usage_table
+
+                rows = self._account_rows()
+                return usage_table(rows, time.time(), self.settings.account_threshold)
             return self.account_usage_now().text(time.time())
         except CursorError as exc:
             return f"{PROVIDER}: {exc.detail}"
 
+    def accounts_usage_now(self) -> list[dict[str, object]]:
+        """Return each kept account's usage as ``usage --json`` lists it (blocking)."""
+        from .account.overview import row_dict
+
+        return [row_dict(row) for row in self._account_rows()]
+
+    def _account_rows(self) -> list[Any]:
+        """Return each kept account's ``overview.AccountRow``, its usage asked (blocking).
+
+        Each usage read is kept for the rounds' choice too (``AccountBook``), so a
+        ``usage`` or ``accounts`` refreshes what the next round knows.
+        """
+        # Deferred: loading the cell stays cheap (httpx, protobuf)
+        from .account.account_book import used_percent
+        from .account.overview import account_rows
+
+        if self.host is None or self.state is None:
+            return []
+        rows = account_rows(
+            self.host,
+            base_url=self.settings.base_url,
+            proxy=self.settings.proxy,
+            client_version=self.client_version().value,
+            ended=self.state.ended_sessions,
+        )
+        book = self.state.accounts
+        for row in rows:
+            if row.usage is not None:
+                book.note_usage(row.name, used_percent(row.usage))
+                book.persist(row.name)
+        return rows
+
     def accounts_text(self) -> str:
         """Return ``/cursor accounts``' answer: each kept account, its plan and usage (blocking)."""
         # Deferred: loading the cell stays cheap (httpx, protobuf)
-        from .account.overview import account_rows, rows_text
+        from .account.overview import rows_text
 
-        if self.host is None or self.state is None:
-            return rows_text([])
         try:
-            rows = account_rows(
-                self.host,
-                base_url=self.settings.base_url,
-                proxy=self.settings.proxy,
-                client_version=self.client_version().value,
-                ended=self.state.ended_sessions,
-            )
+            rows = self._account_rows()
         except CursorError as exc:  # auth.json unreadable: the one line saying why
             return f"{PROVIDER}: {exc.detail}"
         return rows_text(rows)

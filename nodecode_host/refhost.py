@@ -232,6 +232,26 @@ class TurnOutcome:
     # its history budget (RoundResult.folded), and why.
     folded: int = 0
     fold_reason: str = ""
+    # The kept Cursor account the last round ran on, when the cell chose among several,
+    # and every move to another account before any output, in order, as
+    # {"round", "from", "to", "reason"} (RoundResult.account, RoundResult.failovers).
+    account: str | None = None
+    failovers: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Accounts:
+    """What the rounds of a turn said of their accounts (a cell that says nothing: nothing)."""
+
+    account: str | None = None
+    failovers: list[dict[str, Any]] = field(default_factory=list)
+
+    def note(self, round_number: int, result: RoundResult) -> None:
+        """Keep RESULT's account and its switches (read with getattr: an older cell lacks them)."""
+        self.account = getattr(result, "account", None) or self.account
+        for switch in getattr(result, "failovers", None) or []:
+            said = switch.as_dict() if hasattr(switch, "as_dict") else dict(switch)
+            self.failovers.append({"round": round_number, **said})
 
 
 class TurnObserver:
@@ -511,6 +531,22 @@ class ReferenceHost:
 
         NATIVE runs Cursor's own tools of NATIVE_KINDS in place, mid-round; None refuses them.
         """
+        seen = _Accounts()
+        outcome = self._turn(conversation, tools, max_rounds, observer, native, native_kinds, seen)
+        outcome.account, outcome.failovers = seen.account, seen.failovers
+        return outcome
+
+    def _turn(
+        self,
+        conversation: Conversation,
+        tools: Toolbox,
+        max_rounds: int,
+        observer: TurnObserver | None,
+        native: NativeRunner | None,
+        native_kinds: frozenset[str],
+        seen: _Accounts,
+    ) -> TurnOutcome:
+        """Return ``run_turn``'s outcome; each round's account and switches go to SEEN."""
         view = observer or TurnObserver()
         lane = self.lane(conversation.provider)
         total = contract.Usage()
@@ -573,6 +609,7 @@ class ReferenceHost:
                     messages=added,
                 )
             rounds += 1
+            seen.note(rounds, result)
             usage = result.usage
             log.info(
                 "round %d: model %s (wire %s), effort %s, session %s, finish %s, "
