@@ -252,3 +252,17 @@ def test_the_threshold_is_a_setting_and_usage_is_read_at_most_every_ten_minutes(
     assert round_on(sim, host, state, session_id="s-4").account == ONE
     assert sim.dashboard.count(USAGE_PATH) > asked
     other.close()
+
+
+def test_the_failover_settings_are_checked() -> None:
+    from nodecode_cursor.cell import Settings
+    from nodecode_cursor.errors import ConfigError
+
+    assert (Settings().failover, Settings().account_threshold) == (True, 95.0)
+    read = Settings.from_section({"failover": False, "account_threshold": 80})
+    assert (read.failover, read.account_threshold) == (False, 80.0)
+    for bad in ({"failover": "no"}, {"account_threshold": 0}, {"account_threshold": True}):
+        with pytest.raises(ConfigError) as caught:
+            Settings.from_section(bad)
+        assert caught.value.code == "bad_config"
+        assert next(iter(bad)) in caught.value.detail
