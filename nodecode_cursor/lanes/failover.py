@@ -17,7 +17,9 @@ host credential answering instead, the cursor lane asks this module:
   open account that lists the model and has the most left
   (``account_choice.next_account``), or with none. The switch is said once: an
   INFO log line naming both accounts, the host's notice, and ``RoundResult.failovers``
-  (``stamped``), which ``ask --json`` prints and ``serve`` logs.
+  (``stamped``), which ``ask --json`` prints and ``serve`` logs. The notice stands
+  while rounds run away from the active account (``AccountBook.told``) and the first
+  round back on it clears it.
 - ``refused``, when the round fails anyway (after output started, on a named
   account, with no account left): a refusal another account mends is noted, and
   the error names the accounts that could take the next round.
@@ -87,6 +89,8 @@ class RoundAccounts:
     moves: bool = False
     tried: list[str] = field(default_factory=list)
     switches: list[AccountSwitch] = field(default_factory=list)
+    # Accounts a failover found could not take the round (its roster, usage, session).
+    passed: set[str] = field(default_factory=set)
 
     @property
     def by_name(self) -> str | None:
@@ -147,6 +151,7 @@ async def take_over(
     names = [n for n in accounts.kept.names if n not in accounts.tried]
     found = await asyncio.gather(*(_standing(ctx, state, n, accounts.kept, ids) for n in names))
     choice = next_account([s for s, _ in found], state.account_threshold)
+    accounts.passed.update(name for name, _ in choice.passed)
     if choice.account is None:
         log.info(
             "cursor: %s refused the round (%s); no other kept account can take it: %s",
@@ -168,6 +173,8 @@ async def take_over(
         cause_text(cause),
         choice.why,
     )
+    # The notice stands while rounds run away from the active account (``_first``).
+    state.accounts.told = choice.account
     if ctx.host is not None:
         ctx.host.notice(
             f"cursor: {gone} was refused ({cause_text(cause)}); the round went on with"
@@ -198,7 +205,7 @@ async def refused(
     book, threshold = state.accounts, state.account_threshold
     others = []
     for name in accounts.kept.names:
-        if name == current or name in accounts.tried:
+        if name == current or name in accounts.tried or name in accounts.passed:
             continue
         used, _ = book.usage(name)
         facts = Standing(
@@ -226,6 +233,7 @@ async def _first(ctx: RoundContext, state: CellState, kept: KeptAccounts) -> str
     threshold = state.account_threshold
     own, _ = await _standing(ctx, state, active, kept, ())
     if is_open(own, threshold) is None:
+        _back_on(ctx, state)
         return active  # the usual case: nothing asked beyond a fresh usage
     ids = _model_ids(ctx.model)
     others = [n for n in kept.names if n != active]
@@ -251,8 +259,18 @@ async def _first(ctx: RoundContext, state: CellState, kept: KeptAccounts) -> str
                 level="info",
             )
     elif chosen == active:
-        book.told = None
+        _back_on(ctx, state)
     return chosen
+
+
+def _back_on(ctx: RoundContext, state: CellState) -> None:
+    """Clear the notice that rounds run away from the active account, once they are back."""
+    book = state.accounts
+    if book.told is None:
+        return
+    book.told = None
+    if ctx.host is not None:
+        ctx.host.notice(None, key=NOTICE_KEY)
 
 
 # What is known of one account ---------------------------------------------------------------

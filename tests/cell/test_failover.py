@@ -21,7 +21,9 @@ from cursor_simulator.dashboard import USAGE_PATH
 from cursor_simulator.models import RosterEntry
 from cursor_simulator.steps import EndError, Text
 from nodecode_cursor import limits
+from nodecode_cursor.account import accounts
 from nodecode_cursor.account.signin import PollPacing
+from nodecode_cursor.account.store import AuthStore
 from nodecode_cursor.commands import CursorCommand
 from nodecode_cursor.errors import ProviderError
 from nodecode_cursor.host import AccountSwitch, MemoryHost, RoundContext, RoundResult
@@ -125,7 +127,7 @@ def test_a_refusal_before_output_goes_on_with_the_next_account_listing_the_model
 
 
 def test_a_session_goes_on_with_the_account_it_moved_to(
-    sim: Simulator, host: MemoryHost, state: CellState
+    sim: Simulator, host: MemoryHost, home: Path, state: CellState
 ) -> None:
     first = round_on(sim, host, state, messages=[{"role": "user", "content": "hello"}])
     assert first.account == THREE
@@ -143,6 +145,11 @@ def test_a_session_goes_on_with_the_account_it_moved_to(
     # ...and it goes on with ONE's conversation: a resume, not the whole history again.
     last = runs_of(sim, ONE)[-1].run_request
     assert last.conversation_id == runs_of(sim, ONE)[0].run_request.conversation_id
+    # The notice stands while rounds run away from the active account; back on it, it goes.
+    assert ONE in host.notices[NOTICE_KEY].text
+    accounts.use(AuthStore(home), ONE)
+    round_on(sim, host, state, messages=[{"role": "user", "content": "new"}], session_id="s-9")
+    assert NOTICE_KEY not in host.notices
 
 
 def test_a_spent_pool_before_output_goes_on_with_the_next_account(
