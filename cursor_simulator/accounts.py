@@ -6,12 +6,20 @@ exchange issue for it carry both in their claims (``sub``, ``email``), and the
 other route families find the account a call is for from its bearer's claims:
 the roster (``models.py``) serves the account's own rows, the dashboard
 (``dashboard.py``) its own plan and usage, the profile its own email, the
-refresh its own mode (``shouldLogout`` for one account alone), and the agent
-service (``agent.py``) refuses every run of an account whose ``limited`` is set
-the way Cursor refuses a spent plan: HTTP 200 and an end frame
-``resource_exhausted`` with an ErrorDetails entry naming the usage limit
-(lidge-jun/opencodex issue #2568 reports it so). A bearer no account claims is
-served as the single account always was.
+refresh its own mode (``shouldLogout`` for one account alone). The agent service
+(``agent.py``, ``player.py``) admits only the models the account's own roster
+lists, knows a conversation id only on the account that ran it (Cursor's ids
+are per account: lidge-jun/opencodex issue #2568), and has three switches per
+account, each refusing the account's runs as Cursor refuses it, before any token:
+
+- ``limited``: a spent plan, HTTP 200 and an end frame ``resource_exhausted``
+  with an ErrorDetails entry naming the usage limit (opencodex #2568 reports it so);
+- ``usage_pricing``: the same end frame naming ``ERROR_USAGE_PRICING_REQUIRED``
+  (oh-my-pi 18.4.10 rotates the credential on it);
+- ``pool_empty``: the account's pool for third-party models spent, every model
+  not Cursor's own refused bare (the 2026-08-25 incident, senpi #996/#1037).
+
+A bearer no account claims is served as the single account always was.
 """
 
 from __future__ import annotations
@@ -26,13 +34,17 @@ import jwt
 if TYPE_CHECKING:
     from .server import SimRequest
 
-__all__ = ["LIMIT_ERROR", "SimAccount", "SimAccounts"]
+__all__ = ["LIMIT_ERROR", "USAGE_PRICING_ERROR", "SimAccount", "SimAccounts"]
 
 # The ErrorDetails code a spent plan's refusal carries (aiserver.v1 ErrorDetails.Error
 # ERROR_PRO_USER_USAGE_LIMIT = 10), the usage kind opencodex #2568 reports.
 LIMIT_ERROR = 10
 LIMIT_TITLE = "Usage limit reached"
 LIMIT_DETAIL = "You've hit your usage limit for this billing period."
+# ERROR_USAGE_PRICING_REQUIRED = 44: the account must turn on usage-based pricing.
+USAGE_PRICING_ERROR = 44
+USAGE_PRICING_TITLE = "Usage-based pricing required"
+USAGE_PRICING_DETAIL = "Turn on usage-based pricing to keep using this model."
 
 
 @dataclass
@@ -47,10 +59,21 @@ class SimAccount:
     roster: list[Any] | None = None
     # Refuse every run of this account by the usage limit (see the module's docstring).
     limited: bool = False
+    # Refuse every run of this account: usage-based pricing required.
+    usage_pricing: bool = False
+    # Refuse bare every run of a third-party model: this account's pool is spent.
+    pool_empty: bool = False
     # The refresh's answer for this account alone; None: the auth state's refresh_mode.
     refresh_mode: str | None = None
     # The bearers of the runs this account was sent (in order), for tests to read.
     runs: list[str] = field(default_factory=list)
+
+    def lists(self, *model_ids: str) -> bool | None:
+        """Return whether this account's own roster lists one of MODEL_IDS; None: it has none."""
+        if not self.roster:
+            return None
+        known = {e.model_id for e in self.roster} | {a for e in self.roster for a in e.aliases}
+        return any(model_id in known for model_id in model_ids if model_id)
 
     @property
     def user_id(self) -> str:

@@ -28,7 +28,15 @@ from nodecode_cursor._proto import agent_pb2, aiserver_pb2
 from nodecode_cursor.wire import connect
 
 from . import workers
-from .accounts import LIMIT_DETAIL, LIMIT_ERROR, LIMIT_TITLE
+from .accounts import (
+    LIMIT_DETAIL,
+    LIMIT_ERROR,
+    LIMIT_TITLE,
+    USAGE_PRICING_DETAIL,
+    USAGE_PRICING_ERROR,
+    USAGE_PRICING_TITLE,
+    SimAccount,
+)
 from .catalog import CatalogState
 from .exchange import SimRequest, SimResponse
 from .family import RouteHost, connect_error
@@ -133,8 +141,9 @@ class AgentService:
         self.compress = False
         # The catalog whose variants refuse_bare_siblings reads (set by install).
         self.catalog: CatalogState | None = None
-        # Conversation ids a run has started (user message) or resumed here.
-        self.conversations: set[str] = set()
+        # Conversation ids a run has started (user message) or resumed here, each with
+        # the email of the simulator account that ran it ("" for the single account).
+        self.conversations: set[tuple[str, str]] = set()
         # Per conversation id, every checkpoint sent: (its bytes, the text said up to it).
         self.checkpoints: dict[str, list[tuple[bytes, str]]] = {}
 
@@ -312,24 +321,19 @@ class AgentService:
     def _stream(self, run: RunRecord, request: SimRequest, *, poll: bool) -> SimResponse:
         """Return the streamed answer of RUN: the next script played, as SSE or poll frames.
 
-        A run of an account whose usage limit is reached (``SimAccount.limited``) is
-        refused the way Cursor refuses it, and the queued script waits for the next run.
+        A run of an account whose usage limit is reached (``SimAccount.limited``) or
+        that needs usage-based pricing (``usage_pricing``) is refused the way Cursor
+        refuses it, and the queued script waits for the next run.
         """
         account = self.sim.accounts.of_request(request)
         if account is not None:
             with self.lock:
                 account.runs.append(request.headers.get("authorization", ""))
+        run.account = account
         steps: Iterable[Step]
-        if account is not None and account.limited:
-            steps = [
-                EndError(
-                    "resource_exhausted",
-                    "Error",
-                    error=LIMIT_ERROR,
-                    title=LIMIT_TITLE,
-                    detail=LIMIT_DETAIL,
-                )
-            ]
+        refusal = _account_refusal(account)
+        if refusal is not None:
+            steps = [refusal]
         else:
             script = self._next_script()
             steps = script(run) if callable(script) else script
@@ -486,3 +490,22 @@ def install(
     sim.route(APPEND_PATH, service.handle_append)
     sim.server.h2.route_bidi(BIDI_RUN_PATH, service.handle_bidi)
     return service
+
+
+def _account_refusal(account: SimAccount | None) -> EndError | None:
+    """Return the end frame ACCOUNT's runs are refused with (its switches), or None."""
+    if account is None:
+        return None
+    if account.limited:
+        return EndError(
+            "resource_exhausted", "Error", error=LIMIT_ERROR, title=LIMIT_TITLE, detail=LIMIT_DETAIL
+        )
+    if account.usage_pricing:
+        return EndError(
+            "resource_exhausted",
+            "Error",
+            error=USAGE_PRICING_ERROR,
+            title=USAGE_PRICING_TITLE,
+            detail=USAGE_PRICING_DETAIL,
+        )
+    return None

@@ -5,7 +5,8 @@ whole (the resume of a conversation it never saw, a catalog variant's bare
 sibling slug, both model fields when ``both_model_fields_refused``, a model the
 roster does not list or, while the third-party pool is spent, any model not Cursor's
 own, and after hydrating the root blobs over KV a history past the model's context
-window), lets an external worker refuse or ignore a continuation as
+window; a simulator account's own roster, spent pool and conversation ids are its own),
+lets an external worker refuse or ignore a continuation as
 ``external_continuation`` says (``workers.py``), then turns each step of the script
 (``steps.py``) into Connect frames, waiting for the client's answer wherever a
 step asks something, and records what it saw on the run (``records.RunRecord``).
@@ -101,10 +102,13 @@ class Player(StepPlayer):
         resuming = request.action.HasField("resume_action")
         if original is not None and resuming:
             self._resumed(service, conversation, original, request)
+        # A conversation id is known only on the account that ran it (opencodex #2568).
+        account = self.run.account
+        owned = (account.email if account is not None else "", conversation)
         with service.lock:
-            known = conversation in service.conversations
+            known = owned in service.conversations
             if not resuming or known or not service.refuse_unknown_resume:
-                service.conversations.add(conversation)
+                service.conversations.add(owned)
         if resuming and not known and service.refuse_unknown_resume:
             return dict(UNKNOWN_CONVERSATION)
         requested = request.requested_model
@@ -121,10 +125,15 @@ class Player(StepPlayer):
             return {"code": code, "message": message}
         slugs = _slugs(request)
         roster = service.roster
-        unlisted = roster is not None and roster.lists(*slugs) is False
+        own_roster = account.lists(*slugs) if account is not None else None
+        if own_roster is not None:
+            unlisted = own_roster is False  # the account's own roster, not the simulator's
+        else:
+            unlisted = roster is not None and roster.lists(*slugs) is False
         if slugs and service.refuse_unlisted_models and unlisted:
             return dict(BARE_REFUSAL)
-        if slugs and service.pool_empty and not any(plan.cursor_own(s) for s in slugs):
+        spent = service.pool_empty or (account is not None and account.pool_empty)
+        if slugs and spent and not any(plan.cursor_own(s) for s in slugs):
             return dict(BARE_REFUSAL)
         return None
 

@@ -62,6 +62,9 @@ class RunRecord:
     route: str | None = None
     # Appends the service lost because they came before RunSSE registered the run.
     lost_appends: int = 0
+    # The simulator account (accounts.SimAccount) whose bearer opened the run; None: a
+    # bearer no account claims (the single account).
+    account: Any = None
     # The run's root prompt blobs as tokens (bytes / 4), when the window check measured them.
     root_tokens: int | None = None
     # The run x-original-request-id names (a resume of a broken run), the text the

@@ -41,7 +41,7 @@ class PlayerHost(Protocol):
     sim: RouteHost
     lock: threading.Lock
     by_id: dict[str, RunRecord]
-    conversations: set[str]
+    conversations: set[tuple[str, str]]
     checkpoints: dict[str, list[tuple[bytes, str]]]
     catalog: CatalogState | None
     roster: ModelsState | None

@@ -72,6 +72,11 @@ class Settings(NamedTuple):
     continuation: str = "auto"
     # The kept account (its email) rounds run on; None: the active one (accounts.py).
     account: str | None = None
+    # A round that names no account goes on with another kept account when Cursor refuses
+    # it before any output for a cause another account mends (lanes/failover.py).
+    failover: bool = True
+    # The percent of an account's included usage past which no round starts on it.
+    account_threshold: float = limits.ACCOUNT_THRESHOLD_PERCENT
 
     @classmethod
     def from_section(cls, section: Mapping[str, Any]) -> Settings:
@@ -133,6 +138,24 @@ class Settings(NamedTuple):
                 code="bad_config",
             )
 
+        failover = section.get("failover", True)
+        if not isinstance(failover, bool):
+            raise ConfigError(
+                '"failover" in the "cursor" config section must be true or false',
+                code="bad_config",
+            )
+        threshold = section.get("account_threshold", limits.ACCOUNT_THRESHOLD_PERCENT)
+        if (
+            not isinstance(threshold, int | float)
+            or isinstance(threshold, bool)
+            or not 0 < threshold <= 100
+        ):
+            raise ConfigError(
+                '"account_threshold" in the "cursor" config section must be a number above 0'
+                " and at most 100 (the percent of an account's included usage)",
+                code="bad_config",
+            )
+
         base_url = (text("base_url", limits.DEFAULT_BASE_URL) or "").rstrip("/")
         web_url = (text("web_url", limits.DEFAULT_WEB_URL) or "").rstrip("/")
         # Tokens go to both: only a loopback one may be cleartext.
@@ -152,6 +175,8 @@ class Settings(NamedTuple):
             history_budget=_history_budget(section.get("history_budget")),
             continuation=continuation,
             account=text("account", None),
+            failover=failover,
+            account_threshold=float(threshold),
         )
 
 
@@ -213,6 +238,8 @@ class CursorCell:
         self._installed = None
         self.state = CellState(home=host.home)
         self.state.max_reply_bytes = settings.max_reply_bytes
+        self.state.failover = settings.failover
+        self.state.account_threshold = settings.account_threshold
         self._command = CursorCommand(
             host,
             base_url=settings.base_url,
@@ -436,27 +463,57 @@ class CursorCell:
         return await diagnose(self, rounds=rounds, report=report or (lambda check: None))
 
     def usage_text(self) -> str:
-        """Return ``/cursor usage``'s answer: the compact block, or one line saying why not."""
+        """Return ``/cursor usage``'s answer: the compact block (every kept account side by
+        side when there are several), or one line saying why not."""
         try:
+            if len(self.sign_in_state().accounts) > 1:
+                from .account.overview import usage_table
+
+                rows = self._account_rows()
+                return usage_table(rows, time.time(), self.settings.account_threshold)
             return self.account_usage_now().text(time.time())
         except CursorError as exc:
             return f"{PROVIDER}: {exc.detail}"
 
+    def accounts_usage_now(self) -> list[dict[str, object]]:
+        """Return each kept account's usage as ``usage --json`` lists it (blocking)."""
+        from .account.overview import row_dict
+
+        return [row_dict(row) for row in self._account_rows()]
+
+    def _account_rows(self) -> list[Any]:
+        """Return each kept account's ``overview.AccountRow``, its usage asked (blocking).
+
+        Each usage read is kept for the rounds' choice too (``AccountBook``), so a
+        ``usage`` or ``accounts`` refreshes what the next round knows.
+        """
+        # Deferred: loading the cell stays cheap (httpx, protobuf)
+        from .account.account_book import used_percent
+        from .account.overview import account_rows
+
+        if self.host is None or self.state is None:
+            return []
+        rows = account_rows(
+            self.host,
+            base_url=self.settings.base_url,
+            proxy=self.settings.proxy,
+            client_version=self.client_version().value,
+            ended=self.state.ended_sessions,
+        )
+        book = self.state.accounts
+        for row in rows:
+            if row.usage is not None:
+                book.note_usage(row.name, used_percent(row.usage))
+                book.persist(row.name)
+        return rows
+
     def accounts_text(self) -> str:
         """Return ``/cursor accounts``' answer: each kept account, its plan and usage (blocking)."""
         # Deferred: loading the cell stays cheap (httpx, protobuf)
-        from .account.overview import account_rows, rows_text
+        from .account.overview import rows_text
 
-        if self.host is None or self.state is None:
-            return rows_text([])
         try:
-            rows = account_rows(
-                self.host,
-                base_url=self.settings.base_url,
-                proxy=self.settings.proxy,
-                client_version=self.client_version().value,
-                ended=self.state.ended_sessions,
-            )
+            rows = self._account_rows()
         except CursorError as exc:  # auth.json unreadable: the one line saying why
             return f"{PROVIDER}: {exc.detail}"
         return rows_text(rows)

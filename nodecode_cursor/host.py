@@ -19,6 +19,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 __all__ = [
     "NATIVE_KINDS",
+    "AccountSwitch",
     "AccountUsageView",
     "Cell",
     "DoctorCheck",
@@ -396,6 +397,23 @@ class RoundContext:
     account: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class AccountSwitch:
+    """A round moved from one kept Cursor account to another before any output (failover).
+
+    ``reason`` says why Cursor refused ``from_account``: ``usage_pricing``,
+    ``usage_limit``, ``pool_spent`` or ``refused`` (a bare refusal).
+    """
+
+    from_account: str
+    to_account: str
+    reason: str
+
+    def as_dict(self) -> dict[str, str]:
+        """Return the switch as plain JSON-ready data (what ``ask --json`` prints)."""
+        return {"from": self.from_account, "to": self.to_account, "reason": self.reason}
+
+
 @dataclass(slots=True)
 class RoundResult:
     """What one round returns: a plain chat-completions assistant message and its accounting.
@@ -446,6 +464,11 @@ class RoundResult:
     # history budget (0: none), and why ("" when none).
     folded: int = 0
     fold_reason: str = ""
+    # The kept account (its email) the round ran on, when the cell chose among several
+    # (None: one account, a host's own credential, a key); and each move to another
+    # account before any output, in order (``cursor.failover``).
+    account: str | None = None
+    failovers: list[AccountSwitch] = field(default_factory=list)
 
 
 class MemoryHost:

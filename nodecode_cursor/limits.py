@@ -318,3 +318,23 @@ ROOT_WALL_SHARE = 90
 # PR #2277). We take the shorter: a checkpoint not sent costs a rebuild from the
 # history, one the service forgot costs a refused run.
 CHECKPOINT_MAX_AGE_SECONDS = 15 * 60.0
+
+# Several accounts (docs/protocol.md §11b, lanes/failover.py). An account stops being
+# chosen for a round once its dashboard says this percent of its plan's included usage
+# is used (``cursor.account_threshold``): before Cursor refuses it, since a refused run
+# costs a round trip and, once output started, the round itself. 95: the last few
+# percent are worth less than a round that never starts.
+ACCOUNT_THRESHOLD_PERCENT = 95.0
+# An account's usage is read from the dashboard at most this often (kept in memory and
+# under the home, so other processes share it): three small calls each time, and a
+# plan's percent moves slowly against a day's rounds.
+ACCOUNT_USAGE_MAX_AGE_SECONDS = 10 * 60.0
+# A round waits at most this long (and never past its own timeout) for an account's
+# usage to arrive; a slower read finishes for the next round. The dashboard answers in
+# well under a second; a round's first token must not wait on an optional fact.
+ACCOUNT_USAGE_WAIT_SECONDS = 2.0
+# An account Cursor refused for a cause another account mends (a limit, usage pricing,
+# the pool) is not chosen for this long: Cursor gives no time a rate limit lifts, and
+# a round a minute refused first costs more than waiting; after it, the dashboard
+# (the threshold) decides, and a still-limited account is refused once more.
+ACCOUNT_REFUSED_SECONDS = 10 * 60.0

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from . import limits
 
 if TYPE_CHECKING:
+    from .account.account_book import AccountBook
     from .core.bridge import BridgedCalls
     from .core.continuation import Learned
     from .core.continuity import ContinuityStore, DigestMemo
@@ -57,6 +58,7 @@ class CellState:
     """
 
     __slots__ = (
+        "_accounts",
         "_bridged",
         "_continuity",
         "_continuity_made",
@@ -67,8 +69,10 @@ class CellState:
         "_models",
         "_run_connections",
         "_writers",
+        "account_threshold",
         "closed",
         "ended_sessions",
+        "failover",
         "home",
         "learned",
         "lock",
@@ -92,6 +96,13 @@ class CellState:
         self._models: AccountModels | None = None
         self._run_connections: RunConnections | None = None
         self._http_clients: HttpClients | None = None
+        self._accounts: AccountBook | None = None
+        # Whether a round that names no account may go on with another kept account when
+        # Cursor refuses it before any output (cursor.failover), and the percent of an
+        # account's included usage past which no round is started on it
+        # (cursor.account_threshold): lanes/failover.py.
+        self.failover = True
+        self.account_threshold = limits.ACCOUNT_THRESHOLD_PERCENT
         # Digests of refresh tokens Cursor answered with shouldLogout: the kept sign-in
         # stays as it was, yet status must not call it live. A new sign-in brings a new
         # refresh token, so it is never in here.
@@ -200,6 +211,20 @@ class CellState:
         return self._models
 
     @property
+    def accounts(self) -> AccountBook:
+        """Return what is known of each kept account: usage, refusals (made on first read).
+
+        Kept under the home too when there is one (account_book.py); its own lock.
+        """
+        if self._accounts is None:
+            from .account.account_book import AccountBook
+
+            with self.made:
+                if self._accounts is None:
+                    self._accounts = AccountBook(None if self.closed else self.home)
+        return self._accounts
+
+    @property
     def run_connections(self) -> RunConnections:
         """Return the HTTP/2 connections runs share and which transport last worked per base URL.
 
@@ -239,6 +264,7 @@ class CellState:
             self._bridged = None
             self._continuity, self._continuity_made = None, True
             self._writers = None
+            self._accounts = None
             self.ended_sessions.clear()
             self.learned.clear()
             models, connections = self._models, self._run_connections

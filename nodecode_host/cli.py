@@ -392,6 +392,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
                 # Earlier messages the last request sent as a summary to fit Cursor's limits.
                 "folded": {"messages": outcome.folded, "reason": outcome.fold_reason},
             }
+            if outcome.account is not None:
+                # Several kept accounts: the one the turn ended on, and each move before output.
+                answer["account"] = outcome.account
+                answer["failovers"] = outcome.failovers
             print(json.dumps(answer, ensure_ascii=False))
         elif view is not None:
             view.close()
@@ -447,9 +451,20 @@ def cmd_usage(args: argparse.Namespace) -> int:
 
     host = make_host(args)
     try:
-        usage = host.run_async(host.cell_for(PROVIDER).account_usage())
+        cell = host.cell_for(PROVIDER)
+        # Several kept accounts: every one side by side (read with getattr: an older cell
+        # has no rows to give, and shows the active account alone as before).
+        listed = getattr(cell, "accounts_usage_now", None)
+        several = callable(listed) and len(cell.sign_in_state().accounts) > 1
+        if several and not args.json:
+            print(visible(host.command(PROVIDER).run("usage")))
+            return 0
+        usage = host.run_async(cell.account_usage())
         if args.json:
-            print(json.dumps(usage.as_dict(), ensure_ascii=False))
+            data = dict(usage.as_dict())
+            if several and callable(listed):
+                data["accounts"] = listed()
+            print(json.dumps(data, ensure_ascii=False))
         else:
             print(visible(usage.text(time.time())))
         return 0

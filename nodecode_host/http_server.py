@@ -118,6 +118,8 @@ class Exchange:
         self.status: int | None = None  # None: the client left before the answer
         self.model: str | None = None
         self.reason: str | None = None
+        # The kept Cursor account the round ran on and any move before output, for the log.
+        self.account: str | None = None
 
     @property
     def path(self) -> str:
@@ -497,12 +499,13 @@ def _log_request(exchange: Exchange, seconds: float) -> None:
     """Log one served request: method, path, status, duration and model (never a header)."""
     status = exchange.status if exchange.status is not None else "-"
     log.info(
-        "%s %s -> %s in %.3fs%s%s",
+        "%s %s -> %s in %.3fs%s%s%s",
         loggable(exchange.method_sent),
         loggable(exchange.path),
         status,
         seconds,
         f" (model {loggable(exchange.model)})" if exchange.model is not None else "",
+        f" (account {loggable(exchange.account)})" if exchange.account is not None else "",
         # Why an error was answered; it may quote what the client sent: scrubbed, escaped.
         f": {loggable(contract.scrub(exchange.reason))}" if exchange.reason else "",
     )

@@ -370,6 +370,7 @@ class ApiRoutes:
         finally:
             self.rounds_in_flight -= 1
             await cancel(round_task, watch)
+        _note_account(exchange, result)
         await exchange.send_json(200, reply.answer(result))
 
     async def _stream(self, exchange: Exchange, request: RoundRequest, reply: Reply) -> None:
@@ -384,6 +385,7 @@ class ApiRoutes:
         async def play() -> None:
             try:
                 result = await self._settle(request, on_part)
+                _note_account(exchange, result)
                 ending = reply.closing(result)
             except ApiError as exc:
                 queue.put_nowait(exc)
@@ -565,6 +567,18 @@ async def serve(
         await asyncio.Event().wait()  # until cancelled
     finally:
         await server.close()
+
+
+def _note_account(exchange: Exchange, result: RoundResult) -> None:
+    """Put the account RESULT ran on, and each move before output, in the request's log line."""
+    account = getattr(result, "account", None)  # a cell from an older folder may not set it
+    if account is None:
+        return
+    moves = [
+        f"moved from {switch.from_account} ({switch.reason})"
+        for switch in getattr(result, "failovers", None) or []
+    ]
+    exchange.account = account + (f", {'; '.join(moves)}" if moves else "")
 
 
 def _told(result: RoundResult) -> RoundResult:

@@ -84,6 +84,11 @@ class TurnOutcome:
     # its history budget (RoundResult.folded), and why.
     folded: int = 0
     fold_reason: str = ""
+    # The kept Cursor account the last round ran on, when the cell chose among several,
+    # and every move to another account before any output, in order, as
+    # {"round", "from", "to", "reason"} (RoundResult.account, RoundResult.failovers).
+    account: str | None = None
+    failovers: list[dict[str, Any]] = field(default_factory=list)
 
 
 class TurnObserver:
@@ -171,6 +176,8 @@ class Turn:
         self.cost: float | None = None
         self.resolved: list[dict[str, Any]] = []
         self.added: list[dict[str, Any]] = []  # every message this turn adds, in order
+        self.account: str | None = None  # the kept account the last round ran on
+        self.failovers: list[dict[str, Any]] = []  # every move before output, in order
 
     def add(self, *messages: dict[str, Any]) -> None:
         """Add MESSAGES to the conversation's history and to what this turn added."""
@@ -224,6 +231,7 @@ class Turn:
         """Count RESULT's round (usage, cost, wire model), add its messages, and show it done."""
         conversation = self.conversation
         self.rounds += 1
+        self._note_accounts(result)
         usage = result.usage
         log.info(
             "round %d: model %s (wire %s), effort %s, session %s, finish %s, "
@@ -248,6 +256,13 @@ class Turn:
         # Every message the round added: its resolved calls, then its last message.
         self.add(*(getattr(result, "messages", None) or [result.message]))
         self.view.round_done(result)
+
+    def _note_accounts(self, result: RoundResult) -> None:
+        """Keep RESULT's account and its moves (read with getattr: an older cell lacks them)."""
+        self.account = getattr(result, "account", None) or self.account
+        for switch in getattr(result, "failovers", None) or []:
+            said = switch.as_dict() if hasattr(switch, "as_dict") else dict(switch)
+            self.failovers.append({"round": self.rounds, **said})
 
     def ending(
         self, result: RoundResult, calls: list[dict[str, Any]], max_rounds: int

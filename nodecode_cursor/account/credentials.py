@@ -42,6 +42,7 @@ __all__ = [
     "ENV_API_KEY",
     "NOT_SIGNED_IN",
     "account_credential",
+    "auth_looks",
     "checked_token",
     "env_credential",
     "resolve_credential",
@@ -204,6 +205,11 @@ def _looks(home: Path, ended: set[str] | None) -> tuple[object, ...]:
         os.environ.get(ENV_API_KEY),
         len(ended) if ended else 0,
     )
+
+
+def auth_looks(home: Path, ended: set[str] | None) -> tuple[object, ...]:
+    """Return what the kept accounts depend on, seen without reading a file (``_looks``)."""
+    return _looks(home, ended)
 
 
 def _resolve_looked(

@@ -1,9 +1,11 @@
-"""What ``accounts`` shows: every kept Cursor account, its plan and usage, and which is active.
+"""What ``accounts`` and ``usage`` show: every kept Cursor account, its plan and usage.
 
 ``account_rows`` reads the kept accounts (``accounts.py``) and asks Cursor's
 dashboard (``dashboard.fetch_account_usage``) for each one it can: an account
 whose session Cursor ended, or whose dashboard cannot be asked, gets a row
-saying why instead. ``rows_text`` is the block a person reads. Blocking (a
+saying why instead. ``rows_text`` is the block ``accounts`` prints;
+``usage_table`` the accounts side by side, window by window, as ``usage`` prints
+them when several are kept; ``row_dict`` a row as ``usage --json`` gives it. Blocking (a
 dashboard question each): a loop runs it in a worker thread. Where the rows
 are shown, and through which terminal filter, is the host's business.
 """
@@ -16,14 +18,14 @@ from typing import TYPE_CHECKING
 from ..errors import CursorError
 from .accounts import listed
 from .credentials import account_credential
-from .dashboard import AccountUsage, fetch_account_usage
+from .dashboard import AccountUsage, fetch_account_usage, reset_text
 from .signin import session_ended
 from .store import PROVIDER, AuthStore
 
 if TYPE_CHECKING:
     from ..host import Host
 
-__all__ = ["AccountRow", "account_rows", "rows_text"]
+__all__ = ["AccountRow", "account_rows", "row_dict", "rows_text", "usage_table"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,3 +105,56 @@ def rows_text(rows: list[AccountRow]) -> str:
         mark = "*" if row.active else " "
         lines.append(f"{mark} {row.name:<{width}}  {_usage_text(row)}".rstrip())
     return "\n".join(lines)
+
+
+def usage_table(rows: list[AccountRow], now: float, threshold: float | None = None) -> str:
+    """Return the kept accounts side by side: plan, each window's percent used, the reset.
+
+    NOW (epoch seconds) counts the days to each reset; THRESHOLD (a percent, None: not
+    shown) marks a window at or past it, the one past which no round starts there.
+    """
+    if not rows:
+        return rows_text(rows)
+    keys: dict[str, str] = {}
+    for row in rows:
+        for window in row.usage.windows if row.usage is not None else ():
+            keys.setdefault(window.key, window.name)
+    header = ["  account", "plan", *keys.values(), "resets"]
+    table: list[list[str]] = []
+    notes: list[str] = []
+    for row in rows:
+        name = ("* " if row.active else "  ") + row.name
+        if row.usage is None:
+            table.append([name, "-", *("-" for _ in keys), "-"])
+            notes.append(f"  {row.name}: {row.why or 'usage unknown'}")
+            continue
+        percents = {w.key: w.percent for w in row.usage.windows}
+        cells = []
+        for key in keys:
+            value = percents.get(key)
+            mark = "!" if threshold is not None and value is not None and value >= threshold else ""
+            cells.append("-" if value is None else f"{value:.1f}%{mark}")
+        end = row.usage.period_end
+        table.append(
+            [name, row.usage.plan or "?", *cells, "-" if end is None else reset_text(end, now)]
+        )
+    widths = [max(len(line[i]) for line in [header, *table]) for i in range(len(header))]
+    lines = [f"{PROVIDER}: usage of {len(rows)} accounts (* active)"]
+    lines.extend(
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+        for line in [header, *table]
+    )
+    if threshold is not None and any("!" in cell for line in table for cell in line[2:]):
+        lines.append(f"  (! at or past {threshold:g}%: rounds that name no account go elsewhere)")
+    lines.extend(notes)
+    return "\n".join(lines)
+
+
+def row_dict(row: AccountRow) -> dict[str, object]:
+    """Return ROW as plain JSON-ready data: the account, whether active, its usage or why not."""
+    return {
+        "account": row.name,
+        "active": row.active,
+        "usage": row.usage.as_dict() if row.usage is not None else None,
+        "error": row.why,
+    }

@@ -27,6 +27,14 @@ allows), one ``Decision`` out, naming the ``Next`` step and the error it carries
   window, or ended one near the root wall ``invalid_argument`` with no tokens, and
   the round has not folded harder yet: rebuild it within half the history budget
   and run once more (the causes and their words are ``causes.py``'s).
+- ``FAILOVER``: before any output, Cursor refused the run for a cause another kept
+  account can mend (usage-based pricing, a rate or usage limit named in
+  ErrorDetails, or a bare refusal once the roster, the history's length and the
+  variant are ruled out: the third-party pool, a limit said bare, or a poisoned
+  id, all of which a conversation new to another account escapes), and the round
+  may move (``RunFacts.may_fail_over``): it goes on with another account
+  (``account_choice.next_account``, ``lanes/failover.py``). No account open: the
+  round decides again without it (``without_failover``).
 - ``ROTATE``: Cursor refused the conversation itself: it gets a new wire id for the
   next round, and this one fails with the error.
 - ``FAIL``: the round fails with the error (reworded for a usage-pricing refusal,
@@ -35,7 +43,8 @@ allows), one ``Decision`` out, naming the ``Next`` step and the error it carries
   conversation that has rotated ``limits.MAX_ROTATIONS`` times).
 
 A retry the round then finds pointless (the catalog, asked again, names no other
-shape) is decided again without it (``without_retry``).
+shape) is decided again without it (``without_retry``); so is a failover with no
+account to go to (``without_failover``).
 This module only decides: the lane (``lane.py``) opens the runs, rotates the
 conversation, fetches the catalog and logs; no I/O happens here.
 """
@@ -49,6 +58,7 @@ from .. import limits
 from ..errors import ModelNotFound, ProviderError, ResourceExhausted
 from ..models import catalog
 from . import causes
+from .account_choice import LIMIT_CODES, USAGE_PRICING_CODES
 
 __all__ = [
     "AGAIN",
@@ -61,12 +71,9 @@ __all__ = [
     "conversation_refused",
     "decide",
     "usage_pricing_refusal",
+    "without_failover",
     "without_retry",
 ]
-
-# ErrorDetails codes (as connect.classify_connect_error names them) saying the account
-# must turn on usage-based pricing for the model: a new conversation id would not help.
-USAGE_PRICING_CODES = frozenset({"USAGE_PRICING_REQUIRED", "USAGE_PRICING_REQUIRED_CHANGEABLE"})
 
 
 class Next(enum.Enum):
@@ -79,6 +86,7 @@ class Next(enum.Enum):
     RETRY_SHAPE = "retry_shape"
     RETRY_FIELDS = "retry_fields"
     FOLD_HARDER = "fold_harder"
+    FAILOVER = "failover"
     ROTATE = "rotate"
     FAIL = "fail"
 
@@ -87,7 +95,7 @@ RETRIES = frozenset(
     {Next.RETRY_VARIANT, Next.RETRY_DISCOVERED, Next.RETRY_SHAPE, Next.RETRY_FIELDS}
 )
 # Every step the round takes on a new attempt rather than by failing.
-AGAIN = RETRIES | {Next.FOLD_HARDER}
+AGAIN = RETRIES | {Next.FOLD_HARDER, Next.FAILOVER}
 
 
 @dataclass(frozen=True)
@@ -132,6 +140,9 @@ class RunFacts:
     ``after_step_completed``: the last thing the run said was ``step_completed``;
     ``repeated_call``: the run asked again for a call whose result the history holds;
     ``silent``: the run ended before the service said anything but KV asks and heartbeats.
+    ``may_fail_over``: the round may go on with another kept account (failover is on,
+    the round named no account, one not yet tried is kept, and nothing of this run
+    reached the host: no output and no call resolved in place).
     """
 
     broke: ProviderError | None
@@ -158,6 +169,7 @@ class RunFacts:
     listed: bool | None = None
     roster_models: tuple[str, ...] = ()
     third_party: bool = False
+    may_fail_over: bool = False
 
 
 @dataclass(frozen=True)
@@ -189,7 +201,9 @@ def decide(facts: RunFacts) -> Decision:
         return Decision(Next.FINISH, facts, note=note)  # the completeness rule: keep it
     if broke.code in USAGE_PRICING_CODES:
         error = usage_pricing_refusal(broke, facts.model, facts.display)
-        return Decision(Next.FAIL, facts, error, note)
+        return Decision(_fail_or_failover(facts), facts, error, note)
+    if broke.code in LIMIT_CODES and _fails_over(facts):
+        return Decision(Next.FAILOVER, facts, broke, note)
     # ErrorDetails say why a quota ran out; only a bare Connect resource_exhausted
     # (ResourceExhausted) before any token means Cursor refused the request itself,
     # for one of several causes (docs/protocol.md §9).
@@ -247,11 +261,32 @@ def _bare_refusal(facts: RunFacts, broke: ProviderError, note: str | None) -> De
         return Decision(Next.FAIL, facts, error, note)
     if facts.retries.variant:
         return Decision(Next.RETRY_VARIANT, facts, broke, note)  # not a rotation
+    if _fails_over(facts):
+        # A spent pool, a limit said bare or a poisoned id: a conversation new to another
+        # account escapes each of them (docs/protocol.md §11b).
+        return Decision(Next.FAILOVER, facts, broke, note)
     if facts.third_party and facts.in_streak:
         return Decision(Next.FAIL, facts, causes.pool_spent(broke, model, display), note)
     if facts.rotations >= limits.MAX_ROTATIONS:
         return Decision(Next.FAIL, facts, conversation_refused(broke), note)
     return Decision(Next.ROTATE, facts, broke, note)
+
+
+def _fails_over(facts: RunFacts) -> bool:
+    """Return whether FACTS' round may go on with another account: allowed, nothing shown yet."""
+    return facts.may_fail_over and not facts.saw_output and not facts.saw_token_delta
+
+
+def _fail_or_failover(facts: RunFacts) -> Next:
+    """Return FAILOVER when FACTS' round may move to another account, else FAIL."""
+    return Next.FAILOVER if _fails_over(facts) else Next.FAIL
+
+
+def without_failover(decision: Decision) -> Decision:
+    """Return the decision for DECISION's run (a FAILOVER) once no other account can take it."""
+    if decision.next is not Next.FAILOVER:
+        raise ValueError(f"{decision.next} is not a failover")
+    return decide(replace(decision.facts, may_fail_over=False))
 
 
 def without_retry(decision: Decision) -> Decision:

@@ -221,6 +221,11 @@ class Fold(CallFold):
             ]
         return message
 
+    @property
+    def resolved_calls(self) -> int:
+        """Return how many calls the round resolved so far (run in place, refused, by Cursor)."""
+        return len(self._closed) // 2
+
     def messages(self) -> list[dict[str, Any]]:
         """Return every message of the round: the resolved calls, then ``message()``."""
         return [*self._closed, self.message()]

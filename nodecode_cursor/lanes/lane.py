@@ -45,11 +45,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import limits
-from ..account import credentials, key_exchange
-from ..account.accounts import unknown_account
-from ..account.credentials import checked_token
-from ..account.signin import refresh_if_due
-from ..account.store import AuthStore, account_key
+from ..account import key_exchange
+from ..account.store import account_key
 from ..core import causes, continuation, decisions
 from ..core.answers import Answerer
 from ..core.bridge import function_tools, wire_names
@@ -68,16 +65,13 @@ from ..core.history import HistoryBlobs
 from ..core.request import build_run_request, resume_request
 from ..errors import (
     CursorError,
-    NotSignedIn,
     ProviderError,
     ResourceExhausted,
-    StoreError,
     StreamIncomplete,
     loggable,
 )
 from ..host import (
     Finish,
-    Host,
     RoundContext,
     RoundResult,
     StreamPart,
@@ -89,7 +83,7 @@ from ..models import model_resolution, standing
 from ..state import CellState
 from ..transports.run_route import open_run
 from ..transports.sse import RunSettings
-from . import shapes
+from . import failover, round_token, shapes
 from .pump import Pump
 from .round_history import give_memo, read_history, take_memo
 from .round_images import fitted_messages
@@ -155,16 +149,19 @@ async def stream_round(ctx: RoundContext, state: CellState | None = None) -> Rou
     """
     if state is None:
         state = CellState()
+    # Which kept account the round starts on, when it has a choice (failover.py).
+    accounts = await failover.round_accounts(ctx, state)
+    by_name = accounts.by_name if accounts is not None else None
     # The model in one step: bundled row, roster, max-mode marker, catalog variant and
     # the retries it allows; the token is asked once the effort is known good.
     token, resolved = await model_resolution.resolve(
-        ctx, state, functools.partial(_token, ctx, state)
+        ctx, state, functools.partial(round_token.token, ctx, state, by_name)
     )
     # The session's history as its last round read it: each pass over the history
     # reads only the messages that round did not (round_history.py).
     held = take_memo(state, ctx.session_id)
     try:
-        return await _read_round(ctx, state, token, resolved, held)
+        return await _read_round(ctx, state, token, resolved, held, accounts)
     finally:
         give_memo(state, ctx.session_id, held)
 
@@ -175,8 +172,10 @@ async def _read_round(
     token: str,
     resolved: ResolvedModel,
     held: HistoryMemo | None,
+    accounts: failover.RoundAccounts | None,
 ) -> RoundResult:
-    """Return ``stream_round``'s result, the history read with HELD, the session's memo."""
+    """Return ``stream_round``'s result, the history read with HELD, the session's memo;
+    ACCOUNTS, when the round has a choice of kept accounts, may take it over (failover.py)."""
     system, messages, tools, memo = read_history(ctx, held)
     # Hashed once for both questions about the history (does it go on from the
     # session's last round, and what is this round's mark); a long message seen in
@@ -191,19 +190,37 @@ async def _read_round(
         table = state.writers
     handed: list[str] = []
     try:
-        result = await _round(
-            ctx,
-            state,
-            resolved,
-            token,
-            conversation,
-            table,
-            messages,
-            system,
-            tools,
-            handed,
-            memo,
-        )
+        while True:
+            outcome = await _round(
+                ctx,
+                state,
+                resolved,
+                token,
+                conversation,
+                table,
+                messages,
+                system,
+                tools,
+                handed,
+                memo,
+                may_fail_over=accounts is not None and accounts.may_move(),
+                started=accounts is not None and bool(accounts.switches),
+            )
+            if isinstance(outcome, RoundResult):
+                result = outcome
+                break
+            # Refused before any output for a cause another account mends: the same round
+            # on the next account, as a conversation new to it (the whole history).
+            assert accounts is not None  # only a round that may move is told to
+            moved = await failover.take_over(ctx, state, accounts, outcome, resolved)
+            if moved is None:
+                raise _ended(conversation, decisions.without_failover(outcome))
+            token = moved
+            _, resolved = await model_resolution.resolve(
+                ctx, state, functools.partial(round_token.given, moved)
+            )
+            with state.lock:
+                conversation.for_account(account_key(token))
     except CursorError as exc:
         await _keep_conversation(state, conversation, digests, None, handed)
         if exc.status == 401 and key_exchange.forget(token):
@@ -215,10 +232,13 @@ async def _read_round(
                 retryable=True,
                 code="api_key_session_refused",
             ) from exc
-        raise
+        said = await failover.refused(ctx, state, accounts, exc)
+        if said is exc:
+            raise
+        raise said from exc
     await _keep_conversation(state, conversation, digests, result.message, handed)
     _emit(ctx, Finish(result.finish_reason))
-    return result
+    return failover.stamped(result, accounts)
 
 
 async def _round(
@@ -233,13 +253,20 @@ async def _round(
     tools: list[dict[str, Any]],
     handed: list[str],
     memo: HistoryMemo | None = None,
-) -> RoundResult:
+    *,
+    may_fail_over: bool = False,
+    started: bool = False,
+) -> RoundResult | decisions.Decision:
     """Return the round's result on CONVERSATION, retrying as the service's answers allow.
 
     The keys of the calls the round handed off are added to HANDED; MEMO is the
     session's history memo (``history_memo.HistoryMemo``), None without one.
+    MAY_FAIL_OVER: a refusal another account mends returns the FAILOVER decision, for
+    ``stream_round`` to carry out; STARTED: the host was already told the stream
+    started (on the account the round moved from).
     """
-    _emit(ctx, StreamStart(resolved.wire_id))
+    if not started:
+        _emit(ctx, StreamStart(resolved.wire_id))
     mode: WireMode = "normalized"
     wire = resolved.wire
     # Without the catalog a sibling slug goes bare; if Cursor refuses that shape, the
@@ -285,9 +312,12 @@ async def _round(
             budget=budget,
             folded_harder=folded_harder,
             memo=memo,
+            may_fail_over=may_fail_over,
         )
         result = await attempt.run()
         if isinstance(result, decisions.Decision):
+            if result.next is Next.FAILOVER:
+                return result
             if result.next is Next.FOLD_HARDER:
                 facts = result.facts
                 log.info(
@@ -420,92 +450,18 @@ def _new_id() -> str:
     return str(uuid.uuid4())
 
 
-async def _token(ctx: RoundContext, state: CellState) -> str:
-    """Return the round's bearer: its credential, a ``crsr_`` API key exchanged first."""
-    chosen = await _credential(ctx, state)
-    return await key_exchange.bearer_async(
-        chosen,
-        base_url=ctx.base_url or limits.DEFAULT_BASE_URL,
-        proxy=ctx.proxy,
-        client_version=ctx.client_version,
-        home=ctx.host.home if ctx.host is not None else None,
-        source="the round's credential" if ctx.credential else key_exchange.DEFAULT_SOURCE,
-    )
+def _ended(conversation: Conversation, decision: decisions.Decision) -> ProviderError:
+    """Return the error DECISION (a FAIL or ROTATE) ends the round with, after its effect.
 
-
-async def _credential(ctx: RoundContext, state: CellState) -> str:
-    """Return the round's credential; raise the not-signed-in ConfigError when there is none.
-
-    A token no header can carry (a space, a line break, non-ASCII) is refused here
-    with a ConfigError naming its source, before the HTTP stack can quote it.
+    A ROTATE gives CONVERSATION a new wire id (``Conversation.poison``, once per
+    failure streak) for the next round; the round fails either way.
     """
-    base_url = ctx.base_url or limits.DEFAULT_BASE_URL
-    if ctx.credential:
-        given = credentials.checked_token(ctx.credential, "the round's credential")
-        if ctx.host is None:
-            return given
-        # The host chose this credential: when it is the kept sign-in (cell.credential
-        # never renews), only that sign-in is renewed when due; no other credential
-        # (a saved key, the environment) ever takes its place. auth.json is read and
-        # the refresh waits in a worker thread, never on the event loop.
-        return await asyncio.to_thread(
-            _renewed_if_kept_sign_in, ctx.host, given, base_url, ctx.proxy, state.ended_sessions
-        )
-
-    token: str | None
-    if ctx.account and ctx.host is None:
-        raise unknown_account(ctx.account, [])  # no home: no account is kept
-    if ctx.host is not None and ctx.account:
-        # A named account sends its own token or fails: never another account's.
-        return await asyncio.to_thread(
-            functools.partial(
-                credentials.account_credential,
-                ctx.host,
-                ctx.account,
-                base_url=base_url,
-                proxy=ctx.proxy,
-                ended=state.ended_sessions,
-            )
-        )
-    if ctx.host is not None:
-        token = await credentials.resolve_credential_async(
-            ctx.host,
-            "cursor",
-            for_round=True,
-            base_url=base_url,
-            proxy=ctx.proxy,
-            ended=state.ended_sessions,
-        )
-    else:
-        token = credentials.env_credential()
-    if not token:
-        raise NotSignedIn()
-    return token
-
-
-def _renewed_if_kept_sign_in(
-    host: Host, token: str, base_url: str, proxy: str | None, ended: set[str]
-) -> str:
-    """Return TOKEN, or the kept sign-in's renewed access token when TOKEN is that sign-in.
-
-    Blocking (reads auth.json, may refresh through PROXY, the round's): run it in a
-    worker thread. An auth.json that cannot be read, or a sign-in that is not TOKEN's,
-    leaves TOKEN as given.
-    """
-    store = AuthStore(host.home)
-    try:
-        entry = store.entry()
-    except StoreError as exc:
-        log.debug("auth.json unreadable; using the round's credential as given: %s", exc.detail)
-        return token
-    if entry is None or entry.access_token != token:
-        return token
-    renewed = refresh_if_due(store, base_url, host=host, proxy=proxy, ended=ended)
-    if renewed is None:  # forgotten meanwhile (a logout): send what the host chose
-        return token
-    if renewed.access_token != token:
-        log.debug("the round's credential is the kept sign-in; sending it renewed")
-    return checked_token(renewed.access_token, f"{store.path} (oauth_tokens.cursor)")
+    error = decision.error
+    if error is None or decision.next not in (Next.FAIL, Next.ROTATE):
+        raise ValueError(f"a {decision.next.value} decision ends no round with an error")
+    if decision.next is Next.ROTATE and conversation.poison():
+        log.info("Cursor refused the conversation (resource_exhausted); rotating its id")
+    return error
 
 
 class Stage(enum.Enum):
@@ -545,6 +501,7 @@ class _Attempt:
         budget: HistoryBudget | None = None,
         folded_harder: bool = False,
         memo: HistoryMemo | None = None,
+        may_fail_over: bool = False,
     ) -> None:
         """Ready the round on WIRE; STATE lends its HTTP/2 pool, clients and reply cap.
 
@@ -553,6 +510,7 @@ class _Attempt:
         SHAPE and FIELDS are the continuation shape and model fields to send. BUDGET
         bounds the history the request carries; FOLDED_HARDER says it is already halved.
         MEMO is the session's history memo (None: the history is read whole).
+        MAY_FAIL_OVER: another kept account may take the round (``decisions.RunFacts``).
         """
         self.ctx = ctx
         self.state = state
@@ -575,6 +533,7 @@ class _Attempt:
         self.budget = budget or HistoryBudget()
         self.folded_harder = folded_harder
         self.memo = memo
+        self.may_fail_over = may_fail_over
         self.build: RunRequestBuild | None = None
         self.stage = Stage.NEW
         self.frames = 0  # server messages received over all runs, heartbeats included
@@ -711,11 +670,7 @@ class _Attempt:
         A ROTATE gives the conversation a new wire id (``Conversation.poison``, once
         per failure streak) for the next round; this one fails either way.
         """
-        error = decision.error
-        if error is None or decision.next not in (Next.FAIL, Next.ROTATE):
-            raise ValueError(f"a {decision.next.value} decision ends no round with an error")
-        if decision.next is Next.ROTATE and self.conversation.poison():
-            log.info("Cursor refused the conversation (resource_exhausted); rotating its id")
+        error = _ended(self.conversation, decision)
         self.stage = Stage.FAILED
         return error
 
@@ -797,6 +752,8 @@ class _Attempt:
                 )
             ),
             in_streak=self.conversation.in_streak,
+            # Nothing of this run reached the host: no output, no call resolved in place.
+            may_fail_over=self.may_fail_over and not fold.resolved_calls,
             **cause,
         )
 

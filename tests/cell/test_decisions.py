@@ -22,6 +22,7 @@ from nodecode_cursor.core.decisions import (
     Retries,
     RunFacts,
     decide,
+    without_failover,
     without_retry,
 )
 from nodecode_cursor.errors import (
@@ -202,6 +203,7 @@ ERRORS = st.sampled_from(
         ProviderError("refused", retryable=False),
         ProviderError("quota", status=429, retryable=True),
         ProviderError("pay", status=429, code="USAGE_PRICING_REQUIRED"),
+        ProviderError("spent", status=429, retryable=True, code="PRO_USER_USAGE_LIMIT"),
     ]
 )
 FACTS = st.builds(
@@ -218,6 +220,7 @@ FACTS = st.builds(
     resumes=st.integers(0, limits.MAX_RESUMES + 1),
     rotations=st.integers(0, limits.MAX_ROTATIONS + 1),
     retries=st.builds(Retries, st.booleans(), st.booleans()),
+    may_fail_over=st.booleans(),
 )
 
 
@@ -236,3 +239,67 @@ def test_every_decision_carries_what_its_step_needs(facts: RunFacts) -> None:
     if decision.next in RETRIES:
         # A retry decided again without it is the run's end: never another retry or a resume.
         assert without_retry(decision).next in {Next.FAIL, Next.ROTATE}
+    if decision.next is Next.FAILOVER:
+        # Only before anything reached the host, only when the round may move; with no
+        # account to move to, the run's end is what it was before failover existed.
+        assert facts.may_fail_over and not facts.saw_output and not facts.saw_token_delta
+        alone, before = without_failover(decision), decide(replace(facts, may_fail_over=False))
+        assert (alone.next, repr(alone.error)) == (before.next, repr(before.error))
+        assert alone.next in {Next.FAIL, Next.ROTATE}
+    if not facts.may_fail_over:
+        assert decision.next is not Next.FAILOVER
+
+
+LIMIT = ProviderError(
+    "Cursor PRO_USER_USAGE_LIMIT: Usage limit reached",
+    status=429,
+    retryable=True,
+    code="PRO_USER_USAGE_LIMIT",
+)
+PRICING = ProviderError("Cursor USAGE_PRICING_REQUIRED", status=429, code="USAGE_PRICING_REQUIRED")
+
+
+@pytest.mark.parametrize("broke", [LIMIT, PRICING])
+def test_a_limit_or_usage_pricing_before_output_fails_over_when_the_round_may(
+    broke: ProviderError,
+) -> None:
+    facts = RunFacts(broke=broke, model="composer-2.5", display="Composer 2.5", may_fail_over=True)
+    decision = decide(facts)
+    assert decision.next is Next.FAILOVER
+    # The error the round fails with when no account can take it is today's.
+    alone = without_failover(decision)
+    assert alone.next is Next.FAIL
+    assert alone.error is not None and alone.error.code == broke.code
+    if broke is PRICING:
+        assert "usage-based pricing" in alone.error.detail
+    assert decide(replace(facts, may_fail_over=False)).next is Next.FAIL
+
+
+@pytest.mark.parametrize("shown", ["saw_output", "saw_token_delta"])
+def test_no_failover_once_anything_reached_the_host(shown: str) -> None:
+    for broke in (LIMIT, PRICING, REFUSED):
+        facts = replace(
+            RunFacts(broke=broke, model="gpt-5.4", third_party=True, may_fail_over=True),
+            **{shown: True},
+        )
+        assert decide(facts).next is not Next.FAILOVER
+
+
+def test_a_bare_refusal_fails_over_only_once_its_other_causes_are_ruled_out() -> None:
+    base = RunFacts(broke=REFUSED, model="gpt-5.4", third_party=True, may_fail_over=True)
+    assert decide(base).next is Next.FAILOVER
+    # A model the roster does not list: no account's id helps; say so.
+    assert decide(replace(base, listed=False)).next is Next.FAIL
+    # A history past the window: fold harder first.
+    assert decide(replace(base, tokens=2_000, window=1_000)).next is Next.FOLD_HARDER
+    # A variant the catalog may name: that retry first.
+    assert decide(replace(base, retries=Retries(variant=True))).next is Next.RETRY_VARIANT
+    # Without failover: today's rotation, then the spent pool.
+    alone = replace(base, may_fail_over=False)
+    assert decide(alone).next is Next.ROTATE
+    assert decide(replace(alone, in_streak=True)).error.code == "third_party_pool_spent"  # type: ignore[union-attr]
+
+
+def test_only_a_failover_can_be_decided_again_without_one() -> None:
+    with pytest.raises(ValueError):
+        without_failover(decide(RunFacts(broke=CUT)))
