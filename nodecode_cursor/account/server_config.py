@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from .. import limits
 
 if TYPE_CHECKING:
-    from ..transports.sse import RunSettings
+    from ..transports.run import RunSettings
 
 __all__ = [
     "GET_SERVER_CONFIG_PATH",
@@ -41,7 +41,7 @@ __all__ = [
     "parse_server_config",
 ]
 
-log = logging.getLogger("nodecode_cursor.transports.sse")
+log = logging.getLogger(__name__)
 
 GET_SERVER_CONFIG_PATH = "/agent.v1.AgentService/GetServerConfig"
 

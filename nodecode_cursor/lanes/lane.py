@@ -88,8 +88,8 @@ from ..host import (
 )
 from ..models import model_resolution, standing
 from ..state import CellState
+from ..transports.run import RunSettings
 from ..transports.run_route import open_run
-from ..transports.sse import RunSettings
 from . import shapes
 from .pump import Pump
 from .round_images import fitted_messages

@@ -48,7 +48,7 @@ __all__ = [
     "h1_route",
 ]
 
-log = logging.getLogger("nodecode_cursor.transports.sse")
+log = logging.getLogger(__name__)
 
 _READ_SIZE = 65536
 

@@ -37,7 +37,7 @@ from .h2dial import Dialed
 
 __all__ = ["H2Connection", "H2Stream", "StreamCut"]
 
-log = logging.getLogger("nodecode_cursor.h2")
+log = logging.getLogger(__name__)
 
 _READ_SIZE = 65536
 # DATA up to this size is flushed with whatever else this turn of the event loop

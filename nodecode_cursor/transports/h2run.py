@@ -34,32 +34,26 @@ from ..wire.connect import encode_frame
 from ..wire.stream import ServerItem, StreamReader, as_message
 from .h2conn import H2Connection, H2Stream, StreamCut
 from .h2dial import H2Unavailable, ProxyCannotTunnel, dial, proxy_for, split_url
+from .http import http_error, rpc_headers, unreachable
 from .idle import IdleDeadline, silent_for
-from .runpool import RunConnections
-from .sse import (
+from .run import (
+    HEARTBEAT,
     STREAM_CUT,
-    PollRun,
     RunSettings,
     RunStream,
     RunTransport,
-    SseRun,
     after_end,
     after_end_error,
     grpc_end,
-    http_error,
-    run_headers,
-    unreachable,
 )
+from .runpool import RunConnections
+from .sse import PollRun, SseRun
 
 __all__ = ["RUN_PATH", "ChosenRun", "H2Run"]
 
-log = logging.getLogger("nodecode_cursor.transports.sse")
+log = logging.getLogger(__name__)
 
 RUN_PATH = "/agent.v1.AgentService/Run"
-
-_HEARTBEAT = agent_pb2.AgentClientMessage(
-    client_heartbeat=agent_pb2.ClientHeartbeat()
-).SerializeToString()
 
 _Item = list[ServerItem] | BaseException | None
 
@@ -179,7 +173,7 @@ class H2Run(RunStream):
     def _headers(self) -> list[tuple[str, str]]:
         """Return the stream's request headers after the pseudo-headers (docs/protocol.md §4b)."""
         settings = self.settings
-        common = run_headers(settings.token, settings.client_version, self.request_id)
+        common = rpc_headers(settings.token, settings.client_version, self.request_id)
         headers = [
             (":path", RUN_PATH),
             ("content-type", "application/connect+proto"),
@@ -409,7 +403,7 @@ class ChosenRun:
 
     def send(self, message: bytes) -> None:
         """Queue one serialized AgentClientMessage on the run's transport."""
-        if self._replay is not None and message != _HEARTBEAT:
+        if self._replay is not None and message != HEARTBEAT:
             self._replay.append(message)
         if self._inner is not None:
             self._inner.send(message)

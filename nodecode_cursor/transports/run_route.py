@@ -15,14 +15,15 @@ from typing import TYPE_CHECKING
 from .. import limits
 from ..errors import ConfigError
 from .h2run import ChosenRun
-from .sse import PollRun, RunSettings, RunTransport, SseRun
+from .run import RunSettings, RunTransport
+from .sse import PollRun, SseRun
 
 if TYPE_CHECKING:
     from .runpool import RunConnections
 
 __all__ = ["open_run"]
 
-log = logging.getLogger("nodecode_cursor.transports.sse")
+log = logging.getLogger(__name__)
 
 
 def open_run(settings: RunSettings, connections: RunConnections | None = None) -> RunTransport:

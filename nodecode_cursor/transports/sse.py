@@ -10,14 +10,15 @@ two routes:
   200, so append 0 (the run request) goes only after that: an append that
   arrives earlier can be lost.
 * ``RunPoll`` (``PollRun``): the POST's answer streams Connect frames of
-  ``BidiPollResponse{seqno, data (base64 of one message), eof}``. Its own
+  ``BidiPollResponse{seqno, data (base64 of one message), eof}``
+  (``wire/poll.py`` checks and unwraps them). Its own
   client (oh-my-pi's HTTP/1 bridge) opens it only after append 0 was
   accepted, and so does this one.
 
 Both share everything but the reader: an append task drains a queue one POST
 at a time, a heartbeat task queues a ``client_heartbeat`` when nothing else was
 written for a period, and the consumer side hands the lane decoded messages
-with backpressure. ``RunTransport`` is the small protocol the lane speaks;
+with backpressure (``run.RunStream``). ``run.RunTransport`` is the small protocol the lane speaks;
 ``run_route.open_run`` is the one place that picks a route for a run (the
 ``transport`` setting: ``auto`` tries RunSSE and falls back to RunPoll when
 RunSSE is refused as unimplemented or ends before its first message).
@@ -29,157 +30,53 @@ lane's call.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import collections
 import contextlib
 import logging
-import urllib.parse
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, field
-from types import TracebackType
-from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import TYPE_CHECKING, Protocol, Self
 
 import httpx
-from google.protobuf.message import DecodeError
 
 from .. import limits
-from .._proto import agent_pb2, aiserver_pb2
+from .._proto import aiserver_pb2
 from ..errors import CursorError, ProtocolError, ProviderError, StreamIncomplete
-from ..wire.connect import (
-    CONNECT_CODE_STATUS,
-    FrameDecoder,
-    Payload,
-    classify_connect_error,
-    encode_frame,
-    parse_end_stream,
+from ..wire.connect import Payload, encode_frame
+from ..wire.poll import PollFrames
+from ..wire.stream import ServerItem, StreamReader
+from .http import http_error, proxied_client, reaching, read_capped, rpc_headers, unreachable
+from .run import (
+    HEARTBEAT,
+    STREAM_CUT,
+    RunSettings,
+    RunStream,
+    after_end,
+    after_end_error,
+    grpc_end,
 )
-
-# The request's parts and the mapping of failures are the HTTP kit's (http.py); the names
-# stay importable from here for the callers that know them as transport's.
-from ..wire.stream import ServerItem, StreamReader, as_message
-from .http import (
-    DOCTOR_HINT,
-    ClientT,
-    http_error,
-    proxied_client,
-    reaching,
-    read_capped,
-    tls_context,
-    unreachable,
-    unreachable_cause,
-)
-from .http import rpc_headers as run_headers
 
 if TYPE_CHECKING:
-    from .clients import HttpClients
     from .h1conn import H1Pool, H1Route
 
 __all__ = [
     "APPEND_PATH",
-    "DOCTOR_HINT",
     "RUN_POLL_PATH",
     "RUN_SSE_PATH",
-    "STREAM_CUT",
-    "ClientT",
     "PollRun",
-    "RunSettings",
-    "RunStream",
-    "RunTransport",
     "SseRun",
-    "after_end",
-    "after_end_error",
     "append_timeout",
-    "grpc_end",
-    "http_error",
-    "proxied_client",
-    "reaching",
     "run_client",
-    "run_headers",
-    "tls_context",
-    "unreachable",
-    "unreachable_cause",
 ]
 
-log = logging.getLogger("nodecode_cursor.transports.sse")
+log = logging.getLogger(__name__)
 
 RUN_SSE_PATH = "/agent.v1.AgentService/RunSSE"
 RUN_POLL_PATH = "/agent.v1.AgentService/RunPoll"
 APPEND_PATH = "/aiserver.v1.BidiService/BidiAppend"
 
-CONNECT_TIMEOUT_SECONDS = limits.CONNECT_TIMEOUT_SECONDS
-
-_HEARTBEAT = agent_pb2.AgentClientMessage(
-    client_heartbeat=agent_pb2.ClientHeartbeat()
-).SerializeToString()
-
 # BidiPollRequest.poll_mode: every client we know of sends 1; its meaning is not public.
 _POLL_MODE = 1
-
-
-@dataclass(frozen=True, slots=True)
-class RunSettings:
-    """Where and how a run connects; the timing knobs exist so tests can shrink them."""
-
-    base_url: str
-    token: str
-    client_version: str
-    proxy: str | None = None
-    request_timeout: float = limits.DEFAULT_REQUEST_TIMEOUT_SECONDS
-    heartbeat_seconds: float = limits.HEARTBEAT_SECONDS
-    append_base_timeout: float = limits.APPEND_BASE_TIMEOUT_SECONDS
-    append_bytes_per_extra_second: int = limits.APPEND_BYTES_PER_EXTRA_SECOND
-    connect_timeout: float = CONNECT_TIMEOUT_SECONDS
-    # Which route streams the run: "auto" (RunSSE, else RunPoll), "sse" or "poll".
-    transport: str = limits.DEFAULT_RUN_TRANSPORT
-    # A run that resumes a broken one names the round's first run (its request id)
-    # in x-original-request-id, on the stream's POST and every append.
-    original_request_id: str | None = None
-    # The cell's pooled clients (CellState.http_clients); None: the run builds its own.
-    clients: HttpClients | None = field(default=None, compare=False)
-
-    def __repr__(self) -> str:
-        # The token never appears in a repr, a log line or an error.
-        return (
-            f"RunSettings(base_url={self.base_url!r}, client_version={self.client_version!r},"
-            f" transport={self.transport!r})"
-        )
-
-
-@runtime_checkable
-class RunTransport(Protocol):
-    """What the lane needs of a run's wire, whichever transport carries it."""
-
-    settings: RunSettings
-    request_id: str
-    saw_end: bool
-    end_error: ProviderError | None
-    cut: str | None
-
-    def send(self, message: bytes) -> None:
-        """Queue one serialized AgentClientMessage to go after those already queued."""
-        ...
-
-    def messages(self) -> AsyncGenerator[agent_pb2.AgentServerMessage, None]:
-        """Yield the server's messages as they arrive, until the stream ends."""
-        ...
-
-    def batches(self) -> AsyncGenerator[list[ServerItem], None]:
-        """Yield the server's messages a network read at a time, until the stream ends.
-
-        A text or thinking delta may come as its text (``wire.stream.ServerItem``).
-        """
-        ...
-
-    async def __aenter__(self) -> RunTransport: ...
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None: ...
 
 
 def append_timeout(size: int, settings: RunSettings) -> float:
@@ -189,12 +86,6 @@ def append_timeout(size: int, settings: RunSettings) -> float:
 
 # A refusal's body past this is not read: its status alone says it.
 _MAX_REFUSAL_BYTES = 1 << 20
-
-# A stream the service (or the line to it) ended mid-answer, as a person reads it.
-STREAM_CUT = "the service closed the stream before the answer ended"
-
-# What the reader hands the consumer: a batch of messages, the end (None), or a failure.
-_Item = list[ServerItem] | BaseException | None
 
 
 def run_client(settings: RunSettings) -> httpx.AsyncClient:
@@ -225,60 +116,6 @@ async def _drain(chunks: AsyncIterator[bytes]) -> int:
     except (TimeoutError, H1Cut):
         log.debug("the stream did not end after its end frame; its connection is not kept")
     return extra
-
-
-# gRPC status numbers (a ``grpc-status`` trailer) by the Connect code that names them.
-_GRPC_CODES = (
-    "ok",
-    "canceled",
-    "unknown",
-    "invalid_argument",
-    "deadline_exceeded",
-    "not_found",
-    "already_exists",
-    "permission_denied",
-    "resource_exhausted",
-    "failed_precondition",
-    "aborted",
-    "out_of_range",
-    "unimplemented",
-    "internal",
-    "unavailable",
-    "data_loss",
-    "unauthenticated",
-)
-
-
-def grpc_end(trailers: Mapping[str, str]) -> tuple[bool, ProviderError | None]:
-    """Return whether TRAILERS end the stream gRPC's way (``grpc-status``), and its error.
-
-    A stream with no Connect end frame may end so (oh-my-pi's terminal-error
-    tests; docs/protocol.md §3): status 0 is a clean end, any other fails the
-    round with its status and message, over HTTP/2 and RunSSE alike.
-    """
-    status = trailers.get("grpc-status")
-    if status is None:
-        return False, None
-    # ASCII digits only: str.isdigit() takes "²", which int() refuses.
-    number = int(status) if status.isascii() and status.isdigit() else 2
-    if number == 0:
-        return True, None
-    code = _GRPC_CODES[number] if number < len(_GRPC_CODES) else "unknown"
-    # gRPC percent-encodes the message; a malformed escape stays as sent.
-    message = urllib.parse.unquote(trailers.get("grpc-message", ""))
-    classified = classify_connect_error(
-        {"code": code, "message": message}, http_status=CONNECT_CODE_STATUS.get(code)
-    )
-    if type(classified) is ProviderError:
-        # Worded with the trailer's own status; a kind the lane acts on stays as it is.
-        said = f": {message}" if message else ""
-        classified = ProviderError(
-            f"Cursor's stream ended with gRPC status {number} ({code}){said}",
-            status=classified.status,
-            retryable=classified.retryable,
-            code=classified.code,
-        )
-    return True, classified
 
 
 class _Answer(Protocol):
@@ -336,23 +173,6 @@ class _HttpxAnswer:
         await self._response.aclose()
 
 
-def after_end(decoder: FrameDecoder) -> bool:
-    """Return whether anything followed the end frame in what DECODER was fed.
-
-    ``FrameDecoder.read`` stops at the end frame and keeps what follows buffered, so
-    any byte still pending came after it.
-    """
-    return decoder.pending > 0
-
-
-def after_end_error() -> ProtocolError:
-    """Return the error of a stream that sent bytes after its Connect end frame."""
-    return ProtocolError(
-        "Cursor sent data after end of stream (bytes after the Connect end frame); "
-        "the answer cannot be trusted (try again)"
-    )
-
-
 class _SseUnavailable(Exception):
     """RunSSE is not served for this run: the reason, for the log line."""
 
@@ -360,135 +180,6 @@ class _SseUnavailable(Exception):
 def _unimplemented(status: int, refusal: ProviderError) -> bool:
     """Return whether a refused RunSSE says the route is not served (404, 501, unimplemented)."""
     return status in (404, 501) or refusal.code == "unimplemented"
-
-
-class RunStream:
-    """What every transport's run shares: the outbox, the heartbeat and the consumer side.
-
-    A subclass writes what ``send`` queues (appends, or the body of an HTTP/2
-    stream, re-arming ``_last_write`` at each write) and reads the server's half,
-    handing batches to ``_deliver`` and the end (None) or a failure to ``_finish``.
-    ``messages`` yields what was delivered, with backpressure: a reader whose
-    consumer is behind waits, so a fast stream waits in the socket.
-    """
-
-    def __init__(self, settings: RunSettings, request_id: str | None) -> None:
-        self.settings = settings
-        self.request_id = request_id or str(uuid.uuid4())
-        self.saw_end = False
-        self.end_error: ProviderError | None = None
-        self.cut: str | None = None
-        self.failure: CursorError | None = None
-        # Messages waiting to go, oldest first.
-        self._outbox: collections.deque[bytes] = collections.deque()
-        self._queued = asyncio.Event()
-        self._got_message = False
-        self._last_write = 0.0
-        self._inbox: asyncio.Queue[_Item] = asyncio.Queue()
-        # Set while the consumer keeps up; the reader waits on it (backpressure).
-        self._room = asyncio.Event()
-        self._room.set()
-        self._tasks: list[asyncio.Task[None]] = []
-        self._ended = False
-        self._closed = False
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-    async def aclose(self) -> None:
-        """Stop every task and close what the run holds; safe to call twice."""
-        raise NotImplementedError
-
-    def send(self, message: bytes) -> None:
-        """Queue one serialized AgentClientMessage; dropped once the stream is over."""
-        if self._ended or self._closed:
-            return
-        self._outbox.append(message)
-        self._queued.set()
-
-    async def messages(self) -> AsyncGenerator[agent_pb2.AgentServerMessage, None]:
-        """Yield the server's messages as they arrive; raise the run's failure if it fails."""
-        async with contextlib.aclosing(self.batches()) as batches:
-            async for batch in batches:
-                for item in batch:
-                    yield as_message(item)
-
-    async def batches(self) -> AsyncGenerator[list[ServerItem], None]:
-        """Yield the messages of each network read as one list; raise the run's failure if it fails.
-
-        The lane's hot path: one step of a generator per read rather than per message.
-        """
-        inbox = self._inbox
-        while True:
-            item = await inbox.get()
-            if inbox.qsize() < limits.RUN_INBOX_BATCHES:
-                self._room.set()
-            if item is None:
-                return
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-
-    def _finish(self, item: _Item) -> None:
-        """Mark the stream over and hand the consumer its last item."""
-        self._ended = True
-        self._inbox.put_nowait(item)
-
-    def _take_end(self, end: bytes, check_end: Callable[[], None] | None = None) -> None:
-        """Take the end frame's payload END: the stream's end, and its error if any.
-
-        CHECK_END, when given, may refuse a clean end first (it raises).
-        """
-        end_error = parse_end_stream(end)
-        if end_error is None and check_end is not None:
-            check_end()
-        self.saw_end = True
-        self.end_error = end_error
-        log.debug(
-            "run %s end frame%s",
-            self.request_id,
-            f": {end_error.detail}" if end_error else "",
-        )
-
-    async def _deliver(self, batch: list[ServerItem]) -> None:
-        """Hand the consumer BATCH; wait while it is behind (backpressure)."""
-        self._got_message = True
-        self._delivering()
-        self._inbox.put_nowait(batch)
-        if self._inbox.qsize() >= limits.RUN_INBOX_BATCHES:
-            # The consumer is behind: stop reading until it catches up, so a fast
-            # stream waits in the socket, not in this process.
-            self._room.clear()
-            await self._room.wait()
-
-    def _delivering(self) -> None:
-        """Note that a message came (a subclass's hook; nothing here)."""
-
-    async def _heartbeat(self) -> None:
-        """Queue a client heartbeat whenever nothing was written for a whole period."""
-        period = self.settings.heartbeat_seconds
-        loop = asyncio.get_running_loop()
-        while not self._ended:
-            wait = self._last_write + period - loop.time()
-            if wait <= 0:
-                # A message still queued is the next write the service sees; a
-                # heartbeat behind it would say nothing more.
-                if not self._outbox:
-                    self.send(_HEARTBEAT)
-                wait = period
-            await asyncio.sleep(wait)
-
-    def _silence(self) -> StreamIncomplete:
-        """Return the error for a stream that sent nothing for the request timeout."""
-        seconds = self.settings.request_timeout
-        return StreamIncomplete(
-            f"Cursor sent nothing for {seconds:g} s; the stream is incomplete (try again)"
-        )
 
 
 class _BidiRun(RunStream):
@@ -547,7 +238,7 @@ class _BidiRun(RunStream):
         self.run_url = base + RUN_SSE_PATH
         self.poll_url = base + RUN_POLL_PATH
         self.append_url = base + APPEND_PATH
-        self._headers = run_headers(
+        self._headers = rpc_headers(
             settings.token, settings.client_version, self.request_id, settings.original_request_id
         )
 
@@ -700,12 +391,12 @@ class _BidiRun(RunStream):
                 appender.cancel()
                 await asyncio.gather(appender, return_exceptions=True)
             sent = self._replay or []
-            waiting = [m for m in self._outbox if m != _HEARTBEAT]
+            waiting = [m for m in self._outbox if m != HEARTBEAT]
             self._outbox = collections.deque([*sent, *waiting])
             self._queued.set()
             self.request_id = str(uuid.uuid4())
             settings = self.settings
-            self._headers = run_headers(
+            self._headers = rpc_headers(
                 settings.token,
                 settings.client_version,
                 self.request_id,
@@ -739,7 +430,7 @@ class _BidiRun(RunStream):
             refusal = await self._refusal(response, "Cursor's RunPoll")
             log.debug("run %s refused: %s", self.request_id, refusal.detail)
             raise refusal
-        reader = _PollFrames()
+        reader = PollFrames()
         await self._stream_frames(response, reader.messages, reader.check_end)
         self._finish(None)
 
@@ -884,7 +575,7 @@ class _BidiRun(RunStream):
                 finally:
                     self._append_idle.set()
                 self._outbox.popleft()
-                if self._replay is not None and message != _HEARTBEAT:
+                if self._replay is not None and message != HEARTBEAT:
                     self._replay.append(message)
         except asyncio.CancelledError:
             raise
@@ -982,49 +673,3 @@ class PollRun(_BidiRun):
     """
 
     route = "poll"
-
-
-class _PollFrames:
-    """Checks RunPoll's numbered frames and unwraps the message each carries."""
-
-    __slots__ = ("eof", "next_seqno")
-
-    def __init__(self) -> None:
-        self.next_seqno = 0
-        self.eof = False
-
-    def messages(self, payloads: list[Payload]) -> list[ServerItem]:
-        """Return the messages a read's RunPoll frames carry, in order (some carry none)."""
-        return [message for p in payloads if (message := self.message(p)) is not None]
-
-    def message(self, payload: Payload) -> agent_pb2.AgentServerMessage | None:
-        """Return the message a BidiPollResponse frame carries (None when it has none)."""
-        try:
-            poll = aiserver_pb2.BidiPollResponse.FromString(payload)  # type: ignore[arg-type]
-        except (DecodeError, RecursionError):
-            raise ProtocolError(
-                "Cursor sent a RunPoll frame that is not a BidiPollResponse"
-            ) from None
-        if self.eof:
-            raise ProtocolError("Cursor's RunPoll sent a frame after its eof")
-        if poll.seqno != self.next_seqno:
-            what = "a duplicate" if poll.seqno < self.next_seqno else "a gap"
-            raise ProtocolError(
-                f"Cursor's RunPoll frame {poll.seqno} is {what}: expected {self.next_seqno}"
-            )
-        self.next_seqno += 1
-        self.eof = poll.eof
-        if not poll.data:
-            return None
-        try:
-            raw = base64.b64decode(poll.data, validate=True)
-            return agent_pb2.AgentServerMessage.FromString(raw)
-        except (binascii.Error, DecodeError, RecursionError):
-            raise ProtocolError(
-                f"Cursor's RunPoll frame {poll.seqno} does not carry an AgentServerMessage"
-            ) from None
-
-    def check_end(self) -> None:
-        """Refuse a clean end frame that came before the eof frame."""
-        if not self.eof:
-            raise ProtocolError("Cursor's RunPoll ended without its eof frame")

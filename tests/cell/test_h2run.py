@@ -44,8 +44,9 @@ from nodecode_cursor.host import RoundContext
 from nodecode_cursor.lanes import lane
 from nodecode_cursor.state import CellState
 from nodecode_cursor.transports.h2run import ChosenRun, H2Run
+from nodecode_cursor.transports.run import RunSettings
 from nodecode_cursor.transports.run_route import open_run
-from nodecode_cursor.transports.sse import RunSettings, SseRun
+from nodecode_cursor.transports.sse import SseRun
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)
 

@@ -35,8 +35,9 @@ from nodecode_cursor.cell import CursorCell, Settings
 from nodecode_cursor.errors import ConfigError, ProtocolError, ProviderError
 from nodecode_cursor.host import MemoryHost, RoundContext
 from nodecode_cursor.lanes import lane
+from nodecode_cursor.transports.run import RunSettings
 from nodecode_cursor.transports.run_route import open_run
-from nodecode_cursor.transports.sse import PollRun, RunSettings, SseRun
+from nodecode_cursor.transports.sse import PollRun, SseRun
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)
 
