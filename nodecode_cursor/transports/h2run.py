@@ -32,9 +32,10 @@ from .._proto import agent_pb2
 from ..errors import CursorError, ProtocolError, ProviderError, StreamIncomplete
 from ..wire.connect import encode_frame
 from ..wire.stream import ServerItem, StreamReader, as_message
+from .errormap import Cut, unreachable
 from .h2conn import H2Connection, H2Stream, StreamCut
 from .h2dial import H2Unavailable, ProxyCannotTunnel, dial, proxy_for, split_url
-from .http import http_error, rpc_headers, unreachable
+from .http import http_error, rpc_headers
 from .idle import IdleDeadline, silent_for
 from .run import (
     HEARTBEAT,
@@ -156,7 +157,7 @@ class H2Run(RunStream):
             try:
                 self._stream = await connection.open_stream(headers)
                 return
-            except StreamCut as cut:
+            except Cut as cut:
                 if attempt or self._own_connection:
                     raise unreachable(self.run_url, cut) from None
 
@@ -214,7 +215,7 @@ class H2Run(RunStream):
                 self.written += 1
         except asyncio.CancelledError:
             raise
-        except StreamCut:
+        except Cut:
             return  # the stream is over; the reader says how it ended
         except Exception as exc:
             log.debug("the run's writer failed", exc_info=True)

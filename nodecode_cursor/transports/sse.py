@@ -45,7 +45,8 @@ from ..errors import CursorError, ProtocolError, ProviderError, StreamIncomplete
 from ..wire.connect import Payload, encode_frame
 from ..wire.poll import PollFrames
 from ..wire.stream import ServerItem, StreamReader
-from .http import http_error, proxied_client, reaching, read_capped, rpc_headers, unreachable
+from .errormap import Cut, Step, mapped, unreachable
+from .http import http_error, proxied_client, read_capped, rpc_headers
 from .run import (
     HEARTBEAT,
     STREAM_CUT,
@@ -106,14 +107,12 @@ async def _drain(chunks: AsyncIterator[bytes]) -> int:
     pool for the next round; a server that keeps it open longer than the bound
     loses the connection instead, and what it sends later is not counted.
     """
-    from .h1conn import H1Cut
-
     extra = 0
     try:
         async with asyncio.timeout(limits.DRAIN_SECONDS):
             async for chunk in chunks:
                 extra += len(chunk)
-    except (TimeoutError, H1Cut):
+    except (TimeoutError, Cut):
         log.debug("the stream did not end after its end frame; its connection is not kept")
     return extra
 
@@ -129,7 +128,7 @@ class _Answer(Protocol):
         ...
 
     def chunks(self) -> AsyncIterator[bytes]:
-        """Yield the body; TimeoutError on silence, ``h1conn.H1Cut`` when it was cut."""
+        """Yield the body; TimeoutError on silence, ``errormap.Cut`` when it was cut."""
         ...
 
     async def read(self, max_bytes: int | None = None) -> bytes | None:
@@ -151,21 +150,20 @@ class _HttpxAnswer:
 
     async def chunks(self) -> AsyncIterator[bytes]:
         """Yield the body as httpx reads it; its failures as ``_Answer`` says."""
-        from .h1conn import H1Cut
-
-        try:
-            async for chunk in self._response.aiter_bytes():
-                yield chunk
-        except httpx.TimeoutException:
-            raise TimeoutError() from None
-        except httpx.TransportError as exc:
-            raise H1Cut(str(exc) or type(exc).__name__) from None
+        chunks = self._response.aiter_bytes()
+        while True:
+            with mapped(Step.STREAM):
+                chunk = await anext(chunks, None)
+            if chunk is None:
+                return
+            yield chunk
 
     async def read(self, max_bytes: int | None = None) -> bytes | None:
         """Return the whole body (None once it passes MAX_BYTES; b"" when it could not be read)."""
         try:
-            return await read_capped(self._response.aiter_bytes(), max_bytes)
-        except httpx.HTTPError:
+            with mapped(Step.STREAM):
+                return await read_capped(self._response.aiter_bytes(), max_bytes)
+        except (TimeoutError, Cut):
             return b""
 
     async def aclose(self) -> None:
@@ -458,23 +456,22 @@ class _BidiRun(RunStream):
         request = self._client.build_request(
             "POST", url, headers=headers, content=body, timeout=timeout
         )
-        with reaching(url):
-            try:
+        # Never connected is unreachable (mapped); no answer in time is silence.
+        try:
+            with mapped(Step.STREAM, url):
                 response = await self._client.send(request, stream=True)
-            except httpx.TimeoutException as exc:
-                if isinstance(exc, httpx.ConnectTimeout):
-                    raise  # never connected: unreachable, not silent
-                raise self._silence() from None
+        except TimeoutError:
+            raise self._silence() from None
+        except Cut as cut:
+            raise unreachable(url, cut) from None
         self._response = answer = _HttpxAnswer(response)
         return answer
 
     async def _refusal(self, response: _Answer, what: str) -> ProviderError:
         """Return the error a non-200 answer to the stream's POST carries."""
-        from .h1conn import H1Cut
-
         try:
             raw = await response.read(_MAX_REFUSAL_BYTES) or b""
-        except (TimeoutError, H1Cut):
+        except (TimeoutError, Cut):
             raw = b""
         return http_error(response.status, raw, what)
 
@@ -493,8 +490,6 @@ class _BidiRun(RunStream):
         may refuse a clean end first) or at a ``grpc-status`` trailer, and ``cut``
         when the stream closed early.
         """
-        from .h1conn import H1Cut
-
         decoder = StreamReader()
         # Closed here when the end frame returns early, rather than by a finalizer
         # task left pending on the loop.
@@ -521,7 +516,7 @@ class _BidiRun(RunStream):
                     await self._deliver(batch)
         except TimeoutError:
             raise self._silence() from None
-        except H1Cut as exc:
+        except Cut as exc:
             # The connection dropped mid-answer. Whether that loses anything is
             # the completeness rule's call (fold.py), not the transport's...
             log.debug("run %s cut: %s", self.request_id, exc)
@@ -595,11 +590,9 @@ class _BidiRun(RunStream):
         self, url: str, body: bytes, headers: dict[str, str], timeout: float
     ) -> tuple[int, bytes]:
         """Return the status and body of one POST on the run's HTTP/1.1; raise if unanswered."""
-        from .h1conn import H1Cut
-
         if self._pool is None:
             assert self._client is not None
-            with reaching(url):
+            with mapped(Step.EXCHANGE, url):
                 response = await self._client.post(
                     url, content=body, headers=headers, timeout=timeout
                 )
@@ -615,8 +608,8 @@ class _BidiRun(RunStream):
         )
         try:
             content = await answer.read()
-        except H1Cut as cut:
-            raise unreachable(url, str(cut)) from None
+        except Cut as cut:
+            raise unreachable(url, cut) from None
         finally:
             await answer.aclose()
         return answer.status, content or b""
@@ -641,7 +634,7 @@ class _BidiRun(RunStream):
         try:
             async with asyncio.timeout(deadline):
                 status, content = await self._post(self.append_url, body, headers, deadline)
-        except (TimeoutError, httpx.TimeoutException):
+        except TimeoutError:
             raise ProviderError(
                 f"Cursor did not accept append #{seqno} within {round(deadline, 1):g} s",
                 status=504,
