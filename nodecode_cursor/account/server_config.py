@@ -14,7 +14,7 @@ a timeout, a body that does not parse) is "unspecified".
 HTTP/1.1 (HTTP/2 is what just failed) through the cell's pooled client and
 proxy (``http.unary``); ``ServerConfigs`` (on ``RunConnections``, so on ``CellState``) keeps
 each answer 30 s per base URL and account and lets concurrent rounds share one
-call. What to do with the answer is ``h2run.ChosenRun``'s.
+call. What the answer changes is ``core.routes.next_route``'s to decide.
 """
 
 from __future__ import annotations

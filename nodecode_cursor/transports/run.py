@@ -7,7 +7,11 @@ three routes (HTTP/2 ``Run``, RunSSE, RunPoll). What they share lives here:
 * ``RunTransport``: the small protocol the lane (and ``lanes/pump.py``) speaks;
 * ``RunStream``: the outbox, the heartbeat and the consumer side with its
   backpressure, which ``h2run.H2Run`` and ``sse.SseRun``/``sse.PollRun``
-  build on, each writing and reading its own wire;
+  build on, each writing and reading its own wire; its ``RunState`` says where
+  the stream is;
+* ``NotCarried``: what a route says, instead of failing the run, when it did
+  not carry it (refused, or over before any message), for the driver
+  (``run_route.RoutedRun``) to move the run by ``core.routes.next_route``;
 * a stream's end: ``grpc_end`` (a ``grpc-status`` trailer), ``after_end`` and
   ``after_end_error`` (nothing may follow a Connect end frame), ``STREAM_CUT``.
 
@@ -20,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import enum
 import logging
 import urllib.parse
 import uuid
@@ -30,6 +35,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from .. import limits
 from .._proto import agent_pb2
+from ..core.routes import Outcome
 from ..errors import CursorError, ProtocolError, ProviderError, StreamIncomplete
 from ..wire.connect import (
     CONNECT_CODE_STATUS,
@@ -45,7 +51,9 @@ if TYPE_CHECKING:
 __all__ = [
     "HEARTBEAT",
     "STREAM_CUT",
+    "NotCarried",
     "RunSettings",
+    "RunState",
     "RunStream",
     "RunTransport",
     "after_end",
@@ -204,6 +212,45 @@ def after_end_error() -> ProtocolError:
     )
 
 
+class RunState(enum.Enum):
+    """Where a run's stream is (httpcore's ``HTTPConnectionState`` is the model)."""
+
+    # Nothing from the service yet: the route may still turn out not to carry the run.
+    AWAITING = "awaiting"
+    # The service's messages are coming: the route carries the run.
+    ANSWERING = "answering"
+    # The stream is over (its end, its close, a failure): nothing more is sent.
+    ENDED = "ended"
+    # Left: every task stopped, every socket released.
+    CLOSED = "closed"
+
+
+class NotCarried(Exception):
+    """The route did not carry the run: it failed, or ended, before the service's first message.
+
+    A run made ``movable`` says so from ``batches`` (or, for HTTP/2's dial, from
+    entering) instead of failing: the driver (``run_route.RoutedRun``) reads
+    OUTCOME, STATUS and CODE with ``core.routes.next_route`` and moves the run, or
+    ends it with ERROR (None: the stream ended, and its end, ``saw_end``,
+    ``end_error`` and ``cut``, is the run's). The message says why, for the log.
+    """
+
+    def __init__(
+        self,
+        why: str,
+        outcome: Outcome,
+        *,
+        status: int | None = None,
+        code: str | None = None,
+        error: ProviderError | None = None,
+    ) -> None:
+        super().__init__(why)
+        self.outcome = outcome
+        self.status = status
+        self.code = code
+        self.error = error
+
+
 class RunStream:
     """What every transport's run shares: the outbox, the heartbeat and the consumer side.
 
@@ -211,7 +258,8 @@ class RunStream:
     stream, re-arming ``_last_write`` at each write) and reads the server's half,
     handing batches to ``_deliver`` and the end (None) or a failure to ``_finish``.
     ``messages`` yields what was delivered, with backpressure: a reader whose
-    consumer is behind waits, so a fast stream waits in the socket.
+    consumer is behind waits, so a fast stream waits in the socket. ``state``
+    (a ``RunState``) is the one thing that says where the stream is.
     """
 
     def __init__(self, settings: RunSettings, request_id: str | None) -> None:
@@ -224,15 +272,13 @@ class RunStream:
         # Messages waiting to go, oldest first.
         self._outbox: collections.deque[bytes] = collections.deque()
         self._queued = asyncio.Event()
-        self._got_message = False
+        self.state = RunState.AWAITING
         self._last_write = 0.0
         self._inbox: asyncio.Queue[_Item] = asyncio.Queue()
         # Set while the consumer keeps up; the reader waits on it (backpressure).
         self._room = asyncio.Event()
         self._room.set()
         self._tasks: list[asyncio.Task[None]] = []
-        self._ended = False
-        self._closed = False
 
     async def __aexit__(
         self,
@@ -246,9 +292,14 @@ class RunStream:
         """Stop every task and close what the run holds; safe to call twice."""
         raise NotImplementedError
 
+    @property
+    def ended(self) -> bool:
+        """Return whether the stream is over (end frame, close, failure): nothing more is sent."""
+        return self.state is RunState.ENDED or self.state is RunState.CLOSED
+
     def send(self, message: bytes) -> None:
         """Queue one serialized AgentClientMessage; dropped once the stream is over."""
-        if self._ended or self._closed:
+        if self.ended:
             return
         self._outbox.append(message)
         self._queued.set()
@@ -278,7 +329,8 @@ class RunStream:
 
     def _finish(self, item: _Item) -> None:
         """Mark the stream over and hand the consumer its last item."""
-        self._ended = True
+        if self.state is not RunState.CLOSED:
+            self.state = RunState.ENDED
         self._inbox.put_nowait(item)
 
     def _take_end(self, end: bytes, check_end: Callable[[], None] | None = None) -> None:
@@ -299,8 +351,8 @@ class RunStream:
 
     async def _deliver(self, batch: list[ServerItem]) -> None:
         """Hand the consumer BATCH; wait while it is behind (backpressure)."""
-        self._got_message = True
-        self._delivering()
+        if self.state is RunState.AWAITING:
+            self.state = RunState.ANSWERING
         self._inbox.put_nowait(batch)
         if self._inbox.qsize() >= limits.RUN_INBOX_BATCHES:
             # The consumer is behind: stop reading until it catches up, so a fast
@@ -308,14 +360,11 @@ class RunStream:
             self._room.clear()
             await self._room.wait()
 
-    def _delivering(self) -> None:
-        """Note that a message came (a subclass's hook; nothing here)."""
-
     async def _heartbeat(self) -> None:
         """Queue a client heartbeat whenever nothing was written for a whole period."""
         period = self.settings.heartbeat_seconds
         loop = asyncio.get_running_loop()
-        while not self._ended:
+        while not self.ended:
             wait = self._last_write + period - loop.time()
             if wait <= 0:
                 # A message still queued is the next write the service sees; a

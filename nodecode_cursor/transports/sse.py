@@ -30,10 +30,8 @@ lane's call.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import logging
-import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Protocol, Self
 
@@ -41,6 +39,7 @@ import httpx
 
 from .. import limits
 from .._proto import aiserver_pb2
+from ..core.routes import Outcome, Route
 from ..errors import CursorError, ProtocolError, ProviderError, StreamIncomplete
 from ..wire.connect import Payload, encode_frame
 from ..wire.poll import PollFrames
@@ -48,9 +47,10 @@ from ..wire.stream import ServerItem, StreamReader
 from .errormap import Cut, Step, mapped, unreachable
 from .http import http_error, proxied_client, read_capped, rpc_headers
 from .run import (
-    HEARTBEAT,
     STREAM_CUT,
+    NotCarried,
     RunSettings,
+    RunState,
     RunStream,
     after_end,
     after_end_error,
@@ -171,15 +171,6 @@ class _HttpxAnswer:
         await self._response.aclose()
 
 
-class _SseUnavailable(Exception):
-    """RunSSE is not served for this run: the reason, for the log line."""
-
-
-def _unimplemented(status: int, refusal: ProviderError) -> bool:
-    """Return whether a refused RunSSE says the route is not served (404, 501, unimplemented)."""
-    return status in (404, 501) or refusal.code == "unimplemented"
-
-
 class _BidiRun(RunStream):
     """What RunSSE and RunPoll share beyond ``RunStream`` (whose heartbeat and consumer
     side H2Run has too): the append queue and its task, the stream's POST and reader.
@@ -191,10 +182,13 @@ class _BidiRun(RunStream):
     (None when it did not). A refused append or silence past the request
     timeout raises from ``messages``. ``route`` names the route that streams
     the run (``sse`` or ``poll``). Leaving the context closes every socket and
-    task. Subclasses pick the route the run starts on.
+    task. Subclasses pick the route. Made MOVABLE (by the driver,
+    ``run_route.RoutedRun``), a RunSSE run that was refused, or that ended
+    before its first message, says so with ``run.NotCarried`` rather than
+    ending: whether the run moves to RunPoll is ``core.routes.next_route``'s call.
     """
 
-    route = "sse"
+    route = Route.SSE
     # Append 0 waits for RunSSE's 200: before that the service may not know the
     # run and lose the append. benchmarks/register_first.py turns it off to
     # measure what the wait costs; nothing else should.
@@ -205,11 +199,11 @@ class _BidiRun(RunStream):
         settings: RunSettings,
         request_id: str | None = None,
         *,
-        fall_back_to_poll: bool = False,
+        movable: bool = False,
     ) -> None:
         super().__init__(settings, request_id)
         self.appended = 0
-        self._fall_back_to_poll = fall_back_to_poll and self.route == "sse"
+        self.movable = movable
         # The run's HTTP/1.1: the cell's (or the run's own) pool of connections along
         # _h1_route, or an httpx client when the proxy is one the pool cannot use.
         self._h1_route: H1Route | None = None
@@ -228,9 +222,6 @@ class _BidiRun(RunStream):
         self._appendable = asyncio.Event()
         # Set once append 0 was accepted (RunPoll opens only then).
         self._first_accepted = asyncio.Event()
-        # While RunSSE may still be found unserved, the messages already appended
-        # are kept to be resent over RunPoll; dropped at the first server message.
-        self._replay: list[bytes] | None = [] if self._fall_back_to_poll else None
         self._appender: asyncio.Task[None] | None = None
         base = settings.base_url.rstrip("/")
         self.run_url = base + RUN_SSE_PATH
@@ -241,13 +232,8 @@ class _BidiRun(RunStream):
         )
 
     def __repr__(self) -> str:
-        url = self.run_url if self.route == "sse" else self.poll_url
+        url = self.run_url if self.route is Route.SSE else self.poll_url
         return f"{type(self).__name__}(request_id={self.request_id!r}, url={url!r})"
-
-    @property
-    def ended(self) -> bool:
-        """Return whether the stream is over (end frame, close, failure): nothing more is sent."""
-        return self._ended
 
     async def __aenter__(self) -> Self:
         from .h1conn import H1Pool, h1_route
@@ -262,7 +248,7 @@ class _BidiRun(RunStream):
         else:
             self._client = run_client(settings)
         self._last_write = asyncio.get_running_loop().time()
-        if self.route == "poll" or not self.register_first:
+        if self.route is Route.POLL or not self.register_first:
             self._appendable.set()
         self._tasks = [asyncio.create_task(self._read(), name=f"cursor-run-read-{self.request_id}")]
         self._start_appender()
@@ -274,10 +260,9 @@ class _BidiRun(RunStream):
 
     async def aclose(self) -> None:
         """Stop every task, close the stream and the client; safe to call twice."""
-        if self._closed:
+        if self.state is RunState.CLOSED:
             return
-        self._closed = True
-        self._ended = True
+        self.state = RunState.CLOSED
         if self.saw_end and not self._append_idle.is_set():
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(limits.DRAIN_SECONDS):
@@ -305,42 +290,30 @@ class _BidiRun(RunStream):
                 if client is not None and self._own_client:
                     await client.aclose()
 
-    # --- the consumer side -----------------------------------------------------------
-
-    def _delivering(self) -> None:
-        """The route works (a message came): nothing will be resent elsewhere."""
-        self._replay = None
-
     # --- the reader ------------------------------------------------------------------
 
     async def _read(self) -> None:
         """Stream the run's answer by its route and feed the consumer until the stream ends."""
         try:
-            if self.route == "sse":
-                try:
-                    await self._read_sse()
-                    return
-                except _SseUnavailable as why:
-                    if self.failure is not None:
-                        return  # an append already failed the run
-                    await self._move_to_poll(str(why))
-            else:
-                log.debug(
-                    "run %s streams over RunPoll (transport setting %s)",
-                    self.request_id,
-                    self.settings.transport,
-                )
+            if self.route is Route.SSE:
+                await self._read_sse()
+                return
+            log.debug(
+                "run %s streams over RunPoll (transport setting %s)",
+                self.request_id,
+                self.settings.transport,
+            )
             await self._read_poll()
         except asyncio.CancelledError:
             raise
-        except CursorError as exc:
+        except (CursorError, NotCarried) as exc:
             self._finish(exc)
         except Exception as exc:  # a bug must reach the consumer, not vanish in a task
             log.debug("the run's reader failed", exc_info=True)
             self._finish(ProtocolError(f"Reading Cursor's stream failed: {exc}"))
 
     async def _read_sse(self) -> None:
-        """Stream RunSSE; raise _SseUnavailable when it is not served and RunPoll may take over."""
+        """Stream RunSSE; NotCarried (when movable) if it was refused or ended before a message."""
         body = encode_frame(
             aiserver_pb2.BidiRequestId(request_id=self.request_id).SerializeToString()
         )
@@ -353,11 +326,17 @@ class _BidiRun(RunStream):
         response = await self._open_stream(self.run_url, body, headers)
         if response.status != 200:
             refusal = await self._refusal(response, "Cursor's RunSSE")
-            if self._fall_back_to_poll and _unimplemented(response.status, refusal):
-                raise _SseUnavailable(
-                    f"RunSSE refused as unimplemented (HTTP {response.status}: {refusal.detail})"
-                )
             log.debug("run %s refused: %s", self.request_id, refusal.detail)
+            if self.movable:
+                # Whether RunPoll may take the run is the route decision's.
+                why = f"RunSSE refused (HTTP {response.status}: {refusal.detail})"
+                raise NotCarried(
+                    why,
+                    Outcome.REFUSED,
+                    status=response.status,
+                    code=refusal.code,
+                    error=refusal,
+                )
             raise refusal
         # The run is registered: the appends may go (append 0 first).
         self._appendable.set()
@@ -367,46 +346,15 @@ class _BidiRun(RunStream):
             self.settings.transport,
         )
         await self._stream_frames(response, None, None)
-        unserved = self.end_error is None or self.end_error.code == "unimplemented"
-        if self._fall_back_to_poll and not self._got_message and unserved:
+        if self.movable and self.state is RunState.AWAITING:
             what = "its end frame" if self.saw_end else (self.cut or "closing")
-            raise _SseUnavailable(f"RunSSE ended before its first message ({what})")
-        self._finish(None)
-
-    async def _move_to_poll(self, reason: str) -> None:
-        """Carry the run over to RunPoll: resend what RunSSE's run already took, on a new id."""
-        old_id = self.request_id
-        self.route = "poll"
-        response, self._response = self._response, None
-        if response is not None:
-            await response.aclose()
-        if self._appendable.is_set():
-            # RunSSE had answered, so appends may have gone to a run the service
-            # will not stream: stop them and resend every message on a new run.
-            # Kept in self._appender until replaced, so aclose also waits for it.
-            appender = self._appender
-            if appender is not None:
-                appender.cancel()
-                await asyncio.gather(appender, return_exceptions=True)
-            sent = self._replay or []
-            waiting = [m for m in self._outbox if m != HEARTBEAT]
-            self._outbox = collections.deque([*sent, *waiting])
-            self._queued.set()
-            self.request_id = str(uuid.uuid4())
-            settings = self.settings
-            self._headers = rpc_headers(
-                settings.token,
-                settings.client_version,
-                self.request_id,
-                settings.original_request_id,
+            error = self.end_error
+            raise NotCarried(
+                f"RunSSE ended before its first message ({what})",
+                Outcome.ENDED_EMPTY if error is None else Outcome.END_ERROR,
+                code=None if error is None else error.code,
             )
-            self.appended = 0
-            self._first_accepted.clear()
-            self.saw_end, self.end_error, self.cut = False, None, None
-            self._start_appender()
-        self._replay = None
-        log.debug("run %s streams over RunPoll as run %s: %s", old_id, self.request_id, reason)
-        self._appendable.set()
+        self._finish(None)
 
     async def _read_poll(self) -> None:
         """Stream RunPoll once append 0 was accepted; return at the end frame or the close."""
@@ -560,7 +508,7 @@ class _BidiRun(RunStream):
                 while not self._outbox:
                     self._queued.clear()
                     await self._queued.wait()
-                if self._ended:
+                if self.ended:
                     self._outbox.clear()  # nothing goes after the end frame
                     continue
                 message = self._outbox[0]
@@ -570,8 +518,6 @@ class _BidiRun(RunStream):
                 finally:
                     self._append_idle.set()
                 self._outbox.popleft()
-                if self._replay is not None and message != HEARTBEAT:
-                    self._replay.append(message)
         except asyncio.CancelledError:
             raise
         except CursorError as exc:
@@ -650,13 +596,12 @@ class _BidiRun(RunStream):
 class SseRun(_BidiRun):
     """One run over RunSSE + BidiAppend; use as ``async with SseRun(...) as run``.
 
-    Append 0 goes once RunSSE answered 200. With ``fall_back_to_poll`` the run
-    moves to RunPoll (``route`` becomes ``poll``) when RunSSE is refused as
-    unimplemented (HTTP 404 or 501, Connect code ``unimplemented``) or ends
-    before its first message.
+    Append 0 goes once RunSSE answered 200. Made ``movable``, a refusal or an end
+    before the first message is ``NotCarried`` (the driver may move the run to
+    RunPoll, on a new request id).
     """
 
-    route = "sse"
+    route = Route.SSE
 
 
 class PollRun(_BidiRun):
@@ -665,4 +610,4 @@ class PollRun(_BidiRun):
     Append 0 goes first; RunPoll opens once it was accepted.
     """
 
-    route = "poll"
+    route = Route.POLL

@@ -39,14 +39,14 @@ from cursor_simulator.steps import (
     TurnEnded,
 )
 from nodecode_cursor._proto import agent_pb2
+from nodecode_cursor.core.routes import Route
 from nodecode_cursor.errors import ConfigError, ProviderError, StreamIncomplete
 from nodecode_cursor.host import RoundContext
 from nodecode_cursor.lanes import lane
 from nodecode_cursor.state import CellState
-from nodecode_cursor.transports.h2run import ChosenRun, H2Run
+from nodecode_cursor.transports.h2run import H2Run
 from nodecode_cursor.transports.run import RunSettings
 from nodecode_cursor.transports.run_route import open_run
-from nodecode_cursor.transports.sse import SseRun
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)
 
@@ -467,8 +467,8 @@ def test_an_untrusted_certificate_is_refused_like_httpx_does(
 
 
 def test_auto_over_cleartext_uses_runsse_and_http2_uses_prior_knowledge(sim: Simulator) -> None:
-    assert isinstance(open_run(settings(sim.url, transport="auto")), SseRun)
-    assert isinstance(open_run(settings(sim.url, transport="http2")), ChosenRun)
+    assert open_run(settings(sim.url, transport="auto")).route is Route.SSE
+    assert open_run(settings(sim.url, transport="http2")).route is Route.HTTP2
 
 
 def test_a_refused_run_stream_moves_to_runsse_under_auto(
