@@ -32,8 +32,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
-from typing import TYPE_CHECKING, Protocol, Self
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Self
 
 import httpx
 
@@ -45,7 +45,8 @@ from ..wire.connect import Payload, encode_frame
 from ..wire.poll import PollFrames
 from ..wire.stream import ServerItem, StreamReader
 from .errormap import Cut, Step, mapped, unreachable
-from .http import http_error, proxied_client, read_capped, rpc_headers
+from .http import http_error, rpc_headers
+from .httpx_run import Answer, HttpxAnswer, run_client
 from .run import (
     STREAM_CUT,
     NotCarried,
@@ -89,17 +90,6 @@ def append_timeout(size: int, settings: RunSettings) -> float:
 _MAX_REFUSAL_BYTES = 1 << 20
 
 
-def run_client(settings: RunSettings) -> httpx.AsyncClient:
-    """Return the HTTP/1.1 client a run talks through; ConfigError for an unusable proxy."""
-    return proxied_client(
-        httpx.AsyncClient,
-        proxy=settings.proxy,
-        http1=True,
-        http2=False,
-        timeout=httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout),
-    )
-
-
 async def _drain(chunks: AsyncIterator[bytes]) -> int:
     """Return how many bytes a stream's body still held after the end frame, read briefly.
 
@@ -115,60 +105,6 @@ async def _drain(chunks: AsyncIterator[bytes]) -> int:
     except (TimeoutError, Cut):
         log.debug("the stream did not end after its end frame; its connection is not kept")
     return extra
-
-
-class _Answer(Protocol):
-    """A streamed answer to the stream's POST, whichever client got it (h1conn's or httpx's)."""
-
-    status: int
-
-    @property
-    def trailers(self) -> Mapping[str, str]:
-        """Return the body's trailer fields (once it ended)."""
-        ...
-
-    def chunks(self) -> AsyncIterator[bytes]:
-        """Yield the body; TimeoutError on silence, ``errormap.Cut`` when it was cut."""
-        ...
-
-    async def read(self, max_bytes: int | None = None) -> bytes | None:
-        """Return the whole body."""
-        ...
-
-    async def aclose(self) -> None:
-        """Release the connection."""
-        ...
-
-
-class _HttpxAnswer:
-    """An httpx streamed response as an ``_Answer`` (no trailers: httpx drops them)."""
-
-    def __init__(self, response: httpx.Response) -> None:
-        self._response = response
-        self.status = response.status_code
-        self.trailers: Mapping[str, str] = {}
-
-    async def chunks(self) -> AsyncIterator[bytes]:
-        """Yield the body as httpx reads it; its failures as ``_Answer`` says."""
-        chunks = self._response.aiter_bytes()
-        while True:
-            with mapped(Step.STREAM):
-                chunk = await anext(chunks, None)
-            if chunk is None:
-                return
-            yield chunk
-
-    async def read(self, max_bytes: int | None = None) -> bytes | None:
-        """Return the whole body (None once it passes MAX_BYTES; b"" when it could not be read)."""
-        try:
-            with mapped(Step.STREAM):
-                return await read_capped(self._response.aiter_bytes(), max_bytes)
-        except (TimeoutError, Cut):
-            return b""
-
-    async def aclose(self) -> None:
-        """Close the response."""
-        await self._response.aclose()
 
 
 class _BidiRun(RunStream):
@@ -211,7 +147,7 @@ class _BidiRun(RunStream):
         self._client: httpx.AsyncClient | None = None
         # Whether the pool or client is this run's own (closed with it) or the cell's.
         self._own_client = True
-        self._response: _Answer | None = None
+        self._response: Answer | None = None
         # The outbox's head stays there until its append was accepted, so a
         # restarted append task resends it.
         # Clear while an append's POST is on the wire: a run that ended lets it finish
@@ -380,13 +316,13 @@ class _BidiRun(RunStream):
         await self._stream_frames(response, reader.messages, reader.check_end)
         self._finish(None)
 
-    async def _open_stream(self, url: str, body: bytes, headers: dict[str, str]) -> _Answer:
+    async def _open_stream(self, url: str, body: bytes, headers: dict[str, str]) -> Answer:
         """Return the streamed answer of a POST to URL (any status); raise if none came."""
         settings = self.settings
         if self._pool is not None:
             assert self._h1_route is not None
             try:
-                answer: _Answer = await self._pool.request(
+                answer: Answer = await self._pool.request(
                     self._h1_route,
                     url,
                     headers,
@@ -412,10 +348,10 @@ class _BidiRun(RunStream):
             raise self._silence() from None
         except Cut as cut:
             raise unreachable(url, cut) from None
-        self._response = answer = _HttpxAnswer(response)
+        self._response = answer = HttpxAnswer(response)
         return answer
 
-    async def _refusal(self, response: _Answer, what: str) -> ProviderError:
+    async def _refusal(self, response: Answer, what: str) -> ProviderError:
         """Return the error a non-200 answer to the stream's POST carries."""
         try:
             raw = await response.read(_MAX_REFUSAL_BYTES) or b""
@@ -425,7 +361,7 @@ class _BidiRun(RunStream):
 
     async def _stream_frames(
         self,
-        response: _Answer,
+        response: Answer,
         decode: Callable[[list[Payload]], list[ServerItem]] | None,
         check_end: Callable[[], None] | None,
     ) -> None:
