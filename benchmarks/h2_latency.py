@@ -38,8 +38,9 @@ from cursor_simulator.records import RunRecord  # noqa: E402
 from cursor_simulator.steps import End, Exec, Step, Text, TurnEnded  # noqa: E402
 from nodecode_cursor._proto import agent_pb2  # noqa: E402
 from nodecode_cursor.transports.h2run import H2Run  # noqa: E402
+from nodecode_cursor.transports.run import RunSettings  # noqa: E402
 from nodecode_cursor.transports.runpool import RunConnections  # noqa: E402
-from nodecode_cursor.transports.sse import RunSettings, SseRun  # noqa: E402
+from nodecode_cursor.transports.sse import SseRun  # noqa: E402
 
 ONE_WAY_MS = 25
 ASKS = 5

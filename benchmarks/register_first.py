@@ -30,7 +30,8 @@ from cursor_simulator import Simulator  # noqa: E402
 from cursor_simulator.records import RunRecord  # noqa: E402
 from cursor_simulator.steps import End, Step, Text, TurnEnded  # noqa: E402
 from nodecode_cursor._proto import agent_pb2  # noqa: E402
-from nodecode_cursor.transports.sse import RunSettings, SseRun  # noqa: E402
+from nodecode_cursor.transports.run import RunSettings  # noqa: E402
+from nodecode_cursor.transports.sse import SseRun  # noqa: E402
 
 DELAYS_MS = (0, 10, 25)
 

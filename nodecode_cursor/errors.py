@@ -18,7 +18,8 @@ like a credential and, by value, every secret the cell was handed or made
 (``remember_secret``: the bearer, the refresh token, an API key, the PKCE verifier), so
 an opaque key a service echoes is caught too; every error, and the host's log filter,
 goes through it. Mapping the service's errors onto these classes is ``connect.py``'s
-job; mapping a request's failures (no answer, a refusal) is ``http.py``'s."""
+job; mapping a request's failures is ``transports/errormap.py``'s (no answer) and
+``transports/http.py``'s (a refusal)."""
 
 from __future__ import annotations
 

@@ -20,6 +20,7 @@ Python, not from a reader.
 from __future__ import annotations
 
 import ast
+import builtins
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -255,6 +256,128 @@ def test_the_pure_core_imports_no_io_module() -> None:
 
 def test_no_module_imports_itself_through_others() -> None:
     assert cycles(ROOT) == []
+
+
+# --- the transports catch no library's exception outside the error map -------------------
+
+# The kit's one error map (issue 37): the only transport module that catches what the
+# libraries under the kit raise.
+ERROR_MAP = "nodecode_cursor.transports.errormap"
+TRANSPORTS = "nodecode_cursor.transports"
+# Modules whose every exception class is a library's failure the map is there for.
+FOREIGN_MODULES = ("ssl", "socket", "h2", "h11", "httpx", "httpcore", "anyio", "python_socks")
+# asyncio's stream failures (its TimeoutError and CancelledError are the kit's own).
+FOREIGN_NAMES = frozenset({"asyncio.IncompleteReadError", "asyncio.LimitOverrunError"})
+
+
+def _foreign_builtin(name: str) -> bool:
+    """Return whether NAME is a builtin socket failure (OSError and its kin, not TimeoutError).
+
+    TimeoutError is what the kit's own deadlines (``asyncio.timeout``) raise.
+    """
+    found = getattr(builtins, name, None)
+    return isinstance(found, type) and issubclass(found, OSError) and found is not TimeoutError
+
+
+def _dotted(node: ast.expr, names: dict[str, str]) -> str | None:
+    """Return the dotted name NODE spells, its first part resolved through NAMES (imports)."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(names.get(node.id, node.id))
+    return ".".join(reversed(parts))
+
+
+def caught_foreign(path: Path) -> list[tuple[int, str]]:
+    """Return (line, name) for every library exception PATH catches (``except`` or ``suppress``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                local = alias.asname or alias.name.split(".")[0]
+                names[local] = alias.name if alias.asname else local
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        caught: list[ast.expr] = []
+        if isinstance(node, ast.ExceptHandler) and node.type is not None:
+            kinds = node.type
+            caught = list(kinds.elts) if isinstance(kinds, ast.Tuple) else [kinds]
+        elif isinstance(node, ast.Call) and (_dotted(node.func, names) or "").endswith("suppress"):
+            caught = list(node.args)
+        for kind in caught:
+            name = _dotted(kind, names)
+            if name is None:
+                continue
+            top = name.split(".")[0]
+            if top in FOREIGN_MODULES or name in FOREIGN_NAMES or _foreign_builtin(name):
+                found.append((kind.lineno, name))
+    return found
+
+
+def foreign_catches(root: Path) -> list[str]:
+    """Return one line per library exception a transport module other than the map catches."""
+    found: list[str] = []
+    for module, path in module_files(root).items():
+        if not _within(module, (TRANSPORTS,)) or module == ERROR_MAP:
+            continue
+        for line, name in sorted(caught_foreign(path)):
+            found.append(f"{path.relative_to(root)}:{line}: catches {name}")
+    return found
+
+
+def test_no_transport_module_catches_a_library_exception_outside_the_error_map() -> None:
+    assert (ROOT / "nodecode_cursor" / "transports" / "errormap.py").is_file()
+    assert foreign_catches(ROOT) == []
+
+
+def test_checker_finds_each_way_of_catching_a_library_exception(tmp_path: Path) -> None:
+    source = (
+        "import asyncio, contextlib, ssl\n"
+        "import h2.exceptions\n"
+        "from httpx import TimeoutException as Slow\n"
+        "def f():\n"
+        "    try:\n"
+        "        pass\n"
+        "    except ConnectionResetError:\n"
+        "        pass\n"
+        "    except (ValueError, ssl.SSLError):\n"
+        "        pass\n"
+        "    except h2.exceptions.H2Error:\n"
+        "        pass\n"
+        "    except Slow:\n"
+        "        pass\n"
+        "    except asyncio.IncompleteReadError:\n"
+        "        pass\n"
+        "    except (TimeoutError, asyncio.CancelledError, Exception):\n"
+        "        pass\n"
+        "    with contextlib.suppress(OSError):\n"
+        "        pass\n"
+    )
+    _write(
+        tmp_path,
+        {
+            "nodecode_cursor/transports/__init__.py": "",
+            "nodecode_cursor/transports/sse.py": source,
+            # The map may; a module outside the transports is not this rule's.
+            "nodecode_cursor/transports/errormap.py": source,
+            "nodecode_cursor/diagnose/reach.py": source,
+        },
+    )
+    assert foreign_catches(tmp_path) == [
+        "nodecode_cursor/transports/sse.py:7: catches ConnectionResetError",
+        "nodecode_cursor/transports/sse.py:9: catches ssl.SSLError",
+        "nodecode_cursor/transports/sse.py:11: catches h2.exceptions.H2Error",
+        "nodecode_cursor/transports/sse.py:13: catches httpx.TimeoutException",
+        "nodecode_cursor/transports/sse.py:15: catches asyncio.IncompleteReadError",
+        "nodecode_cursor/transports/sse.py:19: catches OSError",
+    ]
 
 
 # --- the checker itself, on a synthetic tree --------------------------------------------

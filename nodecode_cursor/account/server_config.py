@@ -14,7 +14,7 @@ a timeout, a body that does not parse) is "unspecified".
 HTTP/1.1 (HTTP/2 is what just failed) through the cell's pooled client and
 proxy (``http.unary``); ``ServerConfigs`` (on ``RunConnections``, so on ``CellState``) keeps
 each answer 30 s per base URL and account and lets concurrent rounds share one
-call. What to do with the answer is ``h2run.ChosenRun``'s.
+call. What the answer changes is ``core.routes.next_route``'s to decide.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from .. import limits
 
 if TYPE_CHECKING:
-    from ..transports.sse import RunSettings
+    from ..transports.run import RunSettings
 
 __all__ = [
     "GET_SERVER_CONFIG_PATH",
@@ -41,7 +41,7 @@ __all__ = [
     "parse_server_config",
 ]
 
-log = logging.getLogger("nodecode_cursor.transports.sse")
+log = logging.getLogger(__name__)
 
 GET_SERVER_CONFIG_PATH = "/agent.v1.AgentService/GetServerConfig"
 

@@ -44,8 +44,8 @@ from ..host import DoctorCheck, Host, RoundContext, RoundResult, Route, SignInSt
 from ..models.catalog import find_model
 from ..models.listing import GET_USABLE_MODELS_PATH, fetch_roster
 from ..models.variants import AVAILABLE_MODELS_PATH, catalog_request, parse_catalog
+from ..transports.errormap import DOCTOR_HINT
 from ..transports.http import http_error, rpc_headers, unary
-from ..transports.sse import DOCTOR_HINT
 
 if TYPE_CHECKING:
     from ..account.client_version import ClientVersion

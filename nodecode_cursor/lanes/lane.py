@@ -81,8 +81,8 @@ from ..host import (
 )
 from ..models import model_resolution, standing
 from ..state import CellState
+from ..transports.run import RunSettings
 from ..transports.run_route import open_run
-from ..transports.sse import RunSettings
 from . import failover, round_token, shapes
 from .pump import Pump
 from .round_history import give_memo, read_history, take_memo

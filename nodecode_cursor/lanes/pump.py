@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ..core.answers import Answerer
     from ..core.fold import Fold
     from ..host import NativeCall, NativeRunner, StreamPart
-    from ..transports.sse import RunTransport
+    from ..transports.run import RunTransport
 
 __all__ = ["Pump"]
 

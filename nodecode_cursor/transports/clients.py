@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["HttpClients"]
 
-log = logging.getLogger("nodecode_cursor.transports.clients")
+log = logging.getLogger(__name__)
 
 
 class _LoopClients:

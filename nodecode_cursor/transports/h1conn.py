@@ -11,12 +11,12 @@ other proxy (``https://``) leaves the run to httpx
 (``sse.py`` decides).
 
 The bytes are ``http1.py``'s (sans-I/O); the socket, TLS (the cell's verifying
-context, ALPN ``http/1.1``), the tunnel and SOCKS are ``h2dial.dial``'s. What goes
-wrong maps once, here, as ``http.py`` maps httpx's: no answer at all is
+context, ALPN ``http/1.1``), the tunnel and SOCKS are ``h2dial.dial``'s. What the
+socket and the codec raise is mapped by ``errormap.mapped``: no answer at all is
 ``unreachable`` (naming the request's URL); a reused connection the service had
 already closed is retried once on a new one, as nothing of the answer came; a
-silent socket is ``TimeoutError`` and an answer cut short ``H1Cut``, which the
-stream's reader words. A pool belongs to one event loop
+silent socket is ``TimeoutError`` and an answer cut short ``errormap.Cut``, which
+the stream's reader words. A pool belongs to one event loop
 (``clients.HttpClients`` keeps one per loop and closes it with the loop).
 """
 
@@ -32,15 +32,15 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 
 from .. import limits
+from .errormap import Cut, Step, late, mapped, unreachable
 from .h2dial import H2Unavailable, dial, proxy_address, proxy_for, split_url
-from .http import Answer, authority, check_proxies, late, read_capped, unreachable
-from .http1 import BadResponse, ResponseReader, request_bytes
+from .http import Answer, authority, check_proxies, read_capped
+from .http1 import ResponseReader, request_bytes
 from .idle import silent_for
 from .socks import is_socks
 
 __all__ = [
     "H1Connection",
-    "H1Cut",
     "H1Pool",
     "H1Response",
     "H1Route",
@@ -48,13 +48,9 @@ __all__ = [
     "h1_route",
 ]
 
-log = logging.getLogger("nodecode_cursor.transports.sse")
+log = logging.getLogger(__name__)
 
 _READ_SIZE = 65536
-
-
-class H1Cut(Exception):
-    """The answer stopped before its end: the connection dropped or broke HTTP/1.1."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +175,7 @@ class H1Response:
         return self._reader.trailers
 
     async def chunks(self) -> AsyncIterator[bytes]:
-        """Yield the body a network read at a time; TimeoutError on silence, H1Cut on a drop.
+        """Yield the body a network read at a time; TimeoutError on silence, Cut on a drop.
 
         Small reads that come less than the pool's ``burst_seconds`` apart are a
         burst (a service streaming small frames faster than they are read): then
@@ -205,23 +201,17 @@ class H1Response:
         # One deadline for the whole body, moved by each read and held while the
         # caller has a piece (only the socket's silence counts): a timer scheduled
         # and cancelled around each read cost more than the read's own parsing.
+        # A drop or bytes that break HTTP/1.1 are a Cut; silence stays TimeoutError.
         async with silent_for(timeout) as silence:
             while not parser.done:
-                try:
+                with mapped(Step.STREAM):
                     data = await stream.read(_READ_SIZE)
-                except TimeoutError:
-                    raise  # silence (a subclass of OSError, but not a drop)
-                except OSError as exc:
-                    raise H1Cut(f"the connection failed: {exc or type(exc).__name__}") from None
-                came = loop.time()
+                    came = loop.time()
+                    body = parser.feed(data) if data else parser.feed_eof()
                 burst = (
                     came - last_came < pacing.burst_seconds and len(data) < pacing.small_read_bytes
                 )
                 last_came = came
-                try:
-                    body = parser.feed(data) if data else parser.feed_eof()
-                except BadResponse as exc:
-                    raise H1Cut(str(exc)) from None
                 if body:
                     silence.push(None)
                     yield body
@@ -311,17 +301,17 @@ class H1Pool:
             connection, reused = await self._connection(route, url, connect_timeout)
             try:
                 return await self._exchange(connection, wire, read_timeout)
-            except _Stale:
+            except _Stale as stale:
                 self.forget(connection)
                 if not reused or attempt:
-                    raise unreachable(url, "the service closed the connection") from None
+                    why = stale.cut or "the service closed the connection"
+                    raise unreachable(url, why) from None
                 log.debug("a kept-alive connection to %s was closed; asking anew", route.base_url)
-            except BaseException as exc:
+            except Cut as cut:
                 self.forget(connection)
-                if isinstance(exc, OSError) and not isinstance(exc, TimeoutError):
-                    raise unreachable(url, exc) from None
-                if isinstance(exc, BadResponse):
-                    raise unreachable(url, str(exc)) from None
+                raise unreachable(url, cut) from None
+            except BaseException:
+                self.forget(connection)
                 raise
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -356,18 +346,23 @@ class H1Pool:
                     await answer.aclose()
         except TimeoutError:
             raise late(url, timeout) from None
-        except H1Cut as cut:
-            raise unreachable(url, str(cut)) from None
+        except Cut as cut:
+            raise unreachable(url, cut) from None
 
     async def _exchange(
         self, connection: H1Connection, wire: bytes, read_timeout: float
     ) -> H1Response:
-        """Return the response head to WIRE sent on CONNECTION; _Stale if nothing came back."""
-        connection.writer.write(wire)
+        """Return the response head to WIRE sent on CONNECTION.
+
+        _Stale if nothing came back (the connection was closed, or broke, before
+        any of the answer); Cut if it broke after some.
+        """
         try:
-            await connection.writer.drain()
-        except (ConnectionError, RuntimeError):
-            raise _Stale() from None
+            with mapped(Step.STREAM):
+                connection.writer.write(wire)
+                await connection.writer.drain()
+        except Cut as cut:
+            raise _Stale(cut) from None
         parser = ResponseReader()
         body = b""
         got = False
@@ -376,17 +371,18 @@ class H1Pool:
         async with asyncio.timeout(read_timeout):
             while not parser.head_done:
                 try:
-                    data = await connection.reader.read(_READ_SIZE)
-                except ConnectionError:
+                    with mapped(Step.STREAM):
+                        data = await connection.reader.read(_READ_SIZE)
+                except Cut as cut:
                     if got:
                         raise
-                    raise _Stale() from None
-                if not data:
-                    if not got:
-                        raise _Stale()
-                    parser.feed_eof()  # raises: the head was cut short
+                    raise _Stale(cut) from None
+                if not data and not got:
+                    raise _Stale()
                 got = True
-                body = parser.feed(data)
+                with mapped(Step.STREAM):
+                    # At the close, feed_eof raises: the head was cut short.
+                    body = parser.feed(data) if data else parser.feed_eof()
         return H1Response(self, connection, parser, body, read_timeout)
 
     async def _connection(
@@ -412,13 +408,10 @@ class H1Pool:
         if route.forward and route.proxy is not None:
             # An http:// origin through an http:// proxy: the proxy is asked in absolute form.
             host, port, _ = proxy_address(route.proxy)
-            try:
+            # Mapped outside the deadline: its TimeoutError is the connection timing out.
+            with mapped(Step.CONNECT, url):
                 async with asyncio.timeout(connect_timeout):
                     reader, writer = await asyncio.open_connection(host, port)
-            except TimeoutError:
-                raise unreachable(url, TimeoutError("connecting timed out")) from None
-            except OSError as exc:
-                raise unreachable(url, exc) from None
             how = f"through the proxy ({authority(host, port)}), forwarded"
         else:
             try:
@@ -479,4 +472,11 @@ class H1Pool:
 
 
 class _Stale(Exception):
-    """The connection was closed before any of the answer came (a kept-alive one may be)."""
+    """The connection was closed before any of the answer came (a kept-alive one may be).
+
+    ``cut`` says how it broke, when it did not simply close.
+    """
+
+    def __init__(self, cut: Cut | None = None) -> None:
+        super().__init__(str(cut) if cut is not None else "closed")
+        self.cut = cut

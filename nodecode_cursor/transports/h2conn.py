@@ -9,6 +9,10 @@ failure. The receive windows are large (``limits.H2_STREAM_WINDOW``), and
 the bytes are acknowledged as the run consumes them, so a long answer never
 stalls and a slow consumer holds the service back instead of memory.
 
+What ``h2`` and the socket raise is mapped by ``errormap.mapped``: a stream
+that cannot go on is a ``StreamCut`` (an ``errormap.Cut``), a connection whose
+socket or peer broke is over with the reason in words.
+
 A connection that got GOAWAY, failed or missed a PING takes no new stream
 (``usable``), and one that carried no stream for its idle period closes
 itself; the pool that shares connections between rounds is
@@ -29,15 +33,15 @@ import h2.config
 import h2.connection
 import h2.errors
 import h2.events
-import h2.exceptions
 import h2.settings
 
 from .. import limits
+from .errormap import Cut, Step, mapped
 from .h2dial import Dialed
 
 __all__ = ["H2Connection", "H2Stream", "StreamCut"]
 
-log = logging.getLogger("nodecode_cursor.h2")
+log = logging.getLogger(__name__)
 
 _READ_SIZE = 65536
 # DATA up to this size is flushed with whatever else this turn of the event loop
@@ -49,7 +53,7 @@ _COALESCE_BYTES = 16384
 _COALESCE_SECONDS = 0.001
 
 
-class StreamCut(Exception):
+class StreamCut(Cut):
     """The stream ended without its answer finishing: the reason, for ``cut`` and the log.
 
     ``refused`` says the service never took the stream (REFUSED_STREAM, or a
@@ -171,39 +175,36 @@ class H2Connection:
             *headers,
         ]
         try:
-            self.h2.send_headers(stream_id, full)
-        except h2.exceptions.H2Error as exc:
+            with mapped(Step.STREAM):
+                self.h2.send_headers(stream_id, full)
+        except Cut as cut:
             self.streams.pop(stream_id, None)
-            raise StreamCut(f"the stream could not open: {exc}") from None
+            raise StreamCut(f"the stream could not open: {cut}") from None
         await self._drain(soon=True)
         return stream
 
     async def send_data(self, stream: H2Stream, data: bytes) -> None:
-        """Send DATA on STREAM as its windows allow; StreamCut when the stream is over."""
+        """Send DATA on STREAM as its windows allow; a Cut when the stream is over."""
         view = memoryview(data)
         while view:
             if stream.closed or self.dead is not None:
                 raise StreamCut(self.dead or "the stream is over")
-            try:
+            with mapped(Step.STREAM):  # h2 refusing: the stream is over
                 window = self.h2.local_flow_control_window(stream.id)
-            except h2.exceptions.H2Error:
-                raise StreamCut("the stream is over") from None
             size = min(window, self.h2.max_outbound_frame_size, len(view))
             if size <= 0:
                 # The service has not opened the window yet: wait for its WINDOW_UPDATE.
                 self._window.clear()
                 await self._window.wait()
                 continue
-            try:
+            with mapped(Step.STREAM):
                 self.h2.send_data(stream.id, bytes(view[:size]))
-            except h2.exceptions.H2Error as exc:
-                raise StreamCut(f"the stream is over: {exc}") from None
             view = view[size:]
             await self._drain(soon=len(data) <= _COALESCE_BYTES)
 
     def end_stream(self, stream: H2Stream) -> None:
         """Close our half of STREAM (END_STREAM); nothing if it is already over."""
-        with contextlib.suppress(h2.exceptions.H2Error):
+        with contextlib.suppress(Cut), mapped(Step.STREAM):
             self.h2.end_stream(stream.id)
             self._flush_soon()
 
@@ -213,7 +214,7 @@ class H2Connection:
             return
         if not stream.closed:
             stream.closed = True
-            with contextlib.suppress(h2.exceptions.H2Error):
+            with contextlib.suppress(Cut), mapped(Step.STREAM):
                 self.h2.reset_stream(stream.id, h2.errors.ErrorCodes.CANCEL)
                 self._flush()
         if not self.streams:
@@ -224,7 +225,7 @@ class H2Connection:
         """Give SIZE received bytes of STREAM back to the service's windows (WINDOW_UPDATE)."""
         if size <= 0 or self.dead is not None:
             return
-        with contextlib.suppress(h2.exceptions.H2Error):
+        with contextlib.suppress(Cut), mapped(Step.STREAM):
             self.h2.acknowledge_received_data(size, stream.id)
             self._flush_soon()
 
@@ -281,31 +282,29 @@ class H2Connection:
             self._flush()
         async with self._write_lock:
             try:
-                await self.writer.drain()
-            except (OSError, RuntimeError) as exc:
-                self.abort(f"the connection failed: {exc or type(exc).__name__}")
+                with mapped(Step.STREAM):
+                    await self.writer.drain()
+            except Cut as cut:
+                self.abort(f"the connection failed: {cut}")
                 raise StreamCut(self.dead or "the connection failed") from None
 
     async def _read_loop(self) -> None:
         """Read the socket and dispatch h2's events until the connection ends."""
         why = "the service closed the connection"
         try:
-            while True:
-                data = await self.reader.read(_READ_SIZE)
-                if not data:
-                    break
-                events = self.h2.receive_data(data)
-                self._dispatch(events)
-                self._flush()
-                if self.goaway:
-                    why = self.dead or "the service sent GOAWAY"
-                    break
-        except asyncio.CancelledError:
-            raise
-        except h2.exceptions.ProtocolError as exc:
-            why = f"the service broke HTTP/2: {exc}"
-        except (OSError, asyncio.IncompleteReadError) as exc:
-            why = f"the connection failed: {exc or type(exc).__name__}"
+            with mapped(Step.STREAM):
+                while True:
+                    data = await self.reader.read(_READ_SIZE)
+                    if not data:
+                        break
+                    events = self.h2.receive_data(data)
+                    self._dispatch(events)
+                    self._flush()
+                    if self.goaway:
+                        why = self.dead or "the service sent GOAWAY"
+                        break
+        except Cut as cut:
+            why = f"the connection failed: {cut}"
         finally:
             # Cancelled (the pool closing, the loop ending) or over: nothing more comes.
             self.abort(self.dead or why)
@@ -325,7 +324,7 @@ class H2Connection:
                 size = event.flow_controlled_length or 0
                 if stream is None or stream.closed:
                     # A stream we no longer read: give its window straight back.
-                    with contextlib.suppress(h2.exceptions.H2Error):
+                    with contextlib.suppress(Cut), mapped(Step.STREAM):
                         self.h2.acknowledge_received_data(size, event.stream_id or 0)
                     continue
                 held = data.get(stream)
@@ -415,9 +414,10 @@ class H2Connection:
             self._pong.clear()
             self._pings += 1
             try:
-                self.h2.ping(self._pings.to_bytes(8, "big"))
-                self._flush()
-            except h2.exceptions.H2Error:
+                with mapped(Step.STREAM):
+                    self.h2.ping(self._pings.to_bytes(8, "big"))
+                    self._flush()
+            except Cut:
                 return
             try:
                 async with asyncio.timeout(self.ping_timeout):

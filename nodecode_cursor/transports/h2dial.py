@@ -26,18 +26,16 @@ import urllib.request
 from dataclasses import dataclass
 
 from ..errors import ConfigError
+from .errormap import Step, mapped
 from .http import (
-    TunnelClosed,
     TunnelHeadTooLarge,
-    TunnelSpoke,
     authority,
     connect_tunnel,
     proxy_authorization,
     proxy_environment,
     tls_context,
-    unreachable,
 )
-from .socks import SocksRefused, is_socks, socks_connect, socks_label
+from .socks import is_socks, socks_connect, socks_label
 
 __all__ = [
     "Dialed",
@@ -121,45 +119,38 @@ async def dial(
     tunnel = proxy_address(proxy) if proxy and not socks else None
     writer: asyncio.StreamWriter | None = None
     try:
-        async with asyncio.timeout(connect_timeout):
-            if socks:
-                assert proxy is not None
-                via = socks_label(proxy)
-                sock = await socks_connect(proxy, host, port, connect_timeout)
-                context = _tls(alpn) if scheme == "https" else None
-                try:
+        # Mapped outside the deadline: its TimeoutError is the connection timing out.
+        with mapped(Step.CONNECT, named):
+            async with asyncio.timeout(connect_timeout):
+                if socks:
+                    assert proxy is not None
+                    via = socks_label(proxy)
+                    sock = await socks_connect(proxy, host, port, connect_timeout)
+                    context = _tls(alpn) if scheme == "https" else None
+                    try:
+                        reader, writer = await asyncio.open_connection(
+                            sock=sock, ssl=context, server_hostname=host if context else None
+                        )
+                    except BaseException:
+                        sock.close()
+                        raise
+                elif tunnel is None:
+                    context = _tls(alpn) if scheme == "https" else None
                     reader, writer = await asyncio.open_connection(
-                        sock=sock, ssl=context, server_hostname=host if context else None
+                        host, port, ssl=context, server_hostname=host if context else None
                     )
-                except BaseException:
-                    sock.close()
-                    raise
-            elif tunnel is None:
-                context = _tls(alpn) if scheme == "https" else None
-                reader, writer = await asyncio.open_connection(
-                    host, port, ssl=context, server_hostname=host if context else None
-                )
-                via = "directly"
-            else:
-                proxy_host, proxy_port, authorization = tunnel
-                reader, writer = await asyncio.open_connection(proxy_host, proxy_port)
-                await _connect_tunnel(reader, writer, host, port, authorization)
-                if scheme == "https":
-                    await writer.start_tls(_tls(alpn), server_hostname=host)
-                via = f"through the proxy's CONNECT tunnel ({proxy_host}:{proxy_port})"
-    except TimeoutError:
-        _close(writer)
-        raise unreachable(named, TimeoutError("connecting timed out")) from None
-    except H2Unavailable:
+                    via = "directly"
+                else:
+                    proxy_host, proxy_port, authorization = tunnel
+                    reader, writer = await asyncio.open_connection(proxy_host, proxy_port)
+                    await _connect_tunnel(reader, writer, host, port, authorization)
+                    if scheme == "https":
+                        await writer.start_tls(_tls(alpn), server_hostname=host)
+                    via = f"through the proxy's CONNECT tunnel ({proxy_host}:{proxy_port})"
+    except BaseException:
+        # Unreachable (mapped), H2Unavailable (the proxy refused the tunnel), a cancellation.
         _close(writer)
         raise
-    except SocksRefused as exc:
-        # Not HTTP/2's doing: RunSSE would go through the same proxy and be refused too.
-        _close(writer)
-        raise unreachable(named, str(exc)) from None
-    except (OSError, ssl.SSLError) as exc:
-        _close(writer)
-        raise unreachable(named, exc) from None
     if scheme == "http" or "h2" not in alpn:
         if "h2" in alpn:
             return Dialed(reader, writer, f"prior knowledge over cleartext, {via}")
@@ -208,17 +199,17 @@ async def _connect_tunnel(
     port: int,
     authorization: str | None,
 ) -> None:
-    """Ask the proxy for a tunnel to HOST:PORT; H2Unavailable when it says no."""
+    """Ask the proxy for a tunnel to HOST:PORT; H2Unavailable when it says no.
+
+    A proxy that hangs up, or speaks inside the tunnel before TLS, fails the dial
+    (its ``TunnelClosed``/``TunnelSpoke`` are socket failures to the error map).
+    """
     try:
         code, status_line = await connect_tunnel(
             reader, writer, authority(host, port), authorization
         )
     except TunnelHeadTooLarge:
         raise ProxyCannotTunnel("the proxy answered CONNECT with an oversized head") from None
-    except TunnelClosed:
-        raise OSError("the proxy closed the connection during CONNECT") from None
-    except TunnelSpoke as exc:
-        raise OSError(0, str(exc)) from None
     if code is None or not 200 <= code < 300:
         raise ProxyCannotTunnel(f"the proxy refused the CONNECT tunnel ({status_line.strip()})")
 

@@ -9,67 +9,46 @@ connection. What the lane sees is the same as over HTTP/1.1: ``send``,
 ``messages``, ``saw_end``/``end_error``/``cut``, the same errors for the same
 failures, the heartbeat re-armed by every write, the request timeout.
 
-``ChosenRun`` is what ``run_route.open_run`` hands out for ``auto`` over
-``https://`` and for ``http2``: it picks HTTP/2 when the connection speaks it,
-else RunSSE (then RunPoll) — unless Cursor's server config, asked when h2
-fails to negotiate (``server_config.py``), requires HTTP/2 — remembers per
-base URL what worked, and says which and why at DEBUG. Bytes and sockets
-below the stream are ``h2conn.py``'s and ``h2dial.py``'s; the RunSSE/RunPoll
-routes are ``sse.py``'s.
+Made ``movable`` (by the driver, ``run_route.RoutedRun``), a run that HTTP/2
+does not carry (the dial finds no h2, the proxy cannot carry it, the service
+refuses the stream before any message) says so with ``run.NotCarried`` rather
+than failing: where the run goes then is ``core.routes.next_route``'s call.
+Bytes and sockets below the stream are ``h2conn.py``'s and ``h2dial.py``'s.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import AsyncGenerator
-from types import TracebackType
 from typing import Self
 
 from .. import limits
-from .._proto import agent_pb2
-from ..errors import CursorError, ProtocolError, ProviderError, StreamIncomplete
+from ..core.routes import Outcome, Route
+from ..errors import CursorError, ProtocolError, StreamIncomplete
 from ..wire.connect import encode_frame
-from ..wire.stream import ServerItem, StreamReader, as_message
+from ..wire.stream import StreamReader
+from .errormap import Cut, unreachable
 from .h2conn import H2Connection, H2Stream, StreamCut
 from .h2dial import H2Unavailable, ProxyCannotTunnel, dial, proxy_for, split_url
+from .http import http_error, rpc_headers
 from .idle import IdleDeadline, silent_for
-from .runpool import RunConnections
-from .sse import (
+from .run import (
     STREAM_CUT,
-    PollRun,
+    NotCarried,
     RunSettings,
+    RunState,
     RunStream,
-    RunTransport,
-    SseRun,
     after_end,
     after_end_error,
     grpc_end,
-    http_error,
-    run_headers,
-    unreachable,
 )
+from .runpool import RunConnections
 
-__all__ = ["RUN_PATH", "ChosenRun", "H2Run"]
+__all__ = ["RUN_PATH", "H2Run"]
 
-log = logging.getLogger("nodecode_cursor.transports.sse")
+log = logging.getLogger(__name__)
 
 RUN_PATH = "/agent.v1.AgentService/Run"
-
-_HEARTBEAT = agent_pb2.AgentClientMessage(
-    client_heartbeat=agent_pb2.ClientHeartbeat()
-).SerializeToString()
-
-_Item = list[ServerItem] | BaseException | None
-
-
-class _Refused(Exception):
-    """The service did not take the Run stream (before any message); RunSSE may. Holds ERROR."""
-
-    def __init__(self, why: str, error: ProviderError) -> None:
-        super().__init__(why)
-        self.error = error
 
 
 class H2Run(RunStream):
@@ -78,21 +57,24 @@ class H2Run(RunStream):
     With CONNECTIONS (the cell's pool) the stream goes on the pooled connection
     for the base URL, account and proxy; without, on a connection of its own
     closed with the run. Entering raises H2Unavailable when HTTP/2 cannot be had
-    on this route (``ChosenRun`` then takes HTTP/1.1).
+    on this route; made MOVABLE, that and a refusal before any message are
+    ``NotCarried``.
     """
 
-    route = "http2"
+    route = Route.HTTP2
 
     def __init__(
         self,
         settings: RunSettings,
         connections: RunConnections | None = None,
         request_id: str | None = None,
+        *,
+        movable: bool = False,
     ) -> None:
         super().__init__(settings, request_id)
         self.how = ""
         self.written = 0  # client messages written into the stream
-        self.refusable = False  # a refusal before the first message may move the run (auto)
+        self.movable = movable
         self._connections = connections
         self._connection: H2Connection | None = None
         self._own_connection = False
@@ -122,10 +104,9 @@ class H2Run(RunStream):
 
     async def aclose(self) -> None:
         """Stop every task, reset the stream if still open, close an own connection; idempotent."""
-        if self._closed:
+        if self.state is RunState.CLOSED:
             return
-        self._closed = True
-        self._ended = True
+        self.state = RunState.CLOSED
         tasks, self._tasks = self._tasks, []
         for task in tasks:
             task.cancel()
@@ -150,21 +131,32 @@ class H2Run(RunStream):
         # A pooled connection can take GOAWAY between being handed out and the stream
         # opening: then one more connection is asked for.
         for attempt in range(2):
-            if self._connections is not None:
-                key = RunConnections.key(settings.base_url, settings.token, proxy)
-                connection = await self._connections.acquire(
-                    key, proxy, connect_timeout=settings.connect_timeout
-                )
-            else:
-                connection = await self._own(proxy)
+            try:
+                connection = await self._connect(proxy)
+            except ProxyCannotTunnel as why:
+                if self.movable:
+                    raise NotCarried(str(why), Outcome.NO_TUNNEL) from None
+                raise
+            except H2Unavailable as why:
+                if self.movable:
+                    raise NotCarried(str(why), Outcome.NOT_NEGOTIATED) from None
+                raise
             self._connection = connection
             self.how = connection.how
             try:
                 self._stream = await connection.open_stream(headers)
                 return
-            except StreamCut as cut:
+            except Cut as cut:
                 if attempt or self._own_connection:
                     raise unreachable(self.run_url, cut) from None
+
+    async def _connect(self, proxy: str | None) -> H2Connection:
+        """Return the connection the stream goes on: the pool's, else one of the run's own."""
+        settings = self.settings
+        if self._connections is None:
+            return await self._own(proxy)
+        key = RunConnections.key(settings.base_url, settings.token, proxy)
+        return await self._connections.acquire(key, proxy, connect_timeout=settings.connect_timeout)
 
     async def _own(self, proxy: str | None) -> H2Connection:
         """Return a connection for this run alone (no pool given)."""
@@ -179,7 +171,7 @@ class H2Run(RunStream):
     def _headers(self) -> list[tuple[str, str]]:
         """Return the stream's request headers after the pseudo-headers (docs/protocol.md §4b)."""
         settings = self.settings
-        common = run_headers(settings.token, settings.client_version, self.request_id)
+        common = rpc_headers(settings.token, settings.client_version, self.request_id)
         headers = [
             (":path", RUN_PATH),
             ("content-type", "application/connect+proto"),
@@ -208,7 +200,7 @@ class H2Run(RunStream):
                 while not self._outbox:
                     self._queued.clear()
                     await self._queued.wait()
-                if self._ended:
+                if self.ended:
                     self._outbox.clear()  # nothing goes after the end frame
                     continue
                 message = self._outbox[0]
@@ -220,7 +212,7 @@ class H2Run(RunStream):
                 self.written += 1
         except asyncio.CancelledError:
             raise
-        except StreamCut:
+        except Cut:
             return  # the stream is over; the reader says how it ended
         except Exception as exc:
             log.debug("the run's writer failed", exc_info=True)
@@ -236,11 +228,7 @@ class H2Run(RunStream):
             self._finish(None)
         except asyncio.CancelledError:
             raise
-        except _Refused as refused:
-            # Only a run that may still move (auto, nothing answered) sees the refusal
-            # as such; otherwise it is the run's error.
-            self._finish(refused if self.refusable else refused.error)
-        except CursorError as exc:
+        except (CursorError, NotCarried) as exc:
             self._finish(exc)
         except Exception as exc:
             log.debug("the run's reader failed", exc_info=True)
@@ -266,8 +254,9 @@ class H2Run(RunStream):
             raise self._silence() from None
         except StreamCut as cut:
             error = unreachable(self.run_url, cut)
-            if cut.refused:
-                raise _Refused(f"the Run stream was refused: {cut}", error) from None
+            if cut.refused and self.movable:
+                why = f"the Run stream was refused: {cut}"
+                raise NotCarried(why, Outcome.STREAM_REFUSED, error=error) from None
             raise error from None
         status = int(head.get(":status", "0") or 0)
         if status != 200:
@@ -280,9 +269,11 @@ class H2Run(RunStream):
                 connection.consumed(stream, item[1])
             refusal = http_error(status, bytes(body), "Cursor's Run")
             log.debug("run %s refused: %s", self.request_id, refusal.detail)
-            if status in (404, 501) or refusal.code == "unimplemented":
-                raise _Refused(
-                    f"Run refused as unimplemented (HTTP {status}: {refusal.detail})", refusal
+            if self.movable:
+                # Whether another route may take the run is the route decision's.
+                why = f"Run refused (HTTP {status}: {refusal.detail})"
+                raise NotCarried(
+                    why, Outcome.REFUSED, status=status, code=refusal.code, error=refusal
                 )
             raise refusal
         log.debug(
@@ -354,198 +345,3 @@ class H2Run(RunStream):
         self.saw_end, self.end_error = grpc_end(trailers)
         if not self.saw_end:
             self.cut = "the stream closed before its end frame"
-
-
-class ChosenRun:
-    """A run on the transport that works: HTTP/2 when the connection speaks it, else HTTP/1.1.
-
-    ``forced`` (the ``http2`` setting) refuses a server that does not negotiate
-    h2 rather than moving on; a proxy that cannot carry HTTP/2 moves the run to
-    HTTP/1.1 either way, with a DEBUG line (never a silent bypass of the proxy).
-    ``route`` names the transport once entered.
-    """
-
-    def __init__(
-        self, settings: RunSettings, connections: RunConnections | None, *, forced: bool = False
-    ) -> None:
-        self.settings = settings
-        self.request_id = ""
-        self.saw_end = False
-        self.end_error: ProviderError | None = None
-        self.cut: str | None = None
-        self.route = ""
-        self._connections = connections
-        self._forced = forced
-        self._inner: RunTransport | None = None
-        # What was sent before the first server message, to resend should the
-        # Run stream be refused and the run move to RunSSE.
-        self._replay: list[bytes] | None = []
-        self._worked = False
-
-    def __repr__(self) -> str:
-        return f"ChosenRun(route={self.route!r}, request_id={self.request_id!r})"
-
-    async def __aenter__(self) -> Self:
-        inner = await self._choose()
-        self._inner = inner
-        self.request_id = inner.request_id
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        inner, self._inner = self._inner, None
-        if inner is None:
-            return
-        try:
-            await inner.__aexit__(exc_type, exc, tb)
-        finally:
-            self._copy(inner)
-            if self._worked and self._connections is not None:
-                self._connections.remember(self.settings.base_url, self.route)
-
-    def send(self, message: bytes) -> None:
-        """Queue one serialized AgentClientMessage on the run's transport."""
-        if self._replay is not None and message != _HEARTBEAT:
-            self._replay.append(message)
-        if self._inner is not None:
-            self._inner.send(message)
-
-    async def messages(self) -> AsyncGenerator[agent_pb2.AgentServerMessage, None]:
-        """Yield the server's messages; move to RunSSE when the Run stream was refused first."""
-        async with contextlib.aclosing(self.batches()) as batches:
-            async for batch in batches:
-                for item in batch:
-                    yield as_message(item)
-
-    async def batches(self) -> AsyncGenerator[list[ServerItem], None]:
-        """Yield the server's messages a read at a time; move to RunSSE as ``messages`` says."""
-        while True:
-            inner = self._inner
-            assert inner is not None
-            try:
-                async with contextlib.aclosing(inner.batches()) as batches:
-                    async for batch in batches:
-                        self._replay = None
-                        self._worked = True
-                        yield batch
-                self._worked = True
-                self._copy(inner)
-                return
-            except _Refused as refused:
-                if self._forced or self._replay is None:
-                    raise refused.error from None
-                await self._to_http1(inner, str(refused))
-
-    def _copy(self, inner: RunTransport) -> None:
-        """Take the inner run's end state as this run's."""
-        self.saw_end, self.end_error, self.cut = inner.saw_end, inner.end_error, inner.cut
-        self.route = getattr(inner, "route", self.route)
-
-    async def _to_http1(self, inner: RunTransport, why: str) -> None:
-        """Move the run to RunSSE (then RunPoll): resend what the refused stream had taken."""
-        await inner.__aexit__(None, None, None)
-        self._remember("sse")
-        fresh = SseRun(self.settings, fall_back_to_poll=True)
-        log.debug("run %s moves to RunSSE as run %s: %s", self.request_id, fresh.request_id, why)
-        await fresh.__aenter__()
-        self._inner = fresh
-        self.route = fresh.route
-        for message in self._replay or ():
-            fresh.send(message)
-
-    def _remember(self, route: str) -> None:
-        if self._connections is not None:
-            self._connections.remember(self.settings.base_url, route)
-
-    async def _choose(self) -> RunTransport:
-        """Return the entered transport for this run, and log which and why."""
-        settings = self.settings
-        remembered = (
-            None
-            if self._forced or self._connections is None
-            else (self._connections.remembered(settings.base_url))
-        )
-        if remembered in ("sse", "poll"):
-            run: RunTransport = (
-                PollRun(settings)
-                if remembered == "poll"
-                else SseRun(settings, fall_back_to_poll=True)
-            )
-            self.route = remembered
-            await run.__aenter__()
-            log.debug(
-                "run %s: %s, as the last run to %s went (transport setting %s)",
-                run.request_id,
-                "RunPoll" if remembered == "poll" else "RunSSE",
-                settings.base_url,
-                settings.transport,
-            )
-            return run
-        configs = self._connections.server_configs if self._connections is not None else None
-        policy = (
-            None
-            if self._forced or configs is None
-            else configs.cached(settings.base_url, settings.token)
-        )
-        h2run = H2Run(settings, self._connections)
-        h2run.refusable = not self._forced
-        if policy is not None and policy.forbids_http2:
-            # Cursor said so within the last 30 s: HTTP/2 is not even tried.
-            log.debug(
-                "run %s: RunSSE, as Cursor's server config says %s",
-                h2run.request_id,
-                policy.name,
-            )
-            return await self._fallback()
-        try:
-            await h2run.__aenter__()
-        except ProxyCannotTunnel as why:
-            log.debug(
-                "run %s: RunSSE, as HTTP/2 cannot go through the proxy: %s", h2run.request_id, why
-            )
-        except H2Unavailable as why:
-            if self._forced:
-                raise ProviderError(
-                    f"{settings.base_url} does not speak HTTP/2 ({why}); set cursor.transport"
-                    " to auto or sse",
-                    status=502,
-                ) from None
-            await self._negotiation_failed(h2run.request_id, str(why))
-        else:
-            self.route = "http2"
-            return h2run
-        return await self._fallback()
-
-    async def _negotiation_failed(self, request_id: str, why: str) -> None:
-        """Decide, with Cursor's server config, whether a failed h2 negotiation may go to RunSSE.
-
-        Returns when it may (the config forbids HTTP/2, or says nothing); raises the
-        round's error when the config requires HTTP/2 (oh-my-pi's rule).
-        """
-        from ..account.server_config import ask_server_config
-
-        settings = self.settings
-        configs = self._connections.server_configs if self._connections is not None else None
-        policy = await ask_server_config(settings, configs)
-        if policy.requires_http2:
-            raise ProviderError(
-                f"{settings.base_url} does not speak HTTP/2 ({why}), and Cursor's server config"
-                f" for this account ({policy.name}) allows no other transport; check the proxy"
-                " or network between here and Cursor",
-                status=502,
-            )
-        said = f"; Cursor's server config says {policy.name}" if policy.forbids_http2 else ""
-        log.debug("run %s: RunSSE, as %s: %s%s", request_id, settings.base_url, why, said)
-        self._remember("sse")
-
-    async def _fallback(self) -> RunTransport:
-        """Return the entered RunSSE run (moving to RunPoll if RunSSE is not served)."""
-        settings = self.settings
-        fallback = SseRun(settings, fall_back_to_poll=True)
-        self.route = "sse"
-        await fallback.__aenter__()
-        return fallback

@@ -13,11 +13,12 @@ go the same way and fail the same way:
   sign-in poll and the token refresh;
 * ``connect_tunnel``: an HTTP CONNECT asked of a proxy and its answer parsed,
   for HTTP/2's dial (``h2dial.py``) and doctor's proxy check (``reach.py``);
-* the mapping of what went wrong onto the cell's errors, done here and nowhere
-  else: a request that got no answer (httpx, socket, TLS) is ``Unreachable``
-  (``reaching``/``unreachable``); a refused call is classified from its Connect
-  body (``http_error``, ``key_refusal``, ``dashboard_refusal``, each in the
-  words its command shows).
+* a refused call classified from its Connect body (``http_error``,
+  ``key_refusal``, ``dashboard_refusal``, each in the words its command shows).
+
+A request that got no answer (httpx, socket, TLS, a proxy) is mapped onto the
+cell's errors by ``errormap.mapped``, the one place the libraries' failures are
+caught.
 
 What a call's body means is its caller's (``listing.py``, ``server_config.py``,
 ``dashboard.py``, ``signin.py``, ``doctor.py``); the run's streams are
@@ -29,13 +30,12 @@ from __future__ import annotations
 import asyncio
 import base64
 import concurrent.futures
-import contextlib
 import functools
 import os
 import ssl
 import urllib.parse
 import urllib.request
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -47,10 +47,10 @@ from ..errors import (
     ModelNotFound,
     OutdatedClient,
     ProviderError,
-    Unreachable,
     remember_secret,
 )
 from ..wire.connect import classify_connect_error, parse_refusal
+from .errormap import Step, late, mapped
 
 __all__ = [
     "MAX_PROXY_HEAD",
@@ -70,14 +70,12 @@ __all__ = [
     "proxied_client",
     "proxy_authorization",
     "proxy_environment",
-    "reaching",
     "read_capped",
     "rpc_headers",
     "tls_context",
     "unary",
     "unary_blocking",
     "unary_sync",
-    "unreachable",
 ]
 
 # The two kinds of client the cell builds: async for runs and the roster, sync for sign-in.
@@ -231,66 +229,6 @@ def http_error(status: int, body: bytes, what: str) -> ProviderError:
     return kind(f"{what} answered HTTP {status}", status=status, retryable=retryable)
 
 
-def unreachable(url: str, exc: BaseException | str) -> ProviderError:
-    """Return the error for a request to URL that never got an answer: the URL and the cause.
-
-    One wording everywhere (``unreachable_cause``): the layers below word the same
-    failure differently ("All connection attempts failed", "[Errno 111] …").
-    """
-    cause = exc if isinstance(exc, str) else unreachable_cause(exc)
-    why = "unreachable" if isinstance(exc, str) else type(exc).__name__
-    return Unreachable(f"could not reach {url}: {cause}{DOCTOR_HINT}", why=why)
-
-
-def unreachable_cause(exc: BaseException) -> str:
-    """Return what kept a request from an answer, in words: the OS's reason where there is one."""
-    if isinstance(exc, TimeoutError | httpx.TimeoutException):
-        return "connecting timed out"
-    seen: BaseException | None = exc
-    for _ in range(8):  # the reason is a few causes down (httpx → httpcore → anyio → OSError)
-        if seen is None:
-            break
-        if isinstance(seen, ssl.SSLError):
-            return f"TLS failed ({getattr(seen, 'reason', None) or seen})"
-        if isinstance(seen, OSError) and seen.strerror:
-            return seen.strerror.lower()
-        seen = seen.__cause__ or seen.__context__
-    text = str(exc)
-    if not text or isinstance(exc, httpx.ConnectError):
-        # Reached with no OS reason beneath: httpx's own words ("All connection
-        # attempts failed", from anyio's bare OSError) say no more than ours.
-        return "the connection failed"
-    return text
-
-
-def late(url: str, timeout: float) -> ProviderError:
-    """Return the error for a call to URL whose whole answer did not come within TIMEOUT."""
-    return Unreachable(
-        f"no whole answer from {url} within {timeout:g} s{DOCTOR_HINT}",
-        why="TimeoutError",
-    )
-
-
-# What a failure to reach the service adds: the command that checks each step on the way.
-DOCTOR_HINT = " (run `nodecode-cursor doctor` to see which step fails)"
-
-
-@contextlib.contextmanager
-def reaching(url: str) -> Iterator[None]:
-    """Return a context in which httpx failing to get an answer from URL is ``unreachable``.
-
-    Every httpx request the cell makes goes through one of these (the HTTP/2
-    dial, which is not httpx's, maps its socket and TLS errors with
-    ``unreachable`` itself), so a dead service, a refused connection or a proxy
-    that drops the line reads the same everywhere. Catch what means something
-    else (a stream going silent) inside it.
-    """
-    try:
-        yield
-    except httpx.HTTPError as exc:
-        raise unreachable(url, exc) from None
-
-
 def _coded(status: int, body: bytes) -> tuple[str, ProviderError] | None:
     """Return a refusal body's Connect code and its classification, or None when it has none."""
     parsed = parse_refusal(body)
@@ -402,7 +340,7 @@ async def unary(
             return answer
     try:
         async with asyncio.timeout(timeout):
-            with reaching(url):
+            with mapped(Step.EXCHANGE, url):
                 if clients is not None:
                     pooled = await clients.client(proxy)
                     return await _post(pooled, url, headers, content, timeout, max_bytes)
@@ -482,7 +420,7 @@ def unary_sync(
     options: dict[str, Any] = {}
     if timeout is not None:
         options["timeout"] = timeout
-    with reaching(url):
+    with mapped(Step.EXCHANGE, url):
         response = client.request(
             method, url, headers=headers, content=content, json=json, params=params, **options
         )
@@ -549,22 +487,30 @@ async def connect_tunnel(
         lines.append(f"Proxy-Authorization: {authorization}")
     writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
     await writer.drain()
-    try:
-        head = await reader.readuntil(b"\r\n\r\n")
-    except asyncio.LimitOverrunError:
-        raise TunnelHeadTooLarge("the answer's head is oversized") from None
-    except asyncio.IncompleteReadError:
-        raise TunnelClosed("the proxy closed the connection") from None
+    received = bytearray()
+    end = -1
+    while end < 0:
+        if len(received) > MAX_PROXY_HEAD:
+            raise TunnelHeadTooLarge("the answer's head is oversized")
+        data = await reader.read(MAX_PROXY_HEAD + 1 - len(received))
+        if not data:
+            raise TunnelClosed("the proxy closed the connection during CONNECT")
+        # The blank line may straddle two reads: look from just before the new bytes.
+        start = max(0, len(received) - 3)
+        received += data
+        end = received.find(b"\r\n\r\n", start)
+    head = bytes(received[: end + 4])
     if len(head) > MAX_PROXY_HEAD:
         raise TunnelHeadTooLarge("the answer's head is oversized")
     status_line = head.split(b"\r\n", 1)[0].decode("latin-1")
     fields = status_line.split(" ", 2)
     digits = fields[1] if len(fields) >= 2 else ""
     code = int(digits) if digits.isascii() and digits.isdigit() else None
-    # What the proxy sent past its head waits in the reader's buffer, where TLS (started
-    # next, with no await between this check and the transport's switch) would leave it
-    # to be read first. StreamReader has no public view of its buffer.
-    early = len(getattr(reader, "_buffer", b""))
+    # What the proxy sent past its head came with it, or waits in the reader's buffer,
+    # where TLS (started next, with no await between this check and the transport's
+    # switch) would leave it to be read first. StreamReader has no public view of its
+    # buffer.
+    early = len(received) - len(head) + len(getattr(reader, "_buffer", b""))
     if early and code is not None and 200 <= code < 300:
         raise TunnelSpoke(
             f"the proxy sent {early} bytes after its answer to CONNECT, before the tunnel's"

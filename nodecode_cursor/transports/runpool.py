@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ConnectionKey", "RunConnections"]
 
-log = logging.getLogger("nodecode_cursor.h2")
+log = logging.getLogger(__name__)
 
 # (base URL without a trailing slash, SHA-256 hex digest of the token, proxy URL or "").
 ConnectionKey = tuple[str, str, str]

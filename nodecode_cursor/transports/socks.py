@@ -6,7 +6,9 @@ starts TLS (or not) as on a direct one: every route that dials — HTTP/2 ``Run`
 RunSSE and its appends, the pooled unary calls — keeps its own HTTP client, and
 so the trailers, behind a SOCKS proxy too. The SOCKS5 exchange (RFC 1928, with
 RFC 1929's user and password) is python-socks's; this module reads the proxy's
-URL and turns the library's failures into the cell's words.
+URL. The library's failures are the error map's to word (``errormap.py``: a
+refusal is "the SOCKS5 proxy would not connect: …", in python-socks's words,
+which never quote the URL).
 
 ``socks5h://`` lets the proxy resolve the host name; ``socks5://`` resolves it
 here and sends the address (curl's convention; our choice, docs/protocol.md §4 item 12).
@@ -21,16 +23,12 @@ import urllib.parse
 
 from ..errors import ConfigError
 
-__all__ = ["SOCKS_SCHEMES", "SocksRefused", "is_socks", "socks_connect", "socks_label"]
+__all__ = ["SOCKS_SCHEMES", "is_socks", "socks_connect", "socks_label"]
 
 # The SOCKS schemes the dialer speaks (SOCKS4 has no IPv6 and no password: not offered).
 SOCKS_SCHEMES = ("socks5", "socks5h")
 # IANA's port for SOCKS, the default when the URL names none (as curl and httpx take it).
 _SOCKS_PORT = 1080
-
-
-class SocksRefused(Exception):
-    """The SOCKS proxy answered but would not connect (its reason is the message)."""
 
 
 def is_socks(proxy: str) -> bool:
@@ -60,13 +58,15 @@ def socks_label(proxy: str) -> str:
 async def socks_connect(proxy: str, host: str, port: int, timeout: float) -> socket.socket:
     """Return a socket connected to HOST:PORT through the SOCKS5 proxy PROXY.
 
-    SocksRefused when the proxy answers but will not connect (a refused login, the
-    destination refused or unreachable from it, not SOCKS5 at all); OSError when the
-    proxy cannot be reached; TimeoutError past TIMEOUT. ConfigError (``bad_proxy``)
-    for a URL with no usable host or port.
+    python-socks's ``ProxyError`` when the proxy answers but will not connect (a
+    refused login, the destination refused or unreachable from it, not SOCKS5 at
+    all), its ``ProxyConnectionError`` (an OSError) when the proxy cannot be
+    reached, its ``ProxyTimeoutError`` past TIMEOUT: the caller maps them
+    (``errormap.mapped``). ConfigError (``bad_proxy``) for a URL with no usable
+    host or port.
     """
     # Deferred: only a run behind a SOCKS proxy pays for the import.
-    from python_socks import ProxyError, ProxyType
+    from python_socks import ProxyType
     from python_socks.async_.asyncio import Proxy
 
     scheme, proxy_host, proxy_port = _address(proxy)
@@ -82,8 +82,4 @@ async def socks_connect(proxy: str, host: str, port: int, timeout: float) -> soc
         password=password,
         rdns=scheme == "socks5h",
     )
-    try:
-        return await through.connect(host, port, timeout=timeout)
-    except ProxyError as exc:
-        # python-socks words the proxy's reply; none of its words quote the URL.
-        raise SocksRefused(f"the SOCKS5 proxy would not connect: {exc}") from None
+    return await through.connect(host, port, timeout=timeout)

@@ -10,14 +10,15 @@ two routes:
   200, so append 0 (the run request) goes only after that: an append that
   arrives earlier can be lost.
 * ``RunPoll`` (``PollRun``): the POST's answer streams Connect frames of
-  ``BidiPollResponse{seqno, data (base64 of one message), eof}``. Its own
+  ``BidiPollResponse{seqno, data (base64 of one message), eof}``
+  (``wire/poll.py`` checks and unwraps them). Its own
   client (oh-my-pi's HTTP/1 bridge) opens it only after append 0 was
   accepted, and so does this one.
 
 Both share everything but the reader: an append task drains a queue one POST
 at a time, a heartbeat task queues a ``client_heartbeat`` when nothing else was
 written for a period, and the consumer side hands the lane decoded messages
-with backpressure. ``RunTransport`` is the small protocol the lane speaks;
+with backpressure (``run.RunStream``). ``run.RunTransport`` is the small protocol the lane speaks;
 ``run_route.open_run`` is the one place that picks a route for a run (the
 ``transport`` setting: ``auto`` tries RunSSE and falls back to RunPoll when
 RunSSE is refused as unimplemented or ends before its first message).
@@ -29,157 +30,55 @@ lane's call.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
-import collections
 import contextlib
 import logging
-import urllib.parse
-import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, field
-from types import TracebackType
-from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Self
 
 import httpx
-from google.protobuf.message import DecodeError
 
 from .. import limits
-from .._proto import agent_pb2, aiserver_pb2
+from .._proto import aiserver_pb2
+from ..core.routes import Outcome, Route
 from ..errors import CursorError, ProtocolError, ProviderError, StreamIncomplete
-from ..wire.connect import (
-    CONNECT_CODE_STATUS,
-    FrameDecoder,
-    Payload,
-    classify_connect_error,
-    encode_frame,
-    parse_end_stream,
+from ..wire.connect import Payload, encode_frame
+from ..wire.poll import PollFrames
+from ..wire.stream import ServerItem, StreamReader
+from .errormap import Cut, Step, mapped, unreachable
+from .http import http_error, rpc_headers
+from .httpx_run import Answer, HttpxAnswer, run_client
+from .run import (
+    STREAM_CUT,
+    NotCarried,
+    RunSettings,
+    RunState,
+    RunStream,
+    after_end,
+    after_end_error,
+    grpc_end,
 )
-
-# The request's parts and the mapping of failures are the HTTP kit's (http.py); the names
-# stay importable from here for the callers that know them as transport's.
-from ..wire.stream import ServerItem, StreamReader, as_message
-from .http import (
-    DOCTOR_HINT,
-    ClientT,
-    http_error,
-    proxied_client,
-    reaching,
-    read_capped,
-    tls_context,
-    unreachable,
-    unreachable_cause,
-)
-from .http import rpc_headers as run_headers
 
 if TYPE_CHECKING:
-    from .clients import HttpClients
     from .h1conn import H1Pool, H1Route
 
 __all__ = [
     "APPEND_PATH",
-    "DOCTOR_HINT",
     "RUN_POLL_PATH",
     "RUN_SSE_PATH",
-    "STREAM_CUT",
-    "ClientT",
     "PollRun",
-    "RunSettings",
-    "RunStream",
-    "RunTransport",
     "SseRun",
-    "after_end",
-    "after_end_error",
     "append_timeout",
-    "grpc_end",
-    "http_error",
-    "proxied_client",
-    "reaching",
     "run_client",
-    "run_headers",
-    "tls_context",
-    "unreachable",
-    "unreachable_cause",
 ]
 
-log = logging.getLogger("nodecode_cursor.transports.sse")
+log = logging.getLogger(__name__)
 
 RUN_SSE_PATH = "/agent.v1.AgentService/RunSSE"
 RUN_POLL_PATH = "/agent.v1.AgentService/RunPoll"
 APPEND_PATH = "/aiserver.v1.BidiService/BidiAppend"
 
-CONNECT_TIMEOUT_SECONDS = limits.CONNECT_TIMEOUT_SECONDS
-
-_HEARTBEAT = agent_pb2.AgentClientMessage(
-    client_heartbeat=agent_pb2.ClientHeartbeat()
-).SerializeToString()
-
 # BidiPollRequest.poll_mode: every client we know of sends 1; its meaning is not public.
 _POLL_MODE = 1
-
-
-@dataclass(frozen=True, slots=True)
-class RunSettings:
-    """Where and how a run connects; the timing knobs exist so tests can shrink them."""
-
-    base_url: str
-    token: str
-    client_version: str
-    proxy: str | None = None
-    request_timeout: float = limits.DEFAULT_REQUEST_TIMEOUT_SECONDS
-    heartbeat_seconds: float = limits.HEARTBEAT_SECONDS
-    append_base_timeout: float = limits.APPEND_BASE_TIMEOUT_SECONDS
-    append_bytes_per_extra_second: int = limits.APPEND_BYTES_PER_EXTRA_SECOND
-    connect_timeout: float = CONNECT_TIMEOUT_SECONDS
-    # Which route streams the run: "auto" (RunSSE, else RunPoll), "sse" or "poll".
-    transport: str = limits.DEFAULT_RUN_TRANSPORT
-    # A run that resumes a broken one names the round's first run (its request id)
-    # in x-original-request-id, on the stream's POST and every append.
-    original_request_id: str | None = None
-    # The cell's pooled clients (CellState.http_clients); None: the run builds its own.
-    clients: HttpClients | None = field(default=None, compare=False)
-
-    def __repr__(self) -> str:
-        # The token never appears in a repr, a log line or an error.
-        return (
-            f"RunSettings(base_url={self.base_url!r}, client_version={self.client_version!r},"
-            f" transport={self.transport!r})"
-        )
-
-
-@runtime_checkable
-class RunTransport(Protocol):
-    """What the lane needs of a run's wire, whichever transport carries it."""
-
-    settings: RunSettings
-    request_id: str
-    saw_end: bool
-    end_error: ProviderError | None
-    cut: str | None
-
-    def send(self, message: bytes) -> None:
-        """Queue one serialized AgentClientMessage to go after those already queued."""
-        ...
-
-    def messages(self) -> AsyncGenerator[agent_pb2.AgentServerMessage, None]:
-        """Yield the server's messages as they arrive, until the stream ends."""
-        ...
-
-    def batches(self) -> AsyncGenerator[list[ServerItem], None]:
-        """Yield the server's messages a network read at a time, until the stream ends.
-
-        A text or thinking delta may come as its text (``wire.stream.ServerItem``).
-        """
-        ...
-
-    async def __aenter__(self) -> RunTransport: ...
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None: ...
 
 
 def append_timeout(size: int, settings: RunSettings) -> float:
@@ -190,23 +89,6 @@ def append_timeout(size: int, settings: RunSettings) -> float:
 # A refusal's body past this is not read: its status alone says it.
 _MAX_REFUSAL_BYTES = 1 << 20
 
-# A stream the service (or the line to it) ended mid-answer, as a person reads it.
-STREAM_CUT = "the service closed the stream before the answer ended"
-
-# What the reader hands the consumer: a batch of messages, the end (None), or a failure.
-_Item = list[ServerItem] | BaseException | None
-
-
-def run_client(settings: RunSettings) -> httpx.AsyncClient:
-    """Return the HTTP/1.1 client a run talks through; ConfigError for an unusable proxy."""
-    return proxied_client(
-        httpx.AsyncClient,
-        proxy=settings.proxy,
-        http1=True,
-        http2=False,
-        timeout=httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout),
-    )
-
 
 async def _drain(chunks: AsyncIterator[bytes]) -> int:
     """Return how many bytes a stream's body still held after the end frame, read briefly.
@@ -215,280 +97,14 @@ async def _drain(chunks: AsyncIterator[bytes]) -> int:
     pool for the next round; a server that keeps it open longer than the bound
     loses the connection instead, and what it sends later is not counted.
     """
-    from .h1conn import H1Cut
-
     extra = 0
     try:
         async with asyncio.timeout(limits.DRAIN_SECONDS):
             async for chunk in chunks:
                 extra += len(chunk)
-    except (TimeoutError, H1Cut):
+    except (TimeoutError, Cut):
         log.debug("the stream did not end after its end frame; its connection is not kept")
     return extra
-
-
-# gRPC status numbers (a ``grpc-status`` trailer) by the Connect code that names them.
-_GRPC_CODES = (
-    "ok",
-    "canceled",
-    "unknown",
-    "invalid_argument",
-    "deadline_exceeded",
-    "not_found",
-    "already_exists",
-    "permission_denied",
-    "resource_exhausted",
-    "failed_precondition",
-    "aborted",
-    "out_of_range",
-    "unimplemented",
-    "internal",
-    "unavailable",
-    "data_loss",
-    "unauthenticated",
-)
-
-
-def grpc_end(trailers: Mapping[str, str]) -> tuple[bool, ProviderError | None]:
-    """Return whether TRAILERS end the stream gRPC's way (``grpc-status``), and its error.
-
-    A stream with no Connect end frame may end so (oh-my-pi's terminal-error
-    tests; docs/protocol.md §3): status 0 is a clean end, any other fails the
-    round with its status and message, over HTTP/2 and RunSSE alike.
-    """
-    status = trailers.get("grpc-status")
-    if status is None:
-        return False, None
-    # ASCII digits only: str.isdigit() takes "²", which int() refuses.
-    number = int(status) if status.isascii() and status.isdigit() else 2
-    if number == 0:
-        return True, None
-    code = _GRPC_CODES[number] if number < len(_GRPC_CODES) else "unknown"
-    # gRPC percent-encodes the message; a malformed escape stays as sent.
-    message = urllib.parse.unquote(trailers.get("grpc-message", ""))
-    classified = classify_connect_error(
-        {"code": code, "message": message}, http_status=CONNECT_CODE_STATUS.get(code)
-    )
-    if type(classified) is ProviderError:
-        # Worded with the trailer's own status; a kind the lane acts on stays as it is.
-        said = f": {message}" if message else ""
-        classified = ProviderError(
-            f"Cursor's stream ended with gRPC status {number} ({code}){said}",
-            status=classified.status,
-            retryable=classified.retryable,
-            code=classified.code,
-        )
-    return True, classified
-
-
-class _Answer(Protocol):
-    """A streamed answer to the stream's POST, whichever client got it (h1conn's or httpx's)."""
-
-    status: int
-
-    @property
-    def trailers(self) -> Mapping[str, str]:
-        """Return the body's trailer fields (once it ended)."""
-        ...
-
-    def chunks(self) -> AsyncIterator[bytes]:
-        """Yield the body; TimeoutError on silence, ``h1conn.H1Cut`` when it was cut."""
-        ...
-
-    async def read(self, max_bytes: int | None = None) -> bytes | None:
-        """Return the whole body."""
-        ...
-
-    async def aclose(self) -> None:
-        """Release the connection."""
-        ...
-
-
-class _HttpxAnswer:
-    """An httpx streamed response as an ``_Answer`` (no trailers: httpx drops them)."""
-
-    def __init__(self, response: httpx.Response) -> None:
-        self._response = response
-        self.status = response.status_code
-        self.trailers: Mapping[str, str] = {}
-
-    async def chunks(self) -> AsyncIterator[bytes]:
-        """Yield the body as httpx reads it; its failures as ``_Answer`` says."""
-        from .h1conn import H1Cut
-
-        try:
-            async for chunk in self._response.aiter_bytes():
-                yield chunk
-        except httpx.TimeoutException:
-            raise TimeoutError() from None
-        except httpx.TransportError as exc:
-            raise H1Cut(str(exc) or type(exc).__name__) from None
-
-    async def read(self, max_bytes: int | None = None) -> bytes | None:
-        """Return the whole body (None once it passes MAX_BYTES; b"" when it could not be read)."""
-        try:
-            return await read_capped(self._response.aiter_bytes(), max_bytes)
-        except httpx.HTTPError:
-            return b""
-
-    async def aclose(self) -> None:
-        """Close the response."""
-        await self._response.aclose()
-
-
-def after_end(decoder: FrameDecoder) -> bool:
-    """Return whether anything followed the end frame in what DECODER was fed.
-
-    ``FrameDecoder.read`` stops at the end frame and keeps what follows buffered, so
-    any byte still pending came after it.
-    """
-    return decoder.pending > 0
-
-
-def after_end_error() -> ProtocolError:
-    """Return the error of a stream that sent bytes after its Connect end frame."""
-    return ProtocolError(
-        "Cursor sent data after end of stream (bytes after the Connect end frame); "
-        "the answer cannot be trusted (try again)"
-    )
-
-
-class _SseUnavailable(Exception):
-    """RunSSE is not served for this run: the reason, for the log line."""
-
-
-def _unimplemented(status: int, refusal: ProviderError) -> bool:
-    """Return whether a refused RunSSE says the route is not served (404, 501, unimplemented)."""
-    return status in (404, 501) or refusal.code == "unimplemented"
-
-
-class RunStream:
-    """What every transport's run shares: the outbox, the heartbeat and the consumer side.
-
-    A subclass writes what ``send`` queues (appends, or the body of an HTTP/2
-    stream, re-arming ``_last_write`` at each write) and reads the server's half,
-    handing batches to ``_deliver`` and the end (None) or a failure to ``_finish``.
-    ``messages`` yields what was delivered, with backpressure: a reader whose
-    consumer is behind waits, so a fast stream waits in the socket.
-    """
-
-    def __init__(self, settings: RunSettings, request_id: str | None) -> None:
-        self.settings = settings
-        self.request_id = request_id or str(uuid.uuid4())
-        self.saw_end = False
-        self.end_error: ProviderError | None = None
-        self.cut: str | None = None
-        self.failure: CursorError | None = None
-        # Messages waiting to go, oldest first.
-        self._outbox: collections.deque[bytes] = collections.deque()
-        self._queued = asyncio.Event()
-        self._got_message = False
-        self._last_write = 0.0
-        self._inbox: asyncio.Queue[_Item] = asyncio.Queue()
-        # Set while the consumer keeps up; the reader waits on it (backpressure).
-        self._room = asyncio.Event()
-        self._room.set()
-        self._tasks: list[asyncio.Task[None]] = []
-        self._ended = False
-        self._closed = False
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-    async def aclose(self) -> None:
-        """Stop every task and close what the run holds; safe to call twice."""
-        raise NotImplementedError
-
-    def send(self, message: bytes) -> None:
-        """Queue one serialized AgentClientMessage; dropped once the stream is over."""
-        if self._ended or self._closed:
-            return
-        self._outbox.append(message)
-        self._queued.set()
-
-    async def messages(self) -> AsyncGenerator[agent_pb2.AgentServerMessage, None]:
-        """Yield the server's messages as they arrive; raise the run's failure if it fails."""
-        async with contextlib.aclosing(self.batches()) as batches:
-            async for batch in batches:
-                for item in batch:
-                    yield as_message(item)
-
-    async def batches(self) -> AsyncGenerator[list[ServerItem], None]:
-        """Yield the messages of each network read as one list; raise the run's failure if it fails.
-
-        The lane's hot path: one step of a generator per read rather than per message.
-        """
-        inbox = self._inbox
-        while True:
-            item = await inbox.get()
-            if inbox.qsize() < limits.RUN_INBOX_BATCHES:
-                self._room.set()
-            if item is None:
-                return
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-
-    def _finish(self, item: _Item) -> None:
-        """Mark the stream over and hand the consumer its last item."""
-        self._ended = True
-        self._inbox.put_nowait(item)
-
-    def _take_end(self, end: bytes, check_end: Callable[[], None] | None = None) -> None:
-        """Take the end frame's payload END: the stream's end, and its error if any.
-
-        CHECK_END, when given, may refuse a clean end first (it raises).
-        """
-        end_error = parse_end_stream(end)
-        if end_error is None and check_end is not None:
-            check_end()
-        self.saw_end = True
-        self.end_error = end_error
-        log.debug(
-            "run %s end frame%s",
-            self.request_id,
-            f": {end_error.detail}" if end_error else "",
-        )
-
-    async def _deliver(self, batch: list[ServerItem]) -> None:
-        """Hand the consumer BATCH; wait while it is behind (backpressure)."""
-        self._got_message = True
-        self._delivering()
-        self._inbox.put_nowait(batch)
-        if self._inbox.qsize() >= limits.RUN_INBOX_BATCHES:
-            # The consumer is behind: stop reading until it catches up, so a fast
-            # stream waits in the socket, not in this process.
-            self._room.clear()
-            await self._room.wait()
-
-    def _delivering(self) -> None:
-        """Note that a message came (a subclass's hook; nothing here)."""
-
-    async def _heartbeat(self) -> None:
-        """Queue a client heartbeat whenever nothing was written for a whole period."""
-        period = self.settings.heartbeat_seconds
-        loop = asyncio.get_running_loop()
-        while not self._ended:
-            wait = self._last_write + period - loop.time()
-            if wait <= 0:
-                # A message still queued is the next write the service sees; a
-                # heartbeat behind it would say nothing more.
-                if not self._outbox:
-                    self.send(_HEARTBEAT)
-                wait = period
-            await asyncio.sleep(wait)
-
-    def _silence(self) -> StreamIncomplete:
-        """Return the error for a stream that sent nothing for the request timeout."""
-        seconds = self.settings.request_timeout
-        return StreamIncomplete(
-            f"Cursor sent nothing for {seconds:g} s; the stream is incomplete (try again)"
-        )
 
 
 class _BidiRun(RunStream):
@@ -502,10 +118,13 @@ class _BidiRun(RunStream):
     (None when it did not). A refused append or silence past the request
     timeout raises from ``messages``. ``route`` names the route that streams
     the run (``sse`` or ``poll``). Leaving the context closes every socket and
-    task. Subclasses pick the route the run starts on.
+    task. Subclasses pick the route. Made MOVABLE (by the driver,
+    ``run_route.RoutedRun``), a RunSSE run that was refused, or that ended
+    before its first message, says so with ``run.NotCarried`` rather than
+    ending: whether the run moves to RunPoll is ``core.routes.next_route``'s call.
     """
 
-    route = "sse"
+    route = Route.SSE
     # Append 0 waits for RunSSE's 200: before that the service may not know the
     # run and lose the append. benchmarks/register_first.py turns it off to
     # measure what the wait costs; nothing else should.
@@ -516,11 +135,11 @@ class _BidiRun(RunStream):
         settings: RunSettings,
         request_id: str | None = None,
         *,
-        fall_back_to_poll: bool = False,
+        movable: bool = False,
     ) -> None:
         super().__init__(settings, request_id)
         self.appended = 0
-        self._fall_back_to_poll = fall_back_to_poll and self.route == "sse"
+        self.movable = movable
         # The run's HTTP/1.1: the cell's (or the run's own) pool of connections along
         # _h1_route, or an httpx client when the proxy is one the pool cannot use.
         self._h1_route: H1Route | None = None
@@ -528,7 +147,7 @@ class _BidiRun(RunStream):
         self._client: httpx.AsyncClient | None = None
         # Whether the pool or client is this run's own (closed with it) or the cell's.
         self._own_client = True
-        self._response: _Answer | None = None
+        self._response: Answer | None = None
         # The outbox's head stays there until its append was accepted, so a
         # restarted append task resends it.
         # Clear while an append's POST is on the wire: a run that ended lets it finish
@@ -539,26 +158,18 @@ class _BidiRun(RunStream):
         self._appendable = asyncio.Event()
         # Set once append 0 was accepted (RunPoll opens only then).
         self._first_accepted = asyncio.Event()
-        # While RunSSE may still be found unserved, the messages already appended
-        # are kept to be resent over RunPoll; dropped at the first server message.
-        self._replay: list[bytes] | None = [] if self._fall_back_to_poll else None
         self._appender: asyncio.Task[None] | None = None
         base = settings.base_url.rstrip("/")
         self.run_url = base + RUN_SSE_PATH
         self.poll_url = base + RUN_POLL_PATH
         self.append_url = base + APPEND_PATH
-        self._headers = run_headers(
+        self._headers = rpc_headers(
             settings.token, settings.client_version, self.request_id, settings.original_request_id
         )
 
     def __repr__(self) -> str:
-        url = self.run_url if self.route == "sse" else self.poll_url
+        url = self.run_url if self.route is Route.SSE else self.poll_url
         return f"{type(self).__name__}(request_id={self.request_id!r}, url={url!r})"
-
-    @property
-    def ended(self) -> bool:
-        """Return whether the stream is over (end frame, close, failure): nothing more is sent."""
-        return self._ended
 
     async def __aenter__(self) -> Self:
         from .h1conn import H1Pool, h1_route
@@ -573,7 +184,7 @@ class _BidiRun(RunStream):
         else:
             self._client = run_client(settings)
         self._last_write = asyncio.get_running_loop().time()
-        if self.route == "poll" or not self.register_first:
+        if self.route is Route.POLL or not self.register_first:
             self._appendable.set()
         self._tasks = [asyncio.create_task(self._read(), name=f"cursor-run-read-{self.request_id}")]
         self._start_appender()
@@ -585,10 +196,9 @@ class _BidiRun(RunStream):
 
     async def aclose(self) -> None:
         """Stop every task, close the stream and the client; safe to call twice."""
-        if self._closed:
+        if self.state is RunState.CLOSED:
             return
-        self._closed = True
-        self._ended = True
+        self.state = RunState.CLOSED
         if self.saw_end and not self._append_idle.is_set():
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(limits.DRAIN_SECONDS):
@@ -616,42 +226,30 @@ class _BidiRun(RunStream):
                 if client is not None and self._own_client:
                     await client.aclose()
 
-    # --- the consumer side -----------------------------------------------------------
-
-    def _delivering(self) -> None:
-        """The route works (a message came): nothing will be resent elsewhere."""
-        self._replay = None
-
     # --- the reader ------------------------------------------------------------------
 
     async def _read(self) -> None:
         """Stream the run's answer by its route and feed the consumer until the stream ends."""
         try:
-            if self.route == "sse":
-                try:
-                    await self._read_sse()
-                    return
-                except _SseUnavailable as why:
-                    if self.failure is not None:
-                        return  # an append already failed the run
-                    await self._move_to_poll(str(why))
-            else:
-                log.debug(
-                    "run %s streams over RunPoll (transport setting %s)",
-                    self.request_id,
-                    self.settings.transport,
-                )
+            if self.route is Route.SSE:
+                await self._read_sse()
+                return
+            log.debug(
+                "run %s streams over RunPoll (transport setting %s)",
+                self.request_id,
+                self.settings.transport,
+            )
             await self._read_poll()
         except asyncio.CancelledError:
             raise
-        except CursorError as exc:
+        except (CursorError, NotCarried) as exc:
             self._finish(exc)
         except Exception as exc:  # a bug must reach the consumer, not vanish in a task
             log.debug("the run's reader failed", exc_info=True)
             self._finish(ProtocolError(f"Reading Cursor's stream failed: {exc}"))
 
     async def _read_sse(self) -> None:
-        """Stream RunSSE; raise _SseUnavailable when it is not served and RunPoll may take over."""
+        """Stream RunSSE; NotCarried (when movable) if it was refused or ended before a message."""
         body = encode_frame(
             aiserver_pb2.BidiRequestId(request_id=self.request_id).SerializeToString()
         )
@@ -664,11 +262,17 @@ class _BidiRun(RunStream):
         response = await self._open_stream(self.run_url, body, headers)
         if response.status != 200:
             refusal = await self._refusal(response, "Cursor's RunSSE")
-            if self._fall_back_to_poll and _unimplemented(response.status, refusal):
-                raise _SseUnavailable(
-                    f"RunSSE refused as unimplemented (HTTP {response.status}: {refusal.detail})"
-                )
             log.debug("run %s refused: %s", self.request_id, refusal.detail)
+            if self.movable:
+                # Whether RunPoll may take the run is the route decision's.
+                why = f"RunSSE refused (HTTP {response.status}: {refusal.detail})"
+                raise NotCarried(
+                    why,
+                    Outcome.REFUSED,
+                    status=response.status,
+                    code=refusal.code,
+                    error=refusal,
+                )
             raise refusal
         # The run is registered: the appends may go (append 0 first).
         self._appendable.set()
@@ -678,46 +282,15 @@ class _BidiRun(RunStream):
             self.settings.transport,
         )
         await self._stream_frames(response, None, None)
-        unserved = self.end_error is None or self.end_error.code == "unimplemented"
-        if self._fall_back_to_poll and not self._got_message and unserved:
+        if self.movable and self.state is RunState.AWAITING:
             what = "its end frame" if self.saw_end else (self.cut or "closing")
-            raise _SseUnavailable(f"RunSSE ended before its first message ({what})")
-        self._finish(None)
-
-    async def _move_to_poll(self, reason: str) -> None:
-        """Carry the run over to RunPoll: resend what RunSSE's run already took, on a new id."""
-        old_id = self.request_id
-        self.route = "poll"
-        response, self._response = self._response, None
-        if response is not None:
-            await response.aclose()
-        if self._appendable.is_set():
-            # RunSSE had answered, so appends may have gone to a run the service
-            # will not stream: stop them and resend every message on a new run.
-            # Kept in self._appender until replaced, so aclose also waits for it.
-            appender = self._appender
-            if appender is not None:
-                appender.cancel()
-                await asyncio.gather(appender, return_exceptions=True)
-            sent = self._replay or []
-            waiting = [m for m in self._outbox if m != _HEARTBEAT]
-            self._outbox = collections.deque([*sent, *waiting])
-            self._queued.set()
-            self.request_id = str(uuid.uuid4())
-            settings = self.settings
-            self._headers = run_headers(
-                settings.token,
-                settings.client_version,
-                self.request_id,
-                settings.original_request_id,
+            error = self.end_error
+            raise NotCarried(
+                f"RunSSE ended before its first message ({what})",
+                Outcome.ENDED_EMPTY if error is None else Outcome.END_ERROR,
+                code=None if error is None else error.code,
             )
-            self.appended = 0
-            self._first_accepted.clear()
-            self.saw_end, self.end_error, self.cut = False, None, None
-            self._start_appender()
-        self._replay = None
-        log.debug("run %s streams over RunPoll as run %s: %s", old_id, self.request_id, reason)
-        self._appendable.set()
+        self._finish(None)
 
     async def _read_poll(self) -> None:
         """Stream RunPoll once append 0 was accepted; return at the end frame or the close."""
@@ -739,17 +312,17 @@ class _BidiRun(RunStream):
             refusal = await self._refusal(response, "Cursor's RunPoll")
             log.debug("run %s refused: %s", self.request_id, refusal.detail)
             raise refusal
-        reader = _PollFrames()
+        reader = PollFrames()
         await self._stream_frames(response, reader.messages, reader.check_end)
         self._finish(None)
 
-    async def _open_stream(self, url: str, body: bytes, headers: dict[str, str]) -> _Answer:
+    async def _open_stream(self, url: str, body: bytes, headers: dict[str, str]) -> Answer:
         """Return the streamed answer of a POST to URL (any status); raise if none came."""
         settings = self.settings
         if self._pool is not None:
             assert self._h1_route is not None
             try:
-                answer: _Answer = await self._pool.request(
+                answer: Answer = await self._pool.request(
                     self._h1_route,
                     url,
                     headers,
@@ -767,29 +340,28 @@ class _BidiRun(RunStream):
         request = self._client.build_request(
             "POST", url, headers=headers, content=body, timeout=timeout
         )
-        with reaching(url):
-            try:
+        # Never connected is unreachable (mapped); no answer in time is silence.
+        try:
+            with mapped(Step.STREAM, url):
                 response = await self._client.send(request, stream=True)
-            except httpx.TimeoutException as exc:
-                if isinstance(exc, httpx.ConnectTimeout):
-                    raise  # never connected: unreachable, not silent
-                raise self._silence() from None
-        self._response = answer = _HttpxAnswer(response)
+        except TimeoutError:
+            raise self._silence() from None
+        except Cut as cut:
+            raise unreachable(url, cut) from None
+        self._response = answer = HttpxAnswer(response)
         return answer
 
-    async def _refusal(self, response: _Answer, what: str) -> ProviderError:
+    async def _refusal(self, response: Answer, what: str) -> ProviderError:
         """Return the error a non-200 answer to the stream's POST carries."""
-        from .h1conn import H1Cut
-
         try:
             raw = await response.read(_MAX_REFUSAL_BYTES) or b""
-        except (TimeoutError, H1Cut):
+        except (TimeoutError, Cut):
             raw = b""
         return http_error(response.status, raw, what)
 
     async def _stream_frames(
         self,
-        response: _Answer,
+        response: Answer,
         decode: Callable[[list[Payload]], list[ServerItem]] | None,
         check_end: Callable[[], None] | None,
     ) -> None:
@@ -802,8 +374,6 @@ class _BidiRun(RunStream):
         may refuse a clean end first) or at a ``grpc-status`` trailer, and ``cut``
         when the stream closed early.
         """
-        from .h1conn import H1Cut
-
         decoder = StreamReader()
         # Closed here when the end frame returns early, rather than by a finalizer
         # task left pending on the loop.
@@ -830,7 +400,7 @@ class _BidiRun(RunStream):
                     await self._deliver(batch)
         except TimeoutError:
             raise self._silence() from None
-        except H1Cut as exc:
+        except Cut as exc:
             # The connection dropped mid-answer. Whether that loses anything is
             # the completeness rule's call (fold.py), not the transport's...
             log.debug("run %s cut: %s", self.request_id, exc)
@@ -874,7 +444,7 @@ class _BidiRun(RunStream):
                 while not self._outbox:
                     self._queued.clear()
                     await self._queued.wait()
-                if self._ended:
+                if self.ended:
                     self._outbox.clear()  # nothing goes after the end frame
                     continue
                 message = self._outbox[0]
@@ -884,8 +454,6 @@ class _BidiRun(RunStream):
                 finally:
                     self._append_idle.set()
                 self._outbox.popleft()
-                if self._replay is not None and message != _HEARTBEAT:
-                    self._replay.append(message)
         except asyncio.CancelledError:
             raise
         except CursorError as exc:
@@ -904,11 +472,9 @@ class _BidiRun(RunStream):
         self, url: str, body: bytes, headers: dict[str, str], timeout: float
     ) -> tuple[int, bytes]:
         """Return the status and body of one POST on the run's HTTP/1.1; raise if unanswered."""
-        from .h1conn import H1Cut
-
         if self._pool is None:
             assert self._client is not None
-            with reaching(url):
+            with mapped(Step.EXCHANGE, url):
                 response = await self._client.post(
                     url, content=body, headers=headers, timeout=timeout
                 )
@@ -924,8 +490,8 @@ class _BidiRun(RunStream):
         )
         try:
             content = await answer.read()
-        except H1Cut as cut:
-            raise unreachable(url, str(cut)) from None
+        except Cut as cut:
+            raise unreachable(url, cut) from None
         finally:
             await answer.aclose()
         return answer.status, content or b""
@@ -950,7 +516,7 @@ class _BidiRun(RunStream):
         try:
             async with asyncio.timeout(deadline):
                 status, content = await self._post(self.append_url, body, headers, deadline)
-        except (TimeoutError, httpx.TimeoutException):
+        except TimeoutError:
             raise ProviderError(
                 f"Cursor did not accept append #{seqno} within {round(deadline, 1):g} s",
                 status=504,
@@ -966,13 +532,12 @@ class _BidiRun(RunStream):
 class SseRun(_BidiRun):
     """One run over RunSSE + BidiAppend; use as ``async with SseRun(...) as run``.
 
-    Append 0 goes once RunSSE answered 200. With ``fall_back_to_poll`` the run
-    moves to RunPoll (``route`` becomes ``poll``) when RunSSE is refused as
-    unimplemented (HTTP 404 or 501, Connect code ``unimplemented``) or ends
-    before its first message.
+    Append 0 goes once RunSSE answered 200. Made ``movable``, a refusal or an end
+    before the first message is ``NotCarried`` (the driver may move the run to
+    RunPoll, on a new request id).
     """
 
-    route = "sse"
+    route = Route.SSE
 
 
 class PollRun(_BidiRun):
@@ -981,50 +546,4 @@ class PollRun(_BidiRun):
     Append 0 goes first; RunPoll opens once it was accepted.
     """
 
-    route = "poll"
-
-
-class _PollFrames:
-    """Checks RunPoll's numbered frames and unwraps the message each carries."""
-
-    __slots__ = ("eof", "next_seqno")
-
-    def __init__(self) -> None:
-        self.next_seqno = 0
-        self.eof = False
-
-    def messages(self, payloads: list[Payload]) -> list[ServerItem]:
-        """Return the messages a read's RunPoll frames carry, in order (some carry none)."""
-        return [message for p in payloads if (message := self.message(p)) is not None]
-
-    def message(self, payload: Payload) -> agent_pb2.AgentServerMessage | None:
-        """Return the message a BidiPollResponse frame carries (None when it has none)."""
-        try:
-            poll = aiserver_pb2.BidiPollResponse.FromString(payload)  # type: ignore[arg-type]
-        except (DecodeError, RecursionError):
-            raise ProtocolError(
-                "Cursor sent a RunPoll frame that is not a BidiPollResponse"
-            ) from None
-        if self.eof:
-            raise ProtocolError("Cursor's RunPoll sent a frame after its eof")
-        if poll.seqno != self.next_seqno:
-            what = "a duplicate" if poll.seqno < self.next_seqno else "a gap"
-            raise ProtocolError(
-                f"Cursor's RunPoll frame {poll.seqno} is {what}: expected {self.next_seqno}"
-            )
-        self.next_seqno += 1
-        self.eof = poll.eof
-        if not poll.data:
-            return None
-        try:
-            raw = base64.b64decode(poll.data, validate=True)
-            return agent_pb2.AgentServerMessage.FromString(raw)
-        except (binascii.Error, DecodeError, RecursionError):
-            raise ProtocolError(
-                f"Cursor's RunPoll frame {poll.seqno} does not carry an AgentServerMessage"
-            ) from None
-
-    def check_end(self) -> None:
-        """Refuse a clean end frame that came before the eof frame."""
-        if not self.eof:
-            raise ProtocolError("Cursor's RunPoll ended without its eof frame")
+    route = Route.POLL

@@ -13,7 +13,7 @@ from typing import Any
 
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.host import RoundContext
-from nodecode_cursor.transports.sse import RunSettings
+from nodecode_cursor.transports.run import RunSettings
 
 ROOT = b'{"role":"system","content":"be brief"}'
 

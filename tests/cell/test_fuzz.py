@@ -41,7 +41,7 @@ from nodecode_cursor.core.blobs import BlobStore
 from nodecode_cursor.core.fold import Fold
 from nodecode_cursor.core.request_context import tool_definitions
 from nodecode_cursor.errors import CursorError, StoreError
-from nodecode_cursor.transports.sse import http_error
+from nodecode_cursor.transports.http import http_error
 from nodecode_cursor.wire import connect
 
 # --- bounds -----------------------------------------------------------------------------

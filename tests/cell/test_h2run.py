@@ -25,6 +25,7 @@ from cursor_simulator import Simulator
 from cursor_simulator.steps import (
     AskRequestContext,
     Checkpoint,
+    CutStream,
     End,
     EndError,
     KvRead,
@@ -39,13 +40,14 @@ from cursor_simulator.steps import (
     TurnEnded,
 )
 from nodecode_cursor._proto import agent_pb2
+from nodecode_cursor.core.routes import Route
 from nodecode_cursor.errors import ConfigError, ProviderError, StreamIncomplete
 from nodecode_cursor.host import RoundContext
 from nodecode_cursor.lanes import lane
 from nodecode_cursor.state import CellState
-from nodecode_cursor.transports.h2run import ChosenRun, H2Run
+from nodecode_cursor.transports.h2run import H2Run
+from nodecode_cursor.transports.run import RunSettings
 from nodecode_cursor.transports.run_route import open_run
-from nodecode_cursor.transports.sse import RunSettings, SseRun
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)
 
@@ -466,8 +468,8 @@ def test_an_untrusted_certificate_is_refused_like_httpx_does(
 
 
 def test_auto_over_cleartext_uses_runsse_and_http2_uses_prior_knowledge(sim: Simulator) -> None:
-    assert isinstance(open_run(settings(sim.url, transport="auto")), SseRun)
-    assert isinstance(open_run(settings(sim.url, transport="http2")), ChosenRun)
+    assert open_run(settings(sim.url, transport="auto")).route is Route.SSE
+    assert open_run(settings(sim.url, transport="http2")).route is Route.HTTP2
 
 
 def test_a_refused_run_stream_moves_to_runsse_under_auto(
@@ -492,6 +494,53 @@ def test_a_refused_run_stream_moves_to_runsse_under_auto(
     assert [r.route for r in sim.agent.runs] == ["http2", "sse"]
     assert sim.agent.run().prompt() == "hi"
     assert any("moves to RunSSE" in r.getMessage() for r in caplog.records)
+
+
+def test_one_replay_carries_a_run_from_http2_through_runsse_to_runpoll(
+    sim: Simulator, tls: trustme.CA, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The stream must end before its first message: the window check's KV asks would
+    # be messages before the cut, so that check is off here.
+    sim.agent.refuse_past_window = False
+    url = serve_tls(sim, tls, ["h2", "http/1.1"])
+    sim.agent.script([RejectRun(501, "unimplemented", "no bidi here")])  # HTTP/2 Run
+    sim.agent.script([CutStream()])  # RunSSE takes the run request, then drops
+    sim.agent.script([Text("over poll"), TurnEnded()])  # RunPoll carries it
+    ids: list[str] = []
+
+    async def main() -> list[agent_pb2.AgentServerMessage]:
+        state = CellState()
+        try:
+            async with open_run(settings(url, transport="auto"), state.run_connections) as run:
+                ids.append(run.request_id)
+                run.send(run_request("one replay"))
+                messages = await collect(run)
+                ids.append(run.request_id)
+                assert run.route is Route.POLL and run.saw_end and run.cut is None
+            # The route that carried the run is what the next run to the URL takes.
+            assert state.run_connections.remembered(url) == "poll"
+            return messages
+        finally:
+            await state.run_connections.aclose()
+
+    with caplog.at_level(logging.DEBUG, logger="nodecode_cursor.transports"):
+        messages = asyncio.run(main())
+    assert texts(messages) == "over poll"
+    h2, sse, poll = sim.agent.runs
+    assert (h2.route, sse.route, poll.route) == ("http2", "sse", "poll")
+    # A new request id on each route; the run ends named by the last.
+    assert len({h2.request_id, sse.request_id, poll.request_id}) == 3
+    assert ids == [h2.request_id, poll.request_id]
+    # What the run sent went again, from the start, to each route that took it.
+    assert sse.appends[0].seqno == 0 and poll.appends[0].seqno == 0
+    assert sse.appends[0].message == poll.appends[0].message
+    assert poll.appends[0].message.run_request.action.user_message_action.user_message.text == (
+        "one replay"
+    )
+    assert poll.violations == []
+    lines = [r.getMessage() for r in caplog.records]
+    assert any("moves to RunSSE" in line for line in lines)
+    assert any("streams over RunPoll as run" in line for line in lines)
 
 
 # --- keepalive and proxies -----------------------------------------------------------------

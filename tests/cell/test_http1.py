@@ -181,7 +181,7 @@ def test_a_header_that_would_split_the_request_is_refused_unquoted(header: dict[
 
 
 def test_a_grpc_status_of_unicode_digits_fails_the_stream_in_words() -> None:
-    from nodecode_cursor.transports.sse import grpc_end
+    from nodecode_cursor.transports.run import grpc_end
 
     # "²" passes str.isdigit() and int() refuses it: a ValueError, not the stream's end.
     ended, error = grpc_end({"grpc-status": "\u00b2", "grpc-message": "odd"})

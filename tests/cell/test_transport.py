@@ -27,7 +27,8 @@ from cursor_simulator.steps import (
 )
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.errors import ConfigError, ProviderError, StreamIncomplete
-from nodecode_cursor.transports.sse import RunSettings, SseRun, append_timeout
+from nodecode_cursor.transports.run import RunSettings
+from nodecode_cursor.transports.sse import SseRun, append_timeout
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)
 
@@ -382,12 +383,13 @@ def test_an_unusable_proxy_environment_is_a_config_error(
 
 
 def test_open_run_makes_a_transport_the_lane_can_speak_to() -> None:
+    from nodecode_cursor.core.routes import Route
+    from nodecode_cursor.transports.run import RunSettings, RunTransport
     from nodecode_cursor.transports.run_route import open_run
-    from nodecode_cursor.transports.sse import RunSettings, RunTransport, SseRun
 
     settings = RunSettings(base_url="http://127.0.0.1:9", token="t", client_version="v")
     run = open_run(settings)
-    assert isinstance(run, SseRun) and isinstance(run, RunTransport)
+    assert run.route is Route.SSE and isinstance(run, RunTransport)
     assert run.settings is settings and run.request_id
     # Everything the lane reads of a run is part of the protocol, not SseRun's own.
     members = set(RunTransport.__annotations__) | set(vars(RunTransport))

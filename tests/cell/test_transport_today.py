@@ -32,11 +32,13 @@ from cursor_simulator.steps import (
 from nodecode_cursor import limits
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.cell import CursorCell, Settings
+from nodecode_cursor.core.routes import Route
 from nodecode_cursor.errors import ConfigError, ProtocolError, ProviderError
 from nodecode_cursor.host import MemoryHost, RoundContext
 from nodecode_cursor.lanes import lane
+from nodecode_cursor.transports.run import RunSettings
 from nodecode_cursor.transports.run_route import open_run
-from nodecode_cursor.transports.sse import PollRun, RunSettings, SseRun
+from nodecode_cursor.transports.sse import PollRun, SseRun
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)
 
@@ -109,7 +111,7 @@ def test_a_poll_run_streams_after_append_0_was_accepted(sim: Simulator) -> None:
 
     async def main() -> tuple[list[agent_pb2.AgentServerMessage], Any]:
         async with open_run(settings(sim, transport="poll")) as run:
-            assert isinstance(run, PollRun)
+            assert run.route is Route.POLL
             return await play(run), run
 
     messages, run = asyncio.run(main())
@@ -275,7 +277,7 @@ def test_forced_sse_fails_with_run_sses_refusal(sim: Simulator) -> None:
 def test_the_fallback_is_logged_at_debug(sim: Simulator, caplog: pytest.LogCaptureFixture) -> None:
     sim.agent.sse_refusal = (404, "unimplemented", "no")
     sim.agent.script(round_script())
-    with caplog.at_level("DEBUG", logger="nodecode_cursor.transports.sse"):
+    with caplog.at_level("DEBUG", logger="nodecode_cursor.transports"):
         lane.stream_round_sync(context(sim))
     lines = [r.getMessage() for r in caplog.records if "RunPoll" in r.getMessage()]
     assert any("RunSSE refused as unimplemented (HTTP 404" in line for line in lines)
@@ -310,7 +312,7 @@ def test_open_run_refuses_an_unknown_transport() -> None:
     with pytest.raises(ConfigError, match=r"cursor\.transport"):
         open_run(RunSettings("http://127.0.0.1:9", "t", "v", transport="h2"))
     auto = open_run(RunSettings("http://127.0.0.1:9", "t", "v"))
-    assert isinstance(auto, SseRun) and auto.route == "sse"
+    assert auto.route is Route.SSE and auto.route == "sse"
 
 
 # --- headers, gzip, the client version, the heartbeat ---------------------------------
