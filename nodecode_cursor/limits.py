@@ -42,6 +42,9 @@ APPEND_BYTES_PER_EXTRA_SECOND = 128 * 1024
 # before it stops reading: a stream faster than the host renders waits in the socket,
 # so a long answer is held once (by the fold), not twice.
 RUN_INBOX_BATCHES = 16
+# And the messages those batches may hold together: one read of small frames can carry
+# thousands of messages, and the lane's work (and memory) goes by messages, not reads.
+RUN_INBOX_MESSAGES = 4096
 
 # No message from RunSSE but heartbeats for this long ends the round as incomplete.
 # Heartbeats keep the connection open but never the round: a stream of nothing else

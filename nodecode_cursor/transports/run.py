@@ -275,6 +275,7 @@ class RunStream:
         self.state = RunState.AWAITING
         self._last_write = 0.0
         self._inbox: asyncio.Queue[_Item] = asyncio.Queue()
+        self._held = 0  # messages in the inbox's batches, not yet taken by the consumer
         # Set while the consumer keeps up; the reader waits on it (backpressure).
         self._room = asyncio.Event()
         self._room.set()
@@ -319,7 +320,9 @@ class RunStream:
         inbox = self._inbox
         while True:
             item = await inbox.get()
-            if inbox.qsize() < limits.RUN_INBOX_BATCHES:
+            if isinstance(item, list):
+                self._held -= len(item)
+            if not self._behind():
                 self._room.set()
             if item is None:
                 return
@@ -354,11 +357,19 @@ class RunStream:
         if self.state is RunState.AWAITING:
             self.state = RunState.ANSWERING
         self._inbox.put_nowait(batch)
-        if self._inbox.qsize() >= limits.RUN_INBOX_BATCHES:
+        self._held += len(batch)
+        if self._behind():
             # The consumer is behind: stop reading until it catches up, so a fast
             # stream waits in the socket, not in this process.
             self._room.clear()
             await self._room.wait()
+
+    def _behind(self) -> bool:
+        """Return whether the consumer is behind: too many reads or messages waiting."""
+        return (
+            self._inbox.qsize() >= limits.RUN_INBOX_BATCHES
+            or self._held >= limits.RUN_INBOX_MESSAGES
+        )
 
     async def _heartbeat(self) -> None:
         """Queue a client heartbeat whenever nothing was written for a whole period."""
