@@ -83,6 +83,10 @@ class HttpServer:
         """Return whether the server is shutting down (long handlers should give up)."""
         return self._stop.is_set()
 
+    def wait_stopping(self, seconds: float) -> bool:
+        """Return whether the server is shutting down, waiting up to SECONDS for it."""
+        return self._stop.wait(seconds)
+
     def route(self, path: str, handler: Handler) -> None:
         """Serve ``path`` with ``handler`` (replacing any earlier one)."""
         self._routes[path] = handler

@@ -9,7 +9,9 @@ connections are capped (one past the cap is answered a readable 503 and closed
 with a lingering close, never a reset), and an ``accept()`` that fails for want
 of file descriptors is logged in one line and retried. Each served request is
 logged in one line (method, path, status, duration, model, why an error was
-answered), never with a header.
+answered), never with a header. ``close`` ends every connection and every round
+they hold (``Exchange.hold``) within a deadline of its own, whatever they are
+doing: past it their sockets are aborted and it returns.
 
 A request that passes is handed to the server's ``Routes`` as an ``Exchange``,
 one per turn of the event loop (``turnstile.Turnstile``):
@@ -125,6 +127,10 @@ class Exchange:
     def path(self) -> str:
         """Return the request's path, without its query."""
         return self.target.split("?", 1)[0]
+
+    def hold(self, task: asyncio.Task[Any]) -> None:
+        """Count TASK (a round this request runs) among what the server's ``close`` ends."""
+        self._server.hold(task)
 
     @property
     def unanswered(self) -> bool:
@@ -244,6 +250,7 @@ class HttpServer:
         header_timeout: float = host_limits.SERVE_HEADER_TIMEOUT_SECONDS,
         body_timeout: float = host_limits.SERVE_BODY_TIMEOUT_SECONDS,
         idle_timeout: float = host_limits.SERVE_IDLE_TIMEOUT_SECONDS,
+        close_timeout: float = host_limits.SERVE_CLOSE_SECONDS,
     ) -> None:
         self.routes = routes
         self.api_key = api_key or None
@@ -252,12 +259,17 @@ class HttpServer:
         self.header_timeout = header_timeout
         self.body_timeout = body_timeout
         self.idle_timeout = idle_timeout
+        self.close_timeout = close_timeout
         self._accept_warned = 0.0
         self.listen_host = DEFAULT_LISTEN_HOST
         self.port = 0
         self.connections = 0
         self._server: asyncio.Server | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._closing = False
+        # Each connection's task and its socket's writer, and the rounds routes hold:
+        # what close ends.
+        self._connections: dict[asyncio.Task[Any], asyncio.StreamWriter] = {}
+        self._rounds: set[asyncio.Task[Any]] = set()
         self._previous_handler: Any = None
         self.turnstile = Turnstile()
 
@@ -448,14 +460,18 @@ class HttpServer:
         """Serve a connection; an unexpected failure is logged (no traceback to the client).
 
         The work runs in a task of its own, which ``close`` cancels: Python 3.11's
-        streams log an error when the task they started is itself cancelled.
+        streams log an error when the task they started is itself cancelled. A
+        connection accepted as the server closes is dropped at once.
         """
+        if self._closing:
+            writer.transport.abort()
+            return
         task = asyncio.create_task(self.connection(reader, writer))
-        self._tasks.add(task)
+        self._connections[task] = writer
         try:
             await asyncio.wait({task})
         finally:
-            self._tasks.discard(task)
+            self._connections.pop(task, None)
         if not task.cancelled() and task.exception() is not None:
             error = task.exception()
             log.error(
@@ -483,16 +499,57 @@ class HttpServer:
         else:
             loop.default_exception_handler(context)
 
+    def hold(self, task: asyncio.Task[Any]) -> None:
+        """Count TASK (a round a route runs) among what ``close`` ends, until it ends."""
+        self._rounds.add(task)
+        task.add_done_callback(self._rounds.discard)
+
     async def close(self) -> None:
-        """Stop listening and close every connection."""
-        if self._server is not None:
-            self._server.close()
-            # Python 3.11's Server does not track its connections: cancel ours (each
-            # cancels its round and closes its socket on the way out).
-            await cancel(*self._tasks)
-            await self._server.wait_closed()
-            self._server = None
-            asyncio.get_running_loop().set_exception_handler(self._previous_handler)
+        """Stop listening and end every connection and round, within ``close_timeout``.
+
+        Each connection is cancelled (it cancels its round and closes its socket on
+        the way out). What still runs at half the deadline is cancelled once more,
+        rounds too: a task can swallow one cancel (Python 3.11's ``wait_for`` did). A
+        connection still open at the deadline has its socket aborted, is logged, and
+        is left to the loop: close returns whatever the rounds are doing.
+        """
+        if self._server is None:
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.close_timeout
+        self._closing = True
+        self._server.close()
+        # Python 3.11's Server does not track its connections: we do.
+        held = set(self._connections)
+        for task in held:
+            task.cancel()
+        left = await _ended(held, self.close_timeout / 2)
+        if left or self._rounds:
+            log.info(
+                "closing: cancelling again %d connections and %d rounds still running",
+                len(left),
+                len(self._rounds),
+            )
+            for task in (*left, *self._rounds):
+                task.cancel()
+            left = await _ended(left | self._rounds, deadline - loop.time())
+        if left:
+            log.warning(
+                "%d connections and rounds did not end within %g s of closing; "
+                "their sockets are aborted and they are left to end on their own",
+                len(left),
+                self.close_timeout,
+            )
+            for task in left:
+                writer = self._connections.get(task)
+                if writer is not None:
+                    writer.transport.abort()
+        # Bounded too: Python 3.12's wait_closed waits for every connection to go.
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(max(0.0, deadline - loop.time())):
+                await self._server.wait_closed()
+        self._server = None
+        loop.set_exception_handler(self._previous_handler)
 
 
 def _log_request(exchange: Exchange, seconds: float) -> None:
@@ -540,6 +597,14 @@ async def _turn_away(reader: asyncio.StreamReader, writer: asyncio.StreamWriter)
         writer.close()  # cancelled too (the server closing): the socket goes
     with contextlib.suppress(ConnectionError, OSError):
         await writer.wait_closed()
+
+
+async def _ended(tasks: set[asyncio.Task[Any]], seconds: float) -> set[asyncio.Task[Any]]:
+    """Return which of TASKS are still running after waiting up to SECONDS for all to end."""
+    if not tasks:
+        return set()
+    _, pending = await asyncio.wait(tasks, timeout=max(0.0, seconds))
+    return pending
 
 
 async def cancel(*tasks: asyncio.Task[Any]) -> None:

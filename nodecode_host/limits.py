@@ -84,3 +84,7 @@ SERVE_MAX_PENDING_BYTES = 64 * 1024
 # for how long, so closing it is not a reset that destroys the answer.
 SERVE_LINGER_BYTES = 64 * 1024 * 1024
 SERVE_LINGER_SECONDS = 5.0
+# How long stopping `serve` waits for its connections and the rounds they hold to end
+# once cancelled (half of it, then they are cancelled once more: a task can swallow a
+# cancel); past it the sockets still open are aborted and the stop goes on regardless.
+SERVE_CLOSE_SECONDS = 5.0

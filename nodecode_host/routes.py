@@ -352,6 +352,7 @@ class ApiRoutes:
         """Answer a non-streamed request with its API's whole answer (or the round's error)."""
         self._lane()  # no lane: refused before the round is counted
         round_task = asyncio.create_task(self._settle(request))
+        exchange.hold(round_task)
         watch = asyncio.create_task(exchange.closed())
         self.rounds_in_flight += 1
         try:
@@ -401,6 +402,7 @@ class ApiRoutes:
             queue.put_nowait(_END)
 
         round_task = asyncio.create_task(play())
+        exchange.hold(round_task)
         watch = asyncio.create_task(exchange.closed())
         self.rounds_in_flight += 1
         started = False
@@ -460,6 +462,7 @@ class ApiServer(HttpServer):
         header_timeout: float = host_limits.SERVE_HEADER_TIMEOUT_SECONDS,
         body_timeout: float = host_limits.SERVE_BODY_TIMEOUT_SECONDS,
         idle_timeout: float = host_limits.SERVE_IDLE_TIMEOUT_SECONDS,
+        close_timeout: float = host_limits.SERVE_CLOSE_SECONDS,
         allow_agent_lane: bool = False,
     ) -> None:
         self.api = ApiRoutes(host, allow_agent_lane=allow_agent_lane)
@@ -471,6 +474,7 @@ class ApiServer(HttpServer):
             header_timeout=header_timeout,
             body_timeout=body_timeout,
             idle_timeout=idle_timeout,
+            close_timeout=close_timeout,
         )
 
     @property

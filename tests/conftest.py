@@ -8,7 +8,9 @@ Every test runs under three checks that cost nothing when they pass:
 * the process holds at most ``FD_SLACK`` more open file descriptors than
   before (a forgotten socket, httpx client, file or subprocess pipe).
 
-Each check allows a short grace period for things that are already going away.
+Each check waits for things that are already going away: a thread is joined,
+and the tasks and descriptors, which nothing announces the end of, are looked at
+again until they are gone (the bound only stops a hung test).
 Descriptors are process-wide, so should the last check ever misfire on
 something opened lazily and kept on purpose, ``NODECODE_TEST_FD_CHECK=marked``
 restricts it to tests marked ``@pytest.mark.leakcheck``.
@@ -26,12 +28,11 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from probes import fd_target, open_fds
+from probes import fd_target, open_fds, settled, threads_left
 
 from cursor_simulator import Simulator
 from cursor_simulator.models import named_roster
@@ -39,9 +40,9 @@ from nodecode_cursor import errors
 from nodecode_cursor.state import CellState
 
 # How long a leak may take to go away on its own (a thread finishing its last
-# line, a socket closing) before it counts as a leak.
-LEAK_GRACE_SECONDS = 2.0
-LEAK_POLL_SECONDS = 0.02
+# line, a socket closing) before it counts as a leak: generous, since a passing
+# test does not wait it out, and a busy machine may take a while.
+LEAK_GRACE_SECONDS = 30.0
 # Descriptors a marked test may leave open (e.g. a lazily opened /dev/urandom).
 FD_SLACK = 2
 
@@ -61,17 +62,6 @@ def pytest_configure(config: pytest.Config) -> None:
         "sim_named_roster: the sim's roster is its six named rows, not every bundled"
         " model (for tests of how a host reads a small roster)",
     )
-
-
-def _wait_until(done: Callable[[], bool]) -> bool:
-    """Return True as soon as ``done()`` holds, False if it still fails after the grace period."""
-    deadline = time.monotonic() + LEAK_GRACE_SECONDS
-    while True:
-        if done():
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(LEAK_POLL_SECONDS)
 
 
 def _pending_tasks() -> set[asyncio.Task[object]]:
@@ -123,20 +113,13 @@ def _leak_check(request: pytest.FixtureRequest) -> Iterator[None]:
 
     yield
 
-    def new_threads() -> list[threading.Thread]:
-        return [
-            t
-            for t in threading.enumerate()
-            if t not in threads_before and t.is_alive() and not t.name.startswith("sim-")
-        ]
-
     def new_tasks() -> set[asyncio.Task[object]]:
         return _pending_tasks() - tasks_before
 
-    if not _wait_until(lambda: not new_threads()):
-        names = sorted(t.name for t in new_threads())
+    names = threads_left(threads_before, skip=("sim-",), within=LEAK_GRACE_SECONDS)
+    if names:
         pytest.fail(f"test left threads running: {names}", pytrace=False)
-    if not _wait_until(lambda: not new_tasks()):
+    if not settled(lambda: not new_tasks(), LEAK_GRACE_SECONDS):
         tasks = sorted(repr(t.get_coro()) for t in new_tasks())
         pytest.fail(f"test left asyncio tasks pending: {tasks}", pytrace=False)
     if fds_before is not None:
@@ -145,7 +128,7 @@ def _leak_check(request: pytest.FixtureRequest) -> Iterator[None]:
             now = open_fds() or set()
             return now - fds_before
 
-        if not _wait_until(lambda: len(grown()) <= FD_SLACK):
+        if not settled(lambda: len(grown()) <= FD_SLACK, LEAK_GRACE_SECONDS):
             leaked = sorted(f"{fd}->{fd_target(fd)}" for fd in grown())
             pytest.fail(f"test left file descriptors open: {leaked}", pytrace=False)
 

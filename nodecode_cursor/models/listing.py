@@ -300,7 +300,10 @@ async def round_catalog(
     stale = kept[1] if kept is not None else None
     try:
         # Shielded: a round that stops waiting leaves the fetch to land for the next one.
-        return await asyncio.wait_for(asyncio.shield(task), wait)
+        # asyncio.timeout, not wait_for: Python 3.11's wait_for returns the result when a
+        # cancel meets the fetch's landing, and the cancelled round then runs on.
+        async with asyncio.timeout(wait):
+            return await asyncio.shield(task)
     except TimeoutError:
         log.debug("the model catalog did not come within %g s; routing without it", wait)
     except CursorError as exc:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from probes import settled, threads_left
 
 from cursor_simulator import SimRequest, SimResponse, Simulator
 from cursor_simulator.agent import RUN_PATH
@@ -69,8 +70,9 @@ TOOLS = [
         },
     }
 ]
-# How long whatever a round leaves may take to go away on its own.
-SETTLE_SECONDS = 3.0
+# How long whatever a round leaves may take to go away on its own (only stops a hung
+# test: each wait ends as soon as what it waits for is gone).
+SETTLE_SECONDS = 60.0
 
 
 def context(sim: Simulator, **overrides: Any) -> RoundContext:
@@ -103,31 +105,13 @@ def open_fds() -> dict[int, str]:
     return found
 
 
-def round_threads() -> list[str]:
-    """Return the names of live threads that are not the simulator's or pytest's own."""
-    return sorted(
-        t.name
-        for t in threading.enumerate()
-        if t is not threading.main_thread() and not t.name.startswith("sim-")
-    )
-
-
-def settle(done: Any) -> bool:
-    deadline = time.monotonic() + SETTLE_SECONDS
-    while not done():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
-
-
 def play(ctx: RoundContext, *, cancel_after_text: bool = False) -> RoundResult | CursorError:
     """Return the round's result or its cell error, asserting it left nothing behind.
 
     A failure says which deadline fired (its text names it); no test here reads a clock.
     """
     fds_before = open_fds()
-    threads_before = round_threads()
+    threads_before = set(threading.enumerate())
     # The round gets a temp folder of its own (other processes share the system one).
     temp = tempfile.mkdtemp(prefix="faults-round-")
     saved_tempdir, tempfile.tempdir = tempfile.tempdir, temp
@@ -152,11 +136,11 @@ def play(ctx: RoundContext, *, cancel_after_text: bool = False) -> RoundResult |
             # as short tasks of their own: give them the grace period to finish.
             current = asyncio.current_task()
             deadline = time.monotonic() + SETTLE_SECONDS
-            while time.monotonic() < deadline:
-                others = [t for t in asyncio.all_tasks() if t is not current]
-                if not others:
+            while others := {t for t in asyncio.all_tasks() if t is not current}:
+                left = deadline - time.monotonic()
+                if left <= 0:
                     break
-                await asyncio.sleep(0.01)
+                await asyncio.wait(others, timeout=left)
             leftover.extend(repr(t) for t in asyncio.all_tasks() if t is not current)
 
     try:
@@ -164,12 +148,13 @@ def play(ctx: RoundContext, *, cancel_after_text: bool = False) -> RoundResult |
     finally:
         tempfile.tempdir = saved_tempdir
     assert leftover == [], f"the round left tasks: {leftover}"
-    assert settle(lambda: round_threads() == threads_before), round_threads()
+    # The simulator's threads are its own business (its stop joins them).
+    assert threads_left(threads_before, skip=("sim-",)) == []
 
     def fds_back() -> bool:
         return len(open_fds()) <= len(fds_before)
 
-    if not settle(fds_back):
+    if not settled(fds_back, SETTLE_SECONDS):
         grown = {fd: t for fd, t in open_fds().items() if fds_before.get(fd) != t}
         pytest.fail(f"the round left descriptors open: {grown}")
     assert os.listdir(temp) == [], "the round left temp files"

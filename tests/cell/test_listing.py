@@ -385,3 +385,24 @@ def test_max_mode_markers_are_kept_per_base_url_and_account(
     assert listing.round_marker(state, "zeta", "zeta", "tok-b", sim.url) is None
     assert listing.round_marker(state, "zeta", "zeta", "tok-a", "http://other.invalid") is None
     assert listing.roster_marker(state, "zeta", "tok-b", sim.url) is None
+
+
+def test_a_round_cancelled_as_the_catalog_lands_is_cancelled(
+    sim: Simulator, state: CellState
+) -> None:
+    # Python 3.11's wait_for returned the result when a cancel met the fetch's landing,
+    # and the cancelled round ran on (serve's close then waited on it for good).
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        waiting = asyncio.create_task(listing.round_catalog(state, "tok-a", sim.url, wait=60))
+        stepped = asyncio.Event()
+        loop.call_soon(stepped.set)  # runs after the round's first step: it is waiting now
+        await stepped.wait()
+        (fetch,) = [t for t in asyncio.all_tasks() if t.get_name() == "cursor-catalog"]
+        # The cancel comes as the fetch lands: after the round's wake-up, before it runs.
+        fetch.add_done_callback(lambda _: waiting.cancel())
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        assert fetch.exception() is None  # it landed: the cancel met a result
+
+    asyncio.run(main())

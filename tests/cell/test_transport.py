@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 import pytest
-from probes import open_sockets
+from probes import open_sockets, threads_left
 from runs import ROOT, play, run_request, run_settings, texts
 
 from cursor_simulator import Simulator
@@ -254,7 +254,7 @@ def test_the_settings_repr_hides_the_token() -> None:
 
 def test_cancelling_mid_stream_closes_every_socket_and_task(sim: Simulator) -> None:
     sim.agent.script([Text("first"), Sleep(30)])
-    threads_before = threading.active_count()
+    threads_before = set(threading.enumerate())
     sockets_before = open_sockets()
     leftover: list[asyncio.Task[Any]] = []
 
@@ -280,12 +280,7 @@ def test_cancelling_mid_stream_closes_every_socket_and_task(sim: Simulator) -> N
 
     asyncio.run(main())
     assert leftover == []
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and (
-        threading.active_count() > threads_before or open_sockets() > sockets_before
-    ):
-        time.sleep(0.02)
-    assert threading.active_count() <= threads_before  # the simulator saw us leave
+    assert threads_left(threads_before) == []  # the simulator saw us leave
     assert open_sockets() <= sockets_before
 
 

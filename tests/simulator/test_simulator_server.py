@@ -227,12 +227,13 @@ def test_client_gone_is_seen_by_a_streaming_handler(sim: Simulator) -> None:
         def chunks() -> Iterator[bytes]:
             try:
                 yield b"first"
+                # wait_gone is the handler's wait for its client to go (client_gone,
+                # looked at as the socket allows).
                 deadline = time.monotonic() + WAIT
                 while time.monotonic() < deadline and not sim.server.stopping:
-                    if request.client_gone():
+                    if request.wait_gone(deadline - time.monotonic()):
                         seen_gone.append(True)
                         return
-                    time.sleep(0.01)
                 seen_gone.append(False)
             finally:
                 done.set()
@@ -253,8 +254,7 @@ def test_stop_ends_a_blocked_stream_and_joins() -> None:
         def stream(request: SimRequest) -> SimResponse:
             def chunks() -> Iterator[bytes]:
                 yield b"x"
-                while not simulator.server.stopping:
-                    time.sleep(0.01)
+                simulator.server.wait_stopping(60)  # 60 s only stops a hung test
 
             return SimResponse(200, {}, chunks())
 
