@@ -17,6 +17,7 @@ Run it by hand with ``python -m cursor_simulator --port N``.
 from __future__ import annotations
 
 import ssl
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
@@ -76,6 +77,11 @@ class Simulator:
     def requests_to(self, path: str) -> list[SimRequest]:
         """Return the requests received for ``path``."""
         return [r for r in self.server.requests if r.path == path]
+
+    def wait_until(self, done: Callable[[], bool], seconds: float = 60.0) -> bool:
+        """Return whether DONE() holds, looked at again as each request comes or is
+        answered, for up to SECONDS (the default only stops a hung test)."""
+        return self.server.wait_until(done, seconds)
 
     def route(self, path: str, handler: Any) -> None:
         """Serve ``path`` with ``handler`` (a function of SimRequest → SimResponse)."""

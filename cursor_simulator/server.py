@@ -60,6 +60,8 @@ class HttpServer:
         self._lock = threading.Lock()
         self._acceptor: threading.Thread | None = None
         self.requests: list[SimRequest] = []
+        # Told of every request recorded and every handler's answer: what a test waits on.
+        self._changed = threading.Condition()
         # Tests read every request; a long-lived simulator keeps only the newest.
         self.max_records = max_records
         # Connections accepted so far (a test counts how many a client opened).
@@ -117,6 +119,18 @@ class HttpServer:
         self.requests.append(request)
         if self.max_records is not None and len(self.requests) > self.max_records:
             del self.requests[: len(self.requests) - self.max_records]
+        self._told()
+
+    def wait_until(self, done: Callable[[], bool], seconds: float) -> bool:
+        """Return whether DONE() holds, looked at again as each request comes or is answered
+        (a handler's work is done by then), for up to SECONDS."""
+        with self._changed:
+            return self._changed.wait_for(done, seconds)
+
+    def _told(self) -> None:
+        """Wake what waits in ``wait_until`` (returns nothing)."""
+        with self._changed:
+            self._changed.notify_all()
 
     def handle(self, request: SimRequest) -> SimResponse:
         """Return the routed handler's answer to REQUEST (a 500 when the handler fails)."""
@@ -126,6 +140,8 @@ class HttpServer:
         except Exception:
             log.exception("simulator handler failed for %s", request.path)
             return SimResponse(500, {"content-type": "text/plain"}, b"handler failed")
+        finally:
+            self._told()
 
     def stop(self) -> None:
         """Stop accepting, close every connection and join every thread."""

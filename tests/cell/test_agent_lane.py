@@ -230,11 +230,18 @@ def test_cancelling_the_round_ends_the_whole_process_group(
     parts: list[StreamPart] = []
 
     async def cancelled() -> None:
-        task = asyncio.create_task(cell.lanes["cursor-agent"](ctx(parts=parts)))
-        for _ in range(500):  # until the stand-in and its grandchild are up and streaming
-            if standin.runs() and any(isinstance(p, TextDelta) for p in parts):
-                break
-            await asyncio.sleep(0.01)
+        streaming = asyncio.Event()
+
+        def on_part(part: StreamPart) -> None:
+            parts.append(part)
+            if isinstance(part, TextDelta):
+                streaming.set()
+
+        context = ctx()
+        context.on_part = on_part
+        task = asyncio.create_task(cell.lanes["cursor-agent"](context))
+        # The stand-in logged its run (and its grandchild) before it printed a word.
+        await streaming.wait()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

@@ -37,13 +37,6 @@ def uuid_of(line: str) -> str:
     return match.group(1)
 
 
-def wait_for(done: object, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not done():  # type: ignore[operator]
-        assert time.monotonic() < deadline, "condition never held"
-        time.sleep(0.005)
-
-
 def test_login_then_status_then_logout(sim: Simulator, home: Path) -> None:
     (home / "auth.json").write_text(json.dumps({"api_keys": {"openai": {"key": "sk-o"}}}))
     host = MemoryHost(home)
@@ -115,7 +108,7 @@ def test_logout_cancels_a_sign_in_in_progress(sim: Simulator, home: Path) -> Non
     host = MemoryHost(home)
     cmd = command(sim, host)
     login_id = uuid_of(cmd.run("login"))
-    wait_for(lambda: len(sim.auth.polls) >= 1)
+    assert sim.wait_until(lambda: len(sim.auth.polls) >= 1)
     assert cmd.run("logout") == "cursor: sign-in cancelled; nothing was kept"
     sim.auth.confirm(login_id)
     assert cmd.signin.wait(5)  # its thread has ended: it can write nothing more

@@ -20,7 +20,7 @@ from nodecode_cursor.transports.h1conn import H1Pool, ReadPacing, h1_route
 from nodecode_cursor.transports.idle import IdleDeadline
 
 READ_TIMEOUT = 0.2  # the silence the client allows; the tests wait past it on purpose
-WAIT = 5.0  # bounds what takes milliseconds; it only matters when a test fails
+WAIT = 30.0  # bounds what takes milliseconds (and a held read); only a hung test meets it
 HEAD = b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n"
 
 
@@ -116,7 +116,7 @@ def test_the_time_a_reader_holds_a_piece_is_not_silence() -> None:
                     # Busy elsewhere for longer than the service may be silent: the
                     # answer's next piece is already waiting meanwhile.
                     service.send(chunk(b"two") + b"0\r\n\r\n")
-                    await asyncio.sleep(3 * READ_TIMEOUT)
+                    await asyncio.sleep(3 * READ_TIMEOUT)  # the hold is what is tested
             service.send(None)
         return got
 
@@ -133,7 +133,7 @@ def test_every_read_moves_the_deadline() -> None:
             async def pace() -> None:
                 for index in range(pieces):
                     service.send(chunk(b"%d" % index))
-                    await asyncio.sleep(READ_TIMEOUT * 2 / 3)
+                    await asyncio.sleep(READ_TIMEOUT * 2 / 3)  # the pace is what is tested
                 service.send(b"0\r\n\r\n")
                 service.send(None)
 
@@ -152,7 +152,7 @@ def test_a_deadline_that_passed_expires_its_timeout() -> None:
         async with asyncio.timeout(None) as timeout:
             deadline = IdleDeadline(timeout, loop.time())
             try:
-                await asyncio.sleep(WAIT)
+                await asyncio.Event().wait()  # until the expiry ends it
             finally:
                 deadline.close()
 

@@ -198,7 +198,10 @@ def test_an_idle_connection_closes_itself_and_the_next_round_dials_anew(sim: Sim
         await lane.stream_round(context(sim.url), state)
         await lane.stream_round(context(sim.url), state)  # at once: the same connection
         kept = len(state.run_connections.connections())
-        await asyncio.sleep(0.8)  # past the idle period, with no round asking
+        # The connection's idle watch ends as it closes it (its abort cancels the
+        # connection's tasks, the watch too), with no round asking.
+        (idle,) = [t for t in asyncio.all_tasks() if t.get_name() == "cursor-h2-idle"]
+        await asyncio.wait({idle})
         left = len(state.run_connections.connections())
         await lane.stream_round(context(sim.url), state)
         opened = state.run_connections.opened

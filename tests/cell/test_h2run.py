@@ -42,7 +42,7 @@ from cursor_simulator.steps import (
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.core.routes import Route
 from nodecode_cursor.errors import ConfigError, ProviderError, StreamIncomplete
-from nodecode_cursor.host import RoundContext
+from nodecode_cursor.host import RoundContext, TextDelta
 from nodecode_cursor.lanes import lane
 from nodecode_cursor.state import CellState
 from nodecode_cursor.transports.h2run import H2Run
@@ -385,8 +385,13 @@ def test_cancelling_a_round_leaves_no_task_and_resets_the_stream(sim: Simulator)
     state = CellState()
 
     async def main() -> None:
-        task = asyncio.create_task(lane.stream_round(context(sim.url), state))
-        await asyncio.sleep(0.4)
+        streaming = asyncio.Event()  # the round got "a": its stream is open and answering
+        ctx = context(
+            sim.url,
+            on_part=lambda part: streaming.set() if isinstance(part, TextDelta) else None,
+        )
+        task = asyncio.create_task(lane.stream_round(ctx, state))
+        await streaming.wait()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

@@ -202,7 +202,7 @@ def test_a_kept_disabled_answer_keeps_auto_off_http2_until_it_expires(
     async def main() -> None:
         await lane.stream_round(context(url), state)  # within the 30 s (here 0.5 s)
         state.run_connections.worked.clear()  # forget the route, keep the config's word
-        await asyncio.sleep(0.6)
+        await asyncio.sleep(0.6)  # the answer ages past its TTL: the time is what is tested
         await lane.stream_round(context(url), state)  # the answer expired: HTTP/2 again
         state.close()
 

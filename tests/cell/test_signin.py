@@ -47,13 +47,6 @@ def claims(token: str) -> dict[str, object]:
     return jwt.decode(token, options={"verify_signature": False})
 
 
-def wait_for(done: object, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not done():  # type: ignore[operator]
-        assert time.monotonic() < deadline, "condition never held"
-        time.sleep(0.005)
-
-
 def closed_port_url() -> str:
     """Return a loopback URL where nothing listens (connections are refused)."""
     with socket.socket() as sock:
@@ -242,12 +235,12 @@ def test_a_second_login_cancels_the_first(sim: Simulator, home: Path) -> None:
     before = sign_in_threads()
     first = page_of(signin.start())["uuid"]
     (first_thread,) = sign_in_threads() - before
-    wait_for(lambda: any(p["uuid"] == first for p in sim.auth.polls))
+    assert sim.wait_until(lambda: any(p["uuid"] == first for p in sim.auth.polls))
     second = page_of(signin.start())["uuid"]
     assert second != first
     # The person confirms the first page too late: that sign-in must write nothing.
     sim.auth.confirm(first)
-    wait_for(lambda: any(p["uuid"] == second for p in sim.auth.polls))
+    assert sim.wait_until(lambda: any(p["uuid"] == second for p in sim.auth.polls))
     first_thread.join(5)  # the first sign-in has ended: it can write nothing more
     assert not first_thread.is_alive()
     assert not (home / "auth.json").exists()
@@ -264,7 +257,7 @@ def test_cancel_writes_nothing(sim: Simulator, home: Path) -> None:
     host = MemoryHost(home)
     signin = SignIn(host, AuthStore(home), sim.url, sim.url, FAST)
     login_id = page_of(signin.start())["uuid"]
-    wait_for(lambda: len(sim.auth.polls) >= 2)
+    assert sim.wait_until(lambda: len(sim.auth.polls) >= 2)
     assert signin.in_progress
     assert signin.cancel() is True
     assert not signin.in_progress

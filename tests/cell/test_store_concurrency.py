@@ -36,12 +36,12 @@ import json, random, sys, time
 from nodecode_cursor.account import signin, store
 from cursor_simulator.auth import make_token
 
-home, base_url, mode, ops, seed, go_file = sys.argv[1:7]
+home, base_url, mode, ops, seed = sys.argv[1:6]
 random.seed(int(seed))
 auth = store.AuthStore(home)
 counts = {"refresh": 0, "login": 0, "logout": 0, "errors": []}
-while not __import__("os").path.exists(go_file):  # start together
-    time.sleep(0.001)
+print("ready", flush=True)
+sys.stdin.readline()  # the go: every worker is started and waiting, so they start together
 for _ in range(int(ops)):
     mix = ["refresh", "refresh", "login", "logout"]
     op = "refresh" if mode == "refresh" else random.choice(mix)
@@ -104,9 +104,8 @@ def write_auth(home: Path, token: str) -> None:
 
 def hammer(home: Path, sim: Simulator, mode: str, ops: int) -> tuple[list[dict[str, Any]], Any]:
     """Run WORKERS workers and the reader over HOME; return their reports."""
-    go, stop = home / "go", home / "stop"
-    for flag in (go, stop):
-        flag.unlink(missing_ok=True)
+    stop = home / "stop"
+    stop.unlink(missing_ok=True)
     env = {**os.environ, "NO_PROXY": "127.0.0.1,localhost"}
     reader = subprocess.Popen(
         [sys.executable, "-c", READER, str(home / "auth.json"), str(stop)],
@@ -116,7 +115,8 @@ def hammer(home: Path, sim: Simulator, mode: str, ops: int) -> tuple[list[dict[s
     )
     workers = [
         subprocess.Popen(
-            [sys.executable, "-c", WORKER, str(home), sim.url, mode, str(ops), str(n), str(go)],
+            [sys.executable, "-c", WORKER, str(home), sim.url, mode, str(ops), str(n)],
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -125,12 +125,17 @@ def hammer(home: Path, sim: Simulator, mode: str, ops: int) -> tuple[list[dict[s
         )
         for n in range(WORKERS)
     ]
-    time.sleep(0.3)  # let the interpreters start, so the workers really start together
-    go.touch()
     reports = []
     try:
         for worker in workers:
-            out, err = worker.communicate(timeout=60)
+            assert worker.stdout is not None
+            assert worker.stdout.readline() == "ready\n"
+        for worker in workers:
+            assert worker.stdin is not None
+            worker.stdin.write("go\n")
+            worker.stdin.flush()  # communicate closes it
+        for worker in workers:
+            out, err = worker.communicate(timeout=300)  # only stops a hung test
             assert worker.returncode == 0, err[-2000:]
             reports.append(json.loads(out.strip().splitlines()[-1]))
     finally:

@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ from cursor_simulator.steps import (
     RefuseAppends,
     RejectRun,
     Sleep,
+    Step,
     Text,
     TurnEnded,
 )
@@ -183,12 +185,19 @@ def test_run_sse_non_200_without_a_connect_body(sim: Simulator) -> None:
 
 
 def test_a_refused_append_fails_the_run_with_the_services_error(sim: Simulator) -> None:
-    sim.agent.script([RefuseAppends(403, "permission_denied", "team blocks agents"), Sleep(10)])
+    refusing = threading.Event()
+
+    def refuses(_run: Any) -> Iterator[Step]:
+        yield RefuseAppends(403, "permission_denied", "team blocks agents")
+        refusing.set()  # the player took the step: appends from now on are refused
+        yield Sleep(10)
+
+    sim.agent.script(refuses)
 
     async def main() -> None:
         async with SseRun(settings(sim)) as run:
             run.send(run_request())
-            await asyncio.sleep(0.05)
+            assert await asyncio.to_thread(refusing.wait, 60)  # only stops a hung test
             run.send(run_request())  # refused
             async for _ in run.messages():
                 pass

@@ -113,10 +113,11 @@ def test_chat_ctrl_c_stops_a_slow_models_list_not_the_chat(
 
     def stalls(request: SimRequest) -> SimResponse:
         def body() -> Any:
-            for _ in range(300):  # 30 s at most, ended early when the client goes away
-                if request.client_gone():
+            # 30 s at most, ended early when the client goes away.
+            deadline = time.monotonic() + 30
+            while (left := deadline - time.monotonic()) > 0:
+                if request.wait_gone(left):
                     return
-                time.sleep(0.1)
             yield b""
 
         return SimResponse(200, {"content-type": "application/proto"}, body())
@@ -126,9 +127,7 @@ def test_chat_ctrl_c_stops_a_slow_models_list_not_the_chat(
     try:
         child.expect("> ")
         child.sendline("/models")
-        deadline = time.monotonic() + 10
-        while not sim.requests_to(MODELS_PATH) and time.monotonic() < deadline:
-            time.sleep(0.02)
+        assert sim.wait_until(lambda: bool(sim.requests_to(MODELS_PATH)))
         child.sendintr()
         # The terminal echoed ^C; the words stand apart from it.
         child.expect_exact("^C (interrupted)")

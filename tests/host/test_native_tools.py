@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -206,22 +205,20 @@ def test_a_host_that_ignores_the_flag_still_holds_a_valid_history(
 def test_cancelling_a_command_stops_its_process_group(sim: Simulator, tmp_path: Path) -> None:
     runner = NativeTools(HostTools(tmp_path, assume_yes=True))
     marker = tmp_path / "pid"
+    os.mkfifo(marker)  # reading it waits for the command to write its pid
     call = NativeCall(
         "shell", "c1", command=f"echo $$ > {marker}; exec sleep 30", cwd=str(tmp_path)
     )
 
-    async def main() -> None:
+    async def main() -> int:
         task = asyncio.create_task(runner(call))
-        deadline = time.monotonic() + 10
-        while not marker.exists() or not marker.read_text().strip():
-            assert time.monotonic() < deadline
-            await asyncio.sleep(0.02)
+        pid = int(await asyncio.to_thread(marker.read_text))
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
+        return pid
 
-    asyncio.run(main())
-    pid = int(marker.read_text())
+    pid = asyncio.run(main())
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
 

@@ -12,9 +12,9 @@ import json
 import logging
 import socket
 import threading
-from collections.abc import Callable
 
 import pytest
+from probes import settled
 from test_security_serve import Served, _read_all, host, post, status
 
 from cursor_simulator import Simulator
@@ -40,7 +40,8 @@ def test_bytes_sent_while_a_round_runs_close_the_connection_and_cancel_it(
             answer = _read_all(sock, 30)
         assert sent < 64 * 1024 * 1024, "the server kept taking bytes"
         assert b"200 OK" not in answer
-        assert _until(lambda: served.server.rounds_in_flight == 0)
+        # The round ends on the server's loop, which tells no one: looked at again.
+        assert settled(lambda: served.server.rounds_in_flight == 0)
 
 
 def test_a_hundred_clients_at_the_cap_each_read_a_503_or_are_served(
@@ -124,16 +125,6 @@ def _until_closed(sock: socket.socket) -> bytes:
     while chunk := sock.recv(65536):
         received += chunk
     return received
-
-
-def _until(done: Callable[[], bool], seconds: float = 10.0) -> bool:
-    """Return whether DONE() turned true within SECONDS (polled on a short event wait)."""
-    tick = threading.Event()
-    for _ in range(int(seconds / 0.02)):
-        if done():
-            return True
-        tick.wait(0.02)
-    return done()
 
 
 def test_a_session_header_is_escaped_in_the_cells_log_lines(

@@ -132,10 +132,7 @@ def test_append_after_registration_is_kept(sim: Simulator) -> None:
     answers: list[httpx.Response] = []
     reader = threading.Thread(target=lambda: answers.append(open_sse(sim, "e2")))
     reader.start()
-    for _ in range(200):
-        if sim.agent.runs and sim.agent.run().streamed:
-            break
-        threading.Event().wait(0.01)
+    assert sim.wait_until(lambda: bool(sim.agent.runs) and sim.agent.run().streamed)
     assert append(sim, "e2", 0, run_request()).status_code == 200
     reader.join(10)
     run = sim.agent.run()
@@ -148,10 +145,9 @@ def stream_end(sim: Simulator, request_id: str, data: bytes) -> dict[str, object
     result: list[httpx.Response] = []
     reader = threading.Thread(target=lambda: result.append(open_sse(sim, request_id)))
     reader.start()
-    for _ in range(200):
-        if any(r.request_id == request_id and r.streamed for r in sim.agent.runs):
-            break
-        threading.Event().wait(0.01)
+    assert sim.wait_until(
+        lambda: any(r.request_id == request_id and r.streamed for r in sim.agent.runs)
+    )
     assert append(sim, request_id, 0, data).status_code == 200
     reader.join(10)
     frames = connect.FrameDecoder().feed(result[0].content)
