@@ -69,7 +69,12 @@ def install(sim: RouteHost) -> ServerConfigState:
             # GetServerConfigRequest has no field: the request is zero bytes.
             return connect_error(400, "invalid_argument", "GetServerConfigRequest is empty")
         if state.delay:
-            time.sleep(state.delay)
+            # A slow answer; one whose client gave up is not waited out (a long delay
+            # then costs a test nothing).
+            deadline = time.monotonic() + state.delay
+            while (left := deadline - time.monotonic()) > 0:
+                if request.wait_gone(left):
+                    return connect_error(499, "canceled", "the client went away")
         if state.refusal is not None:
             status, code, message = state.refusal
             return connect_error(status, code, message)

@@ -124,7 +124,7 @@ def play(ctx: RoundContext, *, cancel_after_text: bool = False) -> RoundResult |
             seen = asyncio.Event()
             ctx.on_part = lambda part: seen.set() if isinstance(part, TextDelta) else None
             task = asyncio.create_task(lane.stream_round(ctx))
-            await asyncio.wait_for(seen.wait(), 5)
+            await asyncio.wait_for(seen.wait(), 60)
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task

@@ -161,7 +161,7 @@ def test_roster_timeout_is_five_seconds() -> None:
 
 def _post_roster(sim: Simulator, headers: dict[str, str], body: bytes = b"") -> httpx.Response:
     """Return the simulator's answer to a GetUsableModels call with these headers."""
-    with httpx.Client(base_url=sim.url, timeout=5.0) as client:
+    with httpx.Client(base_url=sim.url, timeout=30.0) as client:
         return client.post(listing.GET_USABLE_MODELS_PATH, content=body, headers=headers)
 
 
@@ -214,7 +214,7 @@ def test_simulator_refuses_a_token_it_does_not_know(sim: Simulator) -> None:
 
 
 def test_simulator_roster_takes_post_only(sim: Simulator) -> None:
-    with httpx.Client(base_url=sim.url, timeout=5.0) as client:
+    with httpx.Client(base_url=sim.url, timeout=30.0) as client:
         answer = client.get(listing.GET_USABLE_MODELS_PATH, headers=GOOD_HEADERS)
     assert answer.status_code == 405
     assert answer.json()["code"] == "unimplemented"
@@ -354,7 +354,7 @@ def test_a_roster_fetch_landing_after_close_is_not_kept(sim: Simulator, state: C
     def slow(request: object) -> SimResponse:
         calls.append("roster")
         asked.set()
-        release.wait(5)
+        release.wait(60)
         return SimResponse(200, {"content-type": "application/proto"}, ROSTER)
 
     sim.route(listing.GET_USABLE_MODELS_PATH, slow)

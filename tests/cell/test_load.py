@@ -55,7 +55,7 @@ def simulator_process() -> Iterator[str]:
         yield line.split()[-1]
     finally:
         process.terminate()
-        process.wait(10)
+        process.wait(60)
         if process.stdout is not None:
             process.stdout.close()
 

@@ -63,13 +63,13 @@ def test_messages_saying_nothing_do_not_keep_a_round_alive(
     sim: Simulator, state: CellState, filler: Any
 ) -> None:
     steps: list[Any] = [StepStarted()]
-    for _ in range(40):  # 10 s of filler every 0.25 s
+    for _ in range(240):  # 60 s of filler every 0.25 s
         steps += [filler, Sleep(0.25)]
     sim.agent.script([*steps, Text("late"), StepCompleted(), TurnEnded(), Checkpoint(), End()])
     started = time.monotonic()
     with pytest.raises(StreamIncomplete) as caught:
         lane.stream_round_sync(context(sim), state)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30
     assert "1.5 s" in str(caught.value)
 
 

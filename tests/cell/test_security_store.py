@@ -48,7 +48,7 @@ def test_an_auth_json_that_is_a_fifo_is_a_clear_error_not_a_hang(home: Path) -> 
     started = time.monotonic()
     with pytest.raises(StoreError, match="not a regular file"):
         AuthStore(home).read()
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 30  # a FIFO nobody writes would block for good
 
 
 def test_a_huge_auth_json_is_a_clear_error(home: Path) -> None:

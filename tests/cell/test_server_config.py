@@ -171,12 +171,12 @@ def test_a_refused_or_slow_config_is_unspecified_and_the_run_goes_to_runsse(
 
     sim.server_config.refusal = None
     sim.server_config.http2_config = 2  # would be an error, but comes too late
-    sim.server_config.delay = 1.5
+    sim.server_config.delay = 60.0  # ends as the client gives up on it
     state = CellState()
     state.run_connections.server_configs.timeout_seconds = 0.3
     started = time.monotonic()
     (slow,) = rounds(state, context(url))
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 30  # the round did not wait for the config
     assert slow.finish_reason == "stop"
     assert [r.route for r in sim.agent.runs] == ["sse", "sse"]
     assert sim.server_config.calls == 2

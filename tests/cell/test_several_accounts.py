@@ -37,7 +37,7 @@ def sign_in(sim: Simulator, cmd: CursorCommand, email: str, *, add: bool = True)
     line = cmd.run("login --add" if add else "login")
     login_id = line.split("uuid=")[1].split("&")[0].split()[0]
     sim.auth.confirm(login_id)
-    assert cmd.signin.wait(10)
+    assert cmd.signin.wait(60)
     lines: list[str] = cmd.host.said[said:]  # type: ignore[attr-defined]
     assert lines, "the sign-in said nothing"
     return lines[-1]

@@ -47,7 +47,7 @@ def test_rounds_ending_together_are_all_kept(tmp_path: Path) -> None:
     rounds = 40
     for limit, kept in ((100, rounds), (30, 30)):
         store = DiskWriters(tmp_path / f"{limit}-{FILE_NAME}", limit=limit)
-        start = threading.Barrier(rounds, timeout=10)
+        start = threading.Barrier(rounds, timeout=60)
 
         def one(n: int, store: DiskWriters = store, start: threading.Barrier = start) -> None:
             start.wait()
@@ -57,7 +57,7 @@ def test_rounds_ending_together_are_all_kept(tmp_path: Path) -> None:
         for thread in threads:
             thread.start()
         for thread in threads:
-            thread.join(10)
+            thread.join(60)
         found = store.load()
         assert len(found) == kept
         assert all(found[digest] == "m" + digest[1:] for digest in found)

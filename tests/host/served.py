@@ -62,7 +62,7 @@ class RunningServer:
 
     def start(self) -> RunningServer:
         self._thread.start()
-        assert self._ready.wait(10), "the server did not start"
+        assert self._ready.wait(60), "the server did not start"
         assert self.failure is None, self.failure
         return self
 
@@ -80,7 +80,7 @@ class RunningServer:
     def stop(self) -> None:
         if self._loop is not None and self._task is not None:
             self._loop.call_soon_threadsafe(self._task.cancel)
-        self._thread.join(10)
+        self._thread.join(60)
         assert not self._thread.is_alive()
 
 

@@ -33,7 +33,7 @@ def signed_in(sim: Simulator, home: Path, *emails: str) -> None:
         sim.auth.sign_in_as(email)
         line = command.run("login --add --no-browser")
         sim.auth.confirm(line.split("uuid=")[1].split("&")[0].split()[0])
-        assert command.signin.wait(10)
+        assert command.signin.wait(60)
     assert host.said[-1].startswith(f"cursor: signed in as {emails[-1]}")
 
 

@@ -200,7 +200,7 @@ def test_a_catastrophic_regex_stops_at_the_search_budget(
     worker.start()
     # The regex engine checks its clock as it goes: on a loaded machine it stops late,
     # but it stops (without the budget this search runs for hours).
-    worker.join(host_limits.SEARCH_BUDGET_SECONDS * 4)
+    worker.join(host_limits.SEARCH_BUDGET_SECONDS * 10)
     assert result, "the search did not stop"
-    assert time.monotonic() - started < host_limits.SEARCH_BUDGET_SECONDS * 4
+    assert time.monotonic() - started < host_limits.SEARCH_BUDGET_SECONDS * 10
     assert "search stopped after" in result[0]

@@ -31,7 +31,7 @@ HEADERS = {
 def over_http2(url: str, body: bytes = b"") -> tuple[int, bytes]:
     """Return the status and body of one POST to PATH over HTTP/2 with prior knowledge."""
     parts = urllib.parse.urlsplit(url)
-    sock = socket.create_connection((parts.hostname, parts.port), timeout=5)
+    sock = socket.create_connection((parts.hostname, parts.port), timeout=30)
     conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
     conn.initiate_connection()
     head = [

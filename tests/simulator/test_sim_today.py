@@ -66,7 +66,7 @@ def open_sse(sim: Simulator, request_id: str) -> httpx.Response:
     sent = headers(request_id, "application/connect+proto")
     sent["x-cursor-streaming"] = "true"
     frame = connect.encode_frame(ld(1, request_id.encode()))
-    return httpx.post(sim.url + RUN, content=frame, headers=sent, timeout=10)
+    return httpx.post(sim.url + RUN, content=frame, headers=sent, timeout=30)
 
 
 def test_catalog_serves_variants_and_records_the_flags(sim: Simulator) -> None:
@@ -97,7 +97,7 @@ def test_run_poll_streams_numbered_base64_frames_then_eof(sim: Simulator) -> Non
     sent = headers("p1", "application/connect+proto")
     # BidiPollRequest{1 request_id{1 "p1"}, 2 poll_mode: 1}
     frame = connect.encode_frame(ld(1, ld(1, b"p1")) + b"\x10\x01")
-    answer = httpx.post(sim.url + POLL, content=frame, headers=sent, timeout=10)
+    answer = httpx.post(sim.url + POLL, content=frame, headers=sent, timeout=30)
     assert answer.status_code == 200
     frames = connect.FrameDecoder().feed(answer.content)
     assert frames[-1].end_stream
@@ -134,7 +134,7 @@ def test_append_after_registration_is_kept(sim: Simulator) -> None:
     reader.start()
     assert sim.wait_until(lambda: bool(sim.agent.runs) and sim.agent.run().streamed)
     assert append(sim, "e2", 0, run_request()).status_code == 200
-    reader.join(10)
+    reader.join(60)
     run = sim.agent.run()
     assert run.lost_appends == 0 and run.run_request is not None
     assert answers[0].status_code == 200
@@ -149,7 +149,7 @@ def stream_end(sim: Simulator, request_id: str, data: bytes) -> dict[str, object
         lambda: any(r.request_id == request_id and r.streamed for r in sim.agent.runs)
     )
     assert append(sim, request_id, 0, data).status_code == 200
-    reader.join(10)
+    reader.join(60)
     frames = connect.FrameDecoder().feed(result[0].content)
     assert frames[-1].end_stream
     import json

@@ -265,7 +265,7 @@ def test_stop_ends_a_blocked_stream_and_joins() -> None:
             assert next(raw) == b"x"
             started = time.monotonic()
             simulator.stop()
-            assert time.monotonic() - started < WAIT
+            assert time.monotonic() - started < 30  # the handler waits 60 s: stop woke it
             # The stream ends now (cleanly or cut, depending on who wins the race), never hangs.
             with contextlib.suppress(httpx.TransportError):
                 assert b"".join(raw) == b""
@@ -293,11 +293,11 @@ def test_command_line_starts_and_terminates(tmp_path: Path) -> None:
         assert response.status_code == 404
         assert json.loads(response.content)["code"] == "unimplemented"
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=10) == 0
+        assert proc.wait(timeout=60) == 0
     finally:
         if proc.poll() is None:
             proc.kill()
-            proc.wait(timeout=10)
+            proc.wait(timeout=60)
         for pipe in (proc.stdout, proc.stderr):
             if pipe is not None:
                 pipe.close()
@@ -334,7 +334,7 @@ def test_the_command_line_simulator_confirms_sign_ins_when_asked(tmp_path: Path)
         )
     finally:
         process.terminate()
-        process.wait(10)
+        process.wait(60)
         if process.stdout is not None:
             process.stdout.close()
     assert done.returncode == 0, done.stderr
@@ -370,7 +370,7 @@ def _simulator_process(*flags: str) -> tuple[subprocess.Popen[str], str]:
 def _stop(process: subprocess.Popen[str]) -> None:
     """Stop the simulator process and close its pipes."""
     process.terminate()
-    process.wait(10)
+    process.wait(60)
     for pipe in (process.stdout, process.stderr):
         if pipe is not None:
             pipe.close()
