@@ -94,6 +94,7 @@ STANDINGS = st.lists(
         tried=st.booleans(),
     ),
     max_size=6,
+    unique_by=lambda standing: standing.name,  # kept accounts are keyed by email
 )
 
 

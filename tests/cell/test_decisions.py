@@ -237,8 +237,11 @@ def test_every_decision_carries_what_its_step_needs(facts: RunFacts) -> None:
         assert facts.checkpoint and not facts.turn_ended and facts.resumes < limits.MAX_RESUMES
         assert not facts.answered_since_checkpoint
     if decision.next in RETRIES:
-        # A retry decided again without it is the run's end: never another retry or a resume.
-        assert without_retry(decision).next in {Next.FAIL, Next.ROTATE}
+        # A retry decided again without it is the run's end: never another retry or a
+        # resume; another account may take it, when the round may move.
+        again = without_retry(decision).next
+        assert again in {Next.FAIL, Next.ROTATE, Next.FAILOVER}
+        assert again is not Next.FAILOVER or facts.may_fail_over
     if decision.next is Next.FAILOVER:
         # Only before anything reached the host, only when the round may move; with no
         # account to move to, the run's end is what it was before failover existed.
