@@ -326,20 +326,7 @@ class ReferenceHost:
         Each round is ``turn.Turn``'s steps, run in order on the host's event loop.
         """
         turn = Turn(conversation, tools, observer or TurnObserver())
-        outcome = self._rounds(turn, max_rounds, native, native_kinds)
-        # The kept account the last round ran on and every move before output (failover).
-        outcome.account, outcome.failovers = turn.account, turn.failovers
-        return outcome
-
-    def _rounds(
-        self,
-        turn: Turn,
-        max_rounds: int,
-        native: NativeRunner | None,
-        native_kinds: frozenset[str],
-    ) -> TurnOutcome:
-        """Return the outcome of TURN's rounds, run until the model stops or the person does."""
-        lane = self.lane(turn.conversation.provider)
+        lane = self.lane(conversation.provider)
         while True:
             heard = RoundHeard(turn.view)
             ctx = turn.context(self, heard, native, native_kinds)

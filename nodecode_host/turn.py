@@ -216,15 +216,26 @@ class Turn:
             kept["reasoning_content"] = "".join(heard.thinking)
         if heard.text or heard.thinking:
             self.add(kept)
+        return self._outcome(kept, "stop", interrupted=True)
+
+    def _outcome(
+        self,
+        message: dict[str, Any],
+        finish_reason: Literal["stop", "tool_calls"],
+        **more: Any,
+    ) -> TurnOutcome:
+        """Return the turn's outcome ending on MESSAGE, with the turn's running account."""
         return TurnOutcome(
-            kept,
-            "stop",
+            message,
+            finish_reason,
             self.total,
             self.rounds,
             self.wire,
-            interrupted=True,
             cost_usd_estimate=self.cost,
             messages=self.added,
+            account=self.account,
+            failovers=self.failovers,
+            **more,
         )
 
     def took(self, result: RoundResult, seconds: float) -> None:
@@ -278,30 +289,20 @@ class Turn:
         if folded:
             log.info("round %d: %d earlier messages folded (%s)", self.rounds, folded, fold_reason)
         if result.finish_reason != "tool_calls" or not calls:
-            return TurnOutcome(
+            return self._outcome(
                 result.message,
                 "stop",
-                self.total,
-                self.rounds,
-                self.wire,
                 resolved=self.resolved,
-                cost_usd_estimate=self.cost,
-                messages=self.added,
                 folded=folded,
                 fold_reason=fold_reason,
             )
         names = _names(calls)
         if self.rounds >= max_rounds or not any(self.tools.runs(name) for name in names):
-            return TurnOutcome(
+            return self._outcome(
                 result.message,
                 "tool_calls",
-                self.total,
-                self.rounds,
-                self.wire,
                 unrun=calls,
                 resolved=self.resolved,
-                cost_usd_estimate=self.cost,
-                messages=self.added,
                 folded=folded,
                 fold_reason=fold_reason,
             )
@@ -324,16 +325,7 @@ class Turn:
                 # Keep the history whole: every call gets a result, even the skipped ones.
                 for skipped in calls[index:]:
                     self.add(_tool_message(skipped, "interrupted by the person; not run"))
-                return TurnOutcome(
-                    result.message,
-                    "stop",
-                    self.total,
-                    self.rounds,
-                    self.wire,
-                    interrupted=True,
-                    cost_usd_estimate=self.cost,
-                    messages=self.added,
-                )
+                return self._outcome(result.message, "stop", interrupted=True)
             self.add(_tool_message(call, output))
             self.view.tool_result(call, output)
         return None
