@@ -764,9 +764,10 @@ def cmd_login(args: argparse.Namespace) -> int:
             return 130
         if progress:
             sys.stderr.write("\r\x1b[K")
-        # What the sign-in says names the profile's email: the service's text.
+        # What the sign-in says names the profile's email: the service's text. Its verbs
+        # are a chat's (/cursor use …); a shell reads its own.
         for line in said:
-            print(visible(line))
+            print(visible(_shell_words(line)))
         if not said:
             print(visible(command.run("status")))
         return 0 if _signed_in_anew(before, cell.sign_in_state()) else 1

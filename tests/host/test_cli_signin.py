@@ -278,9 +278,10 @@ def test_login_add_keeps_the_account_signed_in_and_adds_another(sim: Simulator, 
     assert added.stdout.splitlines()[0] == (
         "cursor: signed in as one@example.com; the new account is added beside it"
     )
-    assert "cursor: signed in as two@example.com (now active; one@example.com is kept" in (
-        added.stdout
-    )
+    assert (
+        "cursor: signed in as two@example.com (now active; one@example.com is kept: "
+        "nodecode-cursor use one@example.com switches back)"
+    ) in added.stdout
     tokens = json.loads((home / "auth.json").read_text())["oauth_tokens"]
     assert tokens["cursor"]["email"] == "two@example.com"
     assert list(tokens["cursor_accounts"]) == ["one@example.com"]
