@@ -35,7 +35,8 @@ from .._proto import agent_pb2
 from ..account.credentials import checked_token
 from ..account.store import account_key
 from ..errors import NOT_SIGNED_IN, CursorError, NotSignedIn, OutdatedClient, ProviderError
-from ..transports.http import key_refusal, rpc_headers, unary
+from ..transports.http import key_refusal, rpc_headers
+from ..transports.unary import unary
 from ..wire.connect import read_unary_body
 from .account_models import ModelKey, RosterModel
 from .catalog import bundled_models, find_model

@@ -35,8 +35,6 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Self
 
-import httpx
-
 from .. import limits
 from .._proto import aiserver_pb2
 from ..core.routes import Outcome, Route
@@ -44,9 +42,8 @@ from ..errors import CursorError, ProtocolError, ProviderError, StreamIncomplete
 from ..wire.connect import Payload, encode_frame
 from ..wire.poll import PollFrames
 from ..wire.stream import ServerItem, StreamReader
-from .errormap import Cut, Step, mapped, unreachable
+from .errormap import Cut, unreachable
 from .http import http_error, rpc_headers
-from .httpx_run import Answer, HttpxAnswer, run_client
 from .run import (
     STREAM_CUT,
     NotCarried,
@@ -59,7 +56,7 @@ from .run import (
 )
 
 if TYPE_CHECKING:
-    from .h1conn import H1Pool, H1Route
+    from .h1conn import H1Pool, H1Response, H1Route
 
 __all__ = [
     "APPEND_PATH",
@@ -68,7 +65,6 @@ __all__ = [
     "PollRun",
     "SseRun",
     "append_timeout",
-    "run_client",
 ]
 
 log = logging.getLogger(__name__)
@@ -141,13 +137,12 @@ class _BidiRun(RunStream):
         self.appended = 0
         self.movable = movable
         # The run's HTTP/1.1: the cell's (or the run's own) pool of connections along
-        # _h1_route, or an httpx client when the proxy is one the pool cannot use.
+        # _h1_route, whatever the proxy (the one dialer reaches through each).
         self._h1_route: H1Route | None = None
         self._pool: H1Pool | None = None
-        self._client: httpx.AsyncClient | None = None
-        # Whether the pool or client is this run's own (closed with it) or the cell's.
+        # Whether the pool is this run's own (closed with it) or the cell's.
         self._own_client = True
-        self._response: Answer | None = None
+        self._response: H1Response | None = None
         # The outbox's head stays there until its append was accepted, so a
         # restarted append task resends it.
         # Clear while an append's POST is on the wire: a run that ended lets it finish
@@ -177,12 +172,7 @@ class _BidiRun(RunStream):
         settings = self.settings
         self._h1_route = h1_route(settings.base_url, settings.proxy)
         self._own_client = settings.clients is None
-        if self._h1_route is not None:
-            self._pool = H1Pool() if settings.clients is None else await settings.clients.h1()
-        elif settings.clients is not None:
-            self._client = await settings.clients.client(settings.proxy)
-        else:
-            self._client = run_client(settings)
+        self._pool = H1Pool() if settings.clients is None else await settings.clients.h1()
         self._last_write = asyncio.get_running_loop().time()
         if self.route is Route.POLL or not self.register_first:
             self._appendable.set()
@@ -215,7 +205,6 @@ class _BidiRun(RunStream):
             await asyncio.gather(*tasks, return_exceptions=True)
         finally:
             response, self._response = self._response, None
-            client, self._client = self._client, None
             pool, self._pool = self._pool, None
             try:
                 if response is not None:
@@ -223,8 +212,6 @@ class _BidiRun(RunStream):
             finally:
                 if pool is not None and self._own_client:
                     await pool.aclose()
-                if client is not None and self._own_client:
-                    await client.aclose()
 
     # --- the reader ------------------------------------------------------------------
 
@@ -316,42 +303,25 @@ class _BidiRun(RunStream):
         await self._stream_frames(response, reader.messages, reader.check_end)
         self._finish(None)
 
-    async def _open_stream(self, url: str, body: bytes, headers: dict[str, str]) -> Answer:
+    async def _open_stream(self, url: str, body: bytes, headers: dict[str, str]) -> H1Response:
         """Return the streamed answer of a POST to URL (any status); raise if none came."""
         settings = self.settings
-        if self._pool is not None:
-            assert self._h1_route is not None
-            try:
-                answer: Answer = await self._pool.request(
-                    self._h1_route,
-                    url,
-                    headers,
-                    body,
-                    connect_timeout=settings.connect_timeout,
-                    read_timeout=settings.request_timeout,
-                )
-            except TimeoutError:
-                raise self._silence() from None
-            self._response = answer
-            return answer
-        assert self._client is not None
-        # Per request: a pooled client serves runs of any timeout.
-        timeout = httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout)
-        request = self._client.build_request(
-            "POST", url, headers=headers, content=body, timeout=timeout
-        )
-        # Never connected is unreachable (mapped); no answer in time is silence.
+        assert self._pool is not None and self._h1_route is not None
         try:
-            with mapped(Step.STREAM, url):
-                response = await self._client.send(request, stream=True)
+            answer = await self._pool.request(
+                self._h1_route,
+                url,
+                headers,
+                body,
+                connect_timeout=settings.connect_timeout,
+                read_timeout=settings.request_timeout,
+            )
         except TimeoutError:
             raise self._silence() from None
-        except Cut as cut:
-            raise unreachable(url, cut) from None
-        self._response = answer = HttpxAnswer(response)
+        self._response = answer
         return answer
 
-    async def _refusal(self, response: Answer, what: str) -> ProviderError:
+    async def _refusal(self, response: H1Response, what: str) -> ProviderError:
         """Return the error a non-200 answer to the stream's POST carries."""
         try:
             raw = await response.read(_MAX_REFUSAL_BYTES) or b""
@@ -361,7 +331,7 @@ class _BidiRun(RunStream):
 
     async def _stream_frames(
         self,
-        response: Answer,
+        response: H1Response,
         decode: Callable[[list[Payload]], list[ServerItem]] | None,
         check_end: Callable[[], None] | None,
     ) -> None:
@@ -472,14 +442,7 @@ class _BidiRun(RunStream):
         self, url: str, body: bytes, headers: dict[str, str], timeout: float
     ) -> tuple[int, bytes]:
         """Return the status and body of one POST on the run's HTTP/1.1; raise if unanswered."""
-        if self._pool is None:
-            assert self._client is not None
-            with mapped(Step.EXCHANGE, url):
-                response = await self._client.post(
-                    url, content=body, headers=headers, timeout=timeout
-                )
-            return response.status_code, response.content
-        assert self._h1_route is not None
+        assert self._pool is not None and self._h1_route is not None
         answer = await self._pool.request(
             self._h1_route,
             url,
