@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 import logging
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Self
@@ -62,6 +63,7 @@ __all__ = [
     "APPEND_PATH",
     "RUN_POLL_PATH",
     "RUN_SSE_PATH",
+    "Appending",
     "PollRun",
     "SseRun",
     "append_timeout",
@@ -101,6 +103,41 @@ async def _drain(chunks: AsyncIterator[bytes]) -> int:
     except (TimeoutError, Cut):
         log.debug("the stream did not end after its end frame; its connection is not kept")
     return extra
+
+
+class Appending(enum.Enum):
+    """Where a run's appends stand: one state, moved by the run, waited on through one Event.
+
+    httpcore's ``HTTPConnectionState`` is the model. ``HELD`` until the appends
+    may go (RunSSE answered 200; a poll run starts ``OPEN``); ``OPEN`` or
+    ``SENDING_FIRST`` before append 0 was accepted; ``IDLE`` or ``SENDING`` after.
+    """
+
+    # Appends wait: RunSSE has not answered 200 yet (the service may not know the run).
+    HELD = "held"
+    # Appends may go; append 0 was not accepted yet and none is on the wire.
+    OPEN = "open"
+    # Append 0 is on the wire.
+    SENDING_FIRST = "sending first"
+    # Append 0 was accepted (RunPoll may open); none is on the wire.
+    IDLE = "idle"
+    # A later append is on the wire.
+    SENDING = "sending"
+
+    @property
+    def may_send(self) -> bool:
+        """Return whether appends may go in this state."""
+        return self is not Appending.HELD
+
+    @property
+    def first_accepted(self) -> bool:
+        """Return whether append 0 was accepted (RunPoll opens only then)."""
+        return self in (Appending.IDLE, Appending.SENDING)
+
+    @property
+    def on_the_wire(self) -> bool:
+        """Return whether an append's POST is on the wire."""
+        return self in (Appending.SENDING_FIRST, Appending.SENDING)
 
 
 class _BidiRun(RunStream):
@@ -144,15 +181,12 @@ class _BidiRun(RunStream):
         self._own_client = True
         self._response: H1Response | None = None
         # The outbox's head stays there until its append was accepted, so a
-        # restarted append task resends it.
-        # Clear while an append's POST is on the wire: a run that ended lets it finish
-        # (briefly) before closing, so its connection goes back to the pool.
-        self._append_idle = asyncio.Event()
-        self._append_idle.set()
-        # Set once appends may go: RunSSE answered 200, or the run is a poll run.
-        self._appendable = asyncio.Event()
-        # Set once append 0 was accepted (RunPoll opens only then).
-        self._first_accepted = asyncio.Event()
+        # restarted append task resends it. Whether appends may go, whether append 0
+        # was accepted (RunPoll opens only then) and whether one is on the wire (a run
+        # that ended lets it finish, briefly, so its connection goes back to the pool)
+        # are one state; _appending_moved is set, and replaced, at each move.
+        self.appending = Appending.HELD
+        self._appending_moved = asyncio.Event()
         self._appender: asyncio.Task[None] | None = None
         base = settings.base_url.rstrip("/")
         self.run_url = base + RUN_SSE_PATH
@@ -175,7 +209,7 @@ class _BidiRun(RunStream):
         self._pool = H1Pool() if settings.clients is None else await settings.clients.h1()
         self._last_write = asyncio.get_running_loop().time()
         if self.route is Route.POLL or not self.register_first:
-            self._appendable.set()
+            self._move_appending(Appending.OPEN)
         self._tasks = [asyncio.create_task(self._read(), name=f"cursor-run-read-{self.request_id}")]
         self._start_appender()
         if settings.heartbeat_seconds > 0:
@@ -189,10 +223,10 @@ class _BidiRun(RunStream):
         if self.state is RunState.CLOSED:
             return
         self.state = RunState.CLOSED
-        if self.saw_end and not self._append_idle.is_set():
+        if self.saw_end and self.appending.on_the_wire:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(limits.DRAIN_SECONDS):
-                    await self._append_idle.wait()
+                    await self._appending_until(lambda state: not state.on_the_wire)
         tasks, self._tasks = self._tasks, []
         if self._appender is not None:
             tasks.append(self._appender)
@@ -262,7 +296,7 @@ class _BidiRun(RunStream):
                 )
             raise refusal
         # The run is registered: the appends may go (append 0 first).
-        self._appendable.set()
+        self._move_appending(Appending.OPEN)
         log.debug(
             "run %s streams over RunSSE (transport setting %s)",
             self.request_id,
@@ -283,7 +317,7 @@ class _BidiRun(RunStream):
         """Stream RunPoll once append 0 was accepted; return at the end frame or the close."""
         # RunPoll returns the messages of a run whose request the service must
         # already have accepted: it opens only after append 0 got its 2xx.
-        await self._first_accepted.wait()
+        await self._appending_until(lambda state: state.first_accepted)
         request = aiserver_pb2.BidiPollRequest(
             request_id=aiserver_pb2.BidiRequestId(request_id=self.request_id),
             poll_mode=_POLL_MODE,
@@ -400,6 +434,17 @@ class _BidiRun(RunStream):
 
     # --- the appends -----------------------------------------------------------------
 
+    def _move_appending(self, state: Appending) -> None:
+        """Move the appends to STATE and wake whoever waits on a move (returns nothing)."""
+        self.appending = state
+        moved, self._appending_moved = self._appending_moved, asyncio.Event()
+        moved.set()
+
+    async def _appending_until(self, wanted: Callable[[Appending], bool]) -> None:
+        """Return once the appends' state is one WANTED accepts."""
+        while not wanted(self.appending):
+            await self._appending_moved.wait()
+
     def _start_appender(self) -> None:
         """Start the task that sends the queued messages as appends."""
         self._appender = asyncio.create_task(
@@ -409,7 +454,7 @@ class _BidiRun(RunStream):
     async def _append_loop(self) -> None:
         """Send queued messages as BidiAppends, one at a time, in order, once appends may go."""
         try:
-            await self._appendable.wait()
+            await self._appending_until(lambda state: state.may_send)
             while True:
                 while not self._outbox:
                     self._queued.clear()
@@ -418,11 +463,13 @@ class _BidiRun(RunStream):
                     self._outbox.clear()  # nothing goes after the end frame
                     continue
                 message = self._outbox[0]
-                self._append_idle.clear()
+                accepted = self.appending.first_accepted
+                self._move_appending(Appending.SENDING if accepted else Appending.SENDING_FIRST)
                 try:
                     await self._append(message)
+                    accepted = True
                 finally:
-                    self._append_idle.set()
+                    self._move_appending(Appending.IDLE if accepted else Appending.OPEN)
                 self._outbox.popleft()
         except asyncio.CancelledError:
             raise
@@ -488,8 +535,6 @@ class _BidiRun(RunStream):
         if not 200 <= status < 300:
             raise http_error(status, content, "Cursor's BidiAppend")
         self.appended = seqno + 1
-        if seqno == 0:
-            self._first_accepted.set()
 
 
 class SseRun(_BidiRun):
