@@ -130,7 +130,7 @@ class RunConnections:
                     raise _stopped()
                 self._by_loop.setdefault(loop, {})[key] = connection
                 self._all.append(connection)
-                self._all[:] = [c for c in self._all if c.dead is None]
+                self._all[:] = [c for c in self._all if c.active]
             dialing.set_result(connection)
             return connection
 
@@ -170,7 +170,7 @@ class RunConnections:
     def connections(self) -> list[H2Connection]:
         """Return every connection still open (for tests and the benchmark)."""
         with self.lock:
-            return [c for c in self._all if c.dead is None]
+            return [c for c in self._all if c.active]
 
     def close(self) -> None:
         """Forget the memory and end every connection, from any thread (returns nothing)."""
