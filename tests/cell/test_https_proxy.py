@@ -8,7 +8,8 @@ HTTP/2 ``Run``, RunSSE and RunPoll, each ended by a failing ``grpc-status``
 trailer the round must read (httpx, which carried these runs before, drops
 trailers); a pooled unary call; the sign-in poll and the token refresh (blocking
 calls on a loop of their own); and a proxy whose certificate nobody trusts,
-which is refused.
+which is refused. An ``http://`` origin goes to an ``https://`` proxy in
+absolute form over TLS (the simulator's TLS port doubles as that proxy).
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ import pytest
 import trustme
 from protobytes import ld, text
 from test_h2run import ConnectProxy, serve_tls, tls  # noqa: F401  (tls is a fixture)
+from test_transport import play, texts
 
 from cursor_simulator import Simulator
-from cursor_simulator.steps import GrpcEnd, Raw
+from cursor_simulator.steps import End, GrpcEnd, Raw, Text
 from nodecode_cursor.account import signin
 from nodecode_cursor.account.server_config import GET_SERVER_CONFIG_PATH
 from nodecode_cursor.account.store import TokenEntry
@@ -34,6 +36,8 @@ from nodecode_cursor.host import RoundContext
 from nodecode_cursor.lanes import lane
 from nodecode_cursor.state import CellState
 from nodecode_cursor.transports.http import rpc_headers
+from nodecode_cursor.transports.run import RunSettings
+from nodecode_cursor.transports.sse import SseRun
 from nodecode_cursor.transports.unary import unary
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)
@@ -218,3 +222,23 @@ def test_an_https_proxy_whose_certificate_nobody_trusts_is_refused(
     assert "CERTIFICATE_VERIFY_FAILED" in str(error)
     assert "pw-proxy" not in str(error)
     assert proxy.tunnels == [] and sim.agent.runs == []
+
+
+def test_an_http_origin_goes_to_an_https_proxy_in_absolute_form_over_tls(
+    sim: Simulator,
+    tls: trustme.CA,  # noqa: F811
+) -> None:
+    # The simulator doubles as a forward proxy (it routes absolute-form targets by path);
+    # its TLS port is the https:// proxy, spoken to over TLS with the test CA.
+    proxy_url = serve_tls(sim, tls, ["http/1.1"]).replace("127.0.0.1", "localhost")
+    sim.agent.script([Text("via an https proxy"), End()])
+    far = RunSettings("http://cursor.invalid", TOKEN, "v", proxy=proxy_url, request_timeout=5)
+
+    async def main() -> Any:
+        async with SseRun(far) as run:
+            return await play(run)
+
+    assert texts(asyncio.run(main())) == "via an https proxy"
+    targets = [r.target for r in sim.requests]
+    assert "http://cursor.invalid/agent.v1.AgentService/RunSSE" in targets
+    assert "http://cursor.invalid/aiserver.v1.BidiService/BidiAppend" in targets
