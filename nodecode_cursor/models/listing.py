@@ -161,7 +161,7 @@ async def fetch_roster(
 
     The roster and its max-mode markers are kept in STATE (None: nowhere). PROXY is
     the ``cursor.proxy`` setting (None: the proxy environment), so the roster goes
-    the way rounds go. A token no header can carry, or a proxy httpx cannot use,
+    the way rounds go. A token no header can carry, or a proxy the kit cannot use,
     is a ConfigError naming the problem, never the token or the proxy's URL.
     """
     body = await _unary(

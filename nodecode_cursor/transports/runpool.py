@@ -138,7 +138,7 @@ class RunConnections:
         self, key: ConnectionKey, proxy: str | None, connect_timeout: float
     ) -> H2Connection:
         """Return a new connection for KEY."""
-        # Deferred: CursorCell.start loads this module and must stay cheap (h2, httpx).
+        # Deferred: CursorCell.start loads this module and must stay cheap (h2, the dialer).
         from .h2conn import H2Connection
         from .h2dial import dial, split_url
 
