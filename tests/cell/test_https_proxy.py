@@ -242,3 +242,33 @@ def test_an_http_origin_goes_to_an_https_proxy_in_absolute_form_over_tls(
     targets = [r.target for r in sim.requests]
     assert "http://cursor.invalid/agent.v1.AgentService/RunSSE" in targets
     assert "http://cursor.invalid/aiserver.v1.BidiService/BidiAppend" in targets
+
+
+def test_doctor_checks_the_tunnel_through_an_https_proxy(
+    sim: Simulator,
+    tls: trustme.CA,  # noqa: F811
+) -> None:
+    from nodecode_cursor.diagnose.reach import check_network
+
+    url, port = tls_origin(sim, tls)
+    proxy = TlsConnectProxy(tls)
+
+    async def main() -> dict[str, Any]:
+        await proxy.start()
+        try:
+            checks = await check_network(url, proxy.url)
+        finally:
+            await proxy.stop()
+        return {check.name: check for check in checks}
+
+    checks = asyncio.run(main())
+    where = proxy.url.rsplit("@", 1)[1]
+    assert checks["proxy"].status == "ok"
+    assert checks["proxy"].verdict == (
+        f"the proxy at https://{where} (the cursor.proxy setting) tunnels to localhost:{port}"
+    )
+    # The service's TLS inside the proxy's: the certificate checked through both.
+    assert checks["tls"].status == "ok"
+    assert checks["tls"].verdict.startswith("localhost's certificate is trusted (TLS")
+    assert proxy.tunnels == [f"CONNECT localhost:{port}"]
+    assert proxy.handshakes and proxy.handshakes[0].startswith("TLS")
