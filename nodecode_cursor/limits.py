@@ -238,7 +238,7 @@ H2_IDLE_SECONDS = 60.0
 SERVER_CONFIG_TIMEOUT_SECONDS = 5.0
 SERVER_CONFIG_TTL_SECONDS = 30.0
 SERVER_CONFIG_MAX_BYTES = 1024 * 1024
-# Every unary call (http.unary) has one deadline for its whole answer, head and body: its
+# Every unary call (unary.unary) has one deadline for its whole answer, head and body: its
 # timeout. Issue 36 saw endless `102 Processing` heads and a body trickled a byte at a
 # time hold `models` for ever on a 5 s timeout. An answer may carry a few interim (1xx)
 # heads before its own (RFC 9110 §15.2); past this many it is refused, whatever the clock.

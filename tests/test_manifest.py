@@ -120,8 +120,9 @@ def test_runtime_dependencies_are_the_allowed_ones(pyproject: dict[str, Any]) ->
     # pillow: the cell re-encodes an image over Cursor's limits (core/images.py).
     # python-socks: the dialer's SOCKS5 (transports/socks.py), so a socks5:// proxy keeps
     # the cell's own clients and their trailers.
+    # certifi: the kit's TLS trust (transports/http.py); httpx left with issue 37's kit.
     assert names == {
-        "httpx",
+        "certifi",
         "h11",
         "h2",
         "protobuf",

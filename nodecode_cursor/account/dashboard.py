@@ -29,7 +29,8 @@ from typing import Any, Literal
 
 from .. import limits
 from ..errors import CursorError, NotSignedIn, ProviderError
-from ..transports.http import dashboard_refusal, rpc_headers, unary_blocking
+from ..transports.http import dashboard_refusal, rpc_headers
+from ..transports.unary import unary_blocking
 from .credentials import checked_token
 
 __all__ = [
@@ -386,7 +387,7 @@ def _post(ask: _Asking, base_url: str, path: str, headers: dict[str, str], what:
     """Return the decoded JSON answer of one dashboard call; ProviderError on refusal or garbage.
 
     The whole answer comes within the call's timeout and weighs at most
-    ``limits.DASHBOARD_MAX_BYTES`` (``http.unary``'s bounds), or it is an error.
+    ``limits.DASHBOARD_MAX_BYTES`` (``unary.unary``'s bounds), or it is an error.
     """
     url = base_url.rstrip("/") + path
     answer = unary_blocking(

@@ -230,15 +230,16 @@ def _exchange(
     source: Callable[[], str],
 ) -> Kept:
     """Return the session token Cursor answers for KEY; raise as ``bearer`` says."""
-    # Deferred: the cell's start loads this module and must stay cheap (httpx).
-    from ..transports.http import rpc_headers, unary_sync
-    from .signin import http_client
+    # Deferred: the cell's start loads this module and must stay cheap (the kit).
+    from ..transports.http import rpc_headers
+    from .signin import call
 
     url = base_url.rstrip("/") + EXCHANGE_PATH
     headers = rpc_headers(key, limits.client_version(client_version), str(uuid.uuid4()))
     headers["content-type"] = "application/json"
-    with http_client(limits.KEY_EXCHANGE_TIMEOUT_SECONDS, proxy) as client:
-        answer = unary_sync(client, "POST", url, headers=headers, content=b"{}")
+    answer = call(
+        proxy, "POST", url, limits.KEY_EXCHANGE_TIMEOUT_SECONDS, headers=headers, content=b"{}"
+    )
     content = answer.content or b""
     if answer.status in (401, 403):
         raise CredentialError(

@@ -12,7 +12,7 @@ a timeout, a body that does not parse) is "unspecified".
 
 ``parse_server_config`` is pure; ``ask_server_config`` makes the call over
 HTTP/1.1 (HTTP/2 is what just failed) through the cell's pooled client and
-proxy (``http.unary``); ``ServerConfigs`` (on ``RunConnections``, so on ``CellState``) keeps
+proxy (``unary.unary``); ``ServerConfigs`` (on ``RunConnections``, so on ``CellState``) keeps
 each answer 30 s per base URL and account and lets concurrent rounds share one
 call. What the answer changes is ``core.routes.next_route``'s to decide.
 """
@@ -189,7 +189,8 @@ async def _fetch(settings: RunSettings, timeout: float) -> Http2Policy:
     """Return the policy one GetServerConfig call answers; UNSPECIFIED on any failure."""
     # Deferred: CursorCell.start loads this module (through runpool) and must stay cheap.
     from ..errors import CursorError
-    from ..transports.http import rpc_headers, unary
+    from ..transports.http import rpc_headers
+    from ..transports.unary import unary
 
     url = settings.base_url.rstrip("/") + GET_SERVER_CONFIG_PATH
     headers = rpc_headers(settings.token, settings.client_version, str(uuid.uuid4()))
@@ -197,7 +198,7 @@ async def _fetch(settings: RunSettings, timeout: float) -> Http2Policy:
     try:
         async with asyncio.timeout(timeout):
             # An empty GetServerConfigRequest is zero bytes, sent unframed (unary
-            # application/proto), over HTTP/1.1: HTTP/2 is what just failed.
+            # application/proto), over the kit's HTTP/1.1: HTTP/2 is what just failed.
             answer = await unary(
                 url,
                 headers=headers,
@@ -205,7 +206,6 @@ async def _fetch(settings: RunSettings, timeout: float) -> Http2Policy:
                 proxy=settings.proxy,
                 clients=settings.clients,
                 max_bytes=limits.SERVER_CONFIG_MAX_BYTES,  # a config is bytes
-                http1_only=True,
             )
     except TimeoutError:
         log.debug("GetServerConfig did not answer within %g s; taken as unspecified", timeout)

@@ -48,11 +48,10 @@ from . import accounts
 from .store import PROVIDER, AuthStore, TokenEntry, token_user_id
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
-
-    import httpx
+    from collections.abc import Collection, Mapping
 
     from ..host import Host
+    from ..transports.http import Answer
 
 __all__ = [
     "NOTICE_KEY",
@@ -76,8 +75,10 @@ _VERIFIER_IN_URL = re.compile(r"(verifier=)[^&\s\"']+")
 class _RedactVerifier(logging.Filter):
     """Masks the PKCE verifier in httpx's request log lines.
 
-    The poll carries the verifier in its query, and httpx logs every request URL
-    at INFO; whoever reads the verifier while the poll runs could claim the sign-in.
+    The poll carries the verifier in its query. The kit logs no request URL, but
+    httpx logs every one at INFO, and a host may route its own calls through
+    httpx in the same process: whoever reads the verifier while the poll runs
+    could claim the sign-in.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -149,34 +150,41 @@ def profile_cookie(user_id: str, token: str) -> str:
     return "WorkosCursorSessionToken=" + quote(f"{user_id}::{token}", safe="")
 
 
-def http_client(timeout: float, proxy: str | None = None) -> httpx.Client:
-    """Return a sync httpx client through PROXY (None: the proxy environment); ConfigError if bad.
+def call(
+    proxy: str | None,
+    method: str,
+    url: str,
+    timeout: float,
+    *,
+    headers: Mapping[str, str] | None = None,
+    content: bytes = b"",
+) -> Answer:
+    """Return the answer to one blocking request through the cell's HTTP kit (no redirect followed).
 
-    PROXY is the ``cursor.proxy`` setting, so the sign-in and the refresh go the way rounds go.
+    PROXY is the ``cursor.proxy`` setting (None: the proxy environment), so the
+    sign-in, the refresh and the key exchange go the way rounds go; ConfigError
+    for an unusable one, ``Unreachable`` when no answer came within TIMEOUT.
     """
-    # Deferred: CursorCell.start loads this module and must stay cheap (httpx).
-    import httpx
+    # Deferred: CursorCell.start loads this module and must stay cheap (the kit).
+    from ..transports.unary import unary_blocking
 
-    from ..transports.http import proxied_client
+    return unary_blocking(
+        url, headers=headers or {}, content=content, timeout=timeout, proxy=proxy, method=method
+    )
 
-    return proxied_client(httpx.Client, proxy=proxy, timeout=timeout, follow_redirects=False)
 
-
-def fetch_email(client: httpx.Client, web_url: str, token: str, timeout: float) -> str | None:
+def fetch_email(proxy: str | None, web_url: str, token: str, timeout: float) -> str | None:
     """Return the account's email from its profile, or None when it cannot be read or disagrees."""
-    # Deferred: CursorCell.start loads this module and must stay cheap (httpx).
-    from ..transports.http import unary_sync
-
     user = token_user_id(token)
     if user is None:
         return None
     try:
-        answer = unary_sync(
-            client,
+        answer = call(
+            proxy,
             "GET",
             f"{web_url.rstrip('/')}/api/auth/me",
+            timeout,
             headers={"accept": "application/json", "cookie": profile_cookie(user, token)},
-            timeout=timeout,
         )
     except Unreachable as exc:
         log.debug("profile unreachable: %s", exc.why)
@@ -202,18 +210,19 @@ def fetch_email(client: httpx.Client, web_url: str, token: str, timeout: float) 
 
 
 def poll_tokens(
-    client: httpx.Client,
+    proxy: str | None,
     base_url: str,
     login_id: str,
     verifier: str,
     pacing: PollPacing,
     cancelled: threading.Event,
 ) -> tuple[str, str]:
-    """Return (access, refresh) once Cursor confirms the sign-in; raise CursorError or cancel."""
-    # Deferred: CursorCell.start loads this module and must stay cheap (httpx).
-    from ..transports.http import unary_sync
+    """Return (access, refresh) once Cursor confirms the sign-in; raise CursorError or cancel.
 
+    PROXY is the ``cursor.proxy`` setting (None: the proxy environment).
+    """
     url = f"{base_url.rstrip('/')}/auth/poll"
+    query = urlencode({"uuid": login_id, "verifier": verifier})
     delay = pacing.first_delay
     errors = 0
     for attempt in range(pacing.max_attempts):
@@ -221,13 +230,7 @@ def poll_tokens(
             raise SignInCancelled()
         status: int | None
         try:
-            answer = unary_sync(
-                client,
-                "GET",
-                url,
-                params={"uuid": login_id, "verifier": verifier},
-                timeout=pacing.request_timeout,
-            )
+            answer = call(proxy, "GET", f"{url}?{query}", pacing.request_timeout)
             status, body = answer.status, answer.content or b""
             last = f"HTTP {status} from {url}"
         except Unreachable as exc:
@@ -348,11 +351,10 @@ class SignIn:
     def _run(self, login_id: str, verifier: str, cancel: threading.Event, add: bool) -> None:
         """Poll, read the email, keep the tokens and say how it went (the background half)."""
         try:
-            with http_client(self.pacing.request_timeout, self.proxy) as client:
-                access, refresh = poll_tokens(
-                    client, self.base_url, login_id, verifier, self.pacing, cancel
-                )
-                email = fetch_email(client, self.web_url, access, self.pacing.profile_timeout)
+            access, refresh = poll_tokens(
+                self.proxy, self.base_url, login_id, verifier, self.pacing, cancel
+            )
+            email = fetch_email(self.proxy, self.web_url, access, self.pacing.profile_timeout)
             entry = TokenEntry.from_tokens(access, refresh, email)
             with self._guard:
                 if cancel.is_set():
@@ -409,22 +411,21 @@ def session_ended(entry: TokenEntry, ended: Collection[str]) -> bool:
     return _digest(entry.refresh_token) in ended
 
 
-def refresh_entry(client: httpx.Client, base_url: str, entry: TokenEntry) -> TokenEntry:
-    """Return ``entry`` renewed by Cursor; raise CredentialError when Cursor refuses."""
-    # Deferred: CursorCell.start loads this module and must stay cheap (httpx).
-    from ..transports.http import unary_sync
-
+def refresh_entry(proxy: str | None, base_url: str, entry: TokenEntry) -> TokenEntry:
+    """Return ``entry`` renewed by Cursor through PROXY; raise CredentialError when it refuses."""
     url = f"{base_url.rstrip('/')}/oauth/token"
-    answer = unary_sync(
-        client,
+    grant = {
+        "grant_type": "refresh_token",
+        "client_id": OAUTH_CLIENT_ID,
+        "refresh_token": entry.refresh_token,
+    }
+    answer = call(
+        proxy,
         "POST",
         url,
-        json={
-            "grant_type": "refresh_token",
-            "client_id": OAUTH_CLIENT_ID,
-            "refresh_token": entry.refresh_token,
-        },
-        timeout=REFRESH_TIMEOUT_SECONDS,
+        REFRESH_TIMEOUT_SECONDS,
+        headers={"content-type": "application/json"},
+        content=json.dumps(grant, separators=(",", ":")).encode(),
     )
     data = _json_object(answer.content or b"") or {}
     if data.get("shouldLogout") is True:
@@ -452,7 +453,6 @@ def refresh_if_due(
     *,
     host: Host | None = None,
     within: float = REFRESH_WHEN_DUE_WITHIN_SECONDS,
-    client: httpx.Client | None = None,
     proxy: str | None = None,
     ended: set[str] | None = None,
     account: str | None = None,
@@ -481,11 +481,7 @@ def refresh_if_due(
             log.debug("cursor token already renewed by another round")
             return entry
         try:
-            if client is not None:
-                renewed = refresh_entry(client, base_url, entry)
-            else:
-                with http_client(REFRESH_TIMEOUT_SECONDS, proxy) as own:
-                    renewed = refresh_entry(own, base_url, entry)
+            renewed = refresh_entry(proxy, base_url, entry)
         except SessionEnded as exc:
             if ended is not None:
                 ended.add(_digest(entry.refresh_token))

@@ -45,7 +45,8 @@ from ..models.catalog import find_model
 from ..models.listing import GET_USABLE_MODELS_PATH, fetch_roster
 from ..models.variants import AVAILABLE_MODELS_PATH, catalog_request, parse_catalog
 from ..transports.errormap import DOCTOR_HINT
-from ..transports.http import http_error, rpc_headers, unary
+from ..transports.http import http_error, rpc_headers
+from ..transports.unary import unary
 
 if TYPE_CHECKING:
     from ..account.client_version import ClientVersion

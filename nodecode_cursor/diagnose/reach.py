@@ -1,18 +1,21 @@
 """Reaching the service one layer at a time, for ``doctor``: DNS, the proxy, the connection, TLS.
 
-httpx reports a request that got no answer as one error whose text mixes the
-layers; a person needs to know which layer to fix. ``check_network`` walks them
+A request that got no answer is one ``Unreachable`` whose cause may lie in any
+layer; a person needs to know which layer to fix. ``check_network`` walks them
 in order, each on a short-lived socket of its own on the running event loop,
-and returns one ``DoctorCheck`` per layer — the verdict in a line and, on
-failure, what to set:
+with the kit's parts (``h2dial.proxy_for`` picks the proxy, ``http.tls_context``
+verifies, ``http.connect_tunnel`` asks for the tunnel) and the kit's error map
+(``errormap.mapped`` at ``Step.PROBE``: a library's failure comes back as
+``errormap.Failed``, plain facts), and returns one ``DoctorCheck`` per layer —
+the verdict in a line and, on failure, what to set:
 
 * ``dns``: the base URL's host resolves here (``loop.getaddrinfo``; a ``.invalid``
   name fails without a query, as RFC 6761 asks); behind a proxy the proxy
   resolves it, so a name that does not resolve here is said, not failed;
 * ``proxy``: the proxy this URL goes through — the ``cursor.proxy`` setting, else
-  the standard variables matched as httpx matches them (``NO_PROXY`` exempts a
-  host) — accepts a connection and, for an ``http://`` proxy and an ``https://``
-  service, opens a CONNECT tunnel to the service;
+  the standard variables as the kit reads them (``NO_PROXY`` exempts a host) —
+  accepts a connection and, for an ``http://`` or ``https://`` proxy (TLS to it
+  first) and an ``https://`` service, opens a CONNECT tunnel to the service;
 * ``connection``: the service accepts a TCP connection (direct routes only; the
   proxy's tunnel is the connection otherwise);
 * ``tls``: for ``https://``, a handshake that verifies the certificate with the
@@ -29,18 +32,17 @@ import contextlib
 import ipaddress
 import os
 import socket
-import ssl
 import urllib.parse
+import urllib.request
 from dataclasses import dataclass
-
-import httpx
-from httpx._utils import URLPattern, get_environment_proxies
 
 from .. import limits
 from ..errors import scrub
 from ..host import DoctorCheck
+from ..transports.errormap import Failed, Step, mapped
+from ..transports.h2dial import proxy_for, split_url
+from ..transports.http import TunnelHeadTooLarge, connect_tunnel, proxy_authorization, tls_context
 from ..transports.http import authority as _authority
-from ..transports.http import connect_tunnel, proxy_authorization, tls_context
 
 __all__ = ["NETWORK_CHECKS", "ProxyRoute", "check_network", "proxy_route"]
 
@@ -48,8 +50,6 @@ __all__ = ["NETWORK_CHECKS", "ProxyRoute", "check_network", "proxy_route"]
 NETWORK_CHECKS = ("dns", "proxy", "connection", "tls")
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "socks5": 1080, "socks5h": 1080}
-# The variable each of httpx's environment mounts comes from.
-_VARIABLES = {"http://": "HTTP_PROXY", "https://": "HTTPS_PROXY", "all://": "ALL_PROXY"}
 _ADDRESS_FIX = (
     "check the address in --base-url (cursor.base_url) and that the network lets it through; "
     "a network that only goes out through a proxy needs it in cursor.proxy or HTTPS_PROXY"
@@ -89,25 +89,27 @@ class _Target:
 def proxy_route(base_url: str, configured: str | None) -> tuple[ProxyRoute | None, str]:
     """Return the proxy BASE_URL goes through (None: direct) and, when none, why not.
 
-    ``cursor.proxy`` carries every request, as httpx's ``proxy=`` does; else the
-    environment's mounts are matched most specific first, exactly as httpx's
-    ``trust_env`` matches them. ValueError for a proxy URL that is not usable
-    (its text names the setting, never the URL).
+    ``cursor.proxy`` carries every request; else the environment is read as the
+    kit reads it (``h2dial.proxy_for``: the scheme's variable, else ALL_PROXY;
+    ``NO_PROXY`` exempts a host), so doctor checks the proxy the rounds use.
+    ValueError for a proxy URL that is not usable (its text names the setting,
+    never the URL).
     """
     if configured:
         return _parse_proxy(configured, "the cursor.proxy setting"), ""
-    url = httpx.URL(base_url)
-    found = get_environment_proxies()
+    scheme, host, _ = split_url(base_url)
+    found = {
+        name: url for name, url in urllib.request.getproxies_environment().items() if name != "no"
+    }
     if not any(found.values()):
         return None, "no proxy is set"
-    mounts = {URLPattern(key): value for key, value in found.items()}
-    for pattern, proxy in sorted(mounts.items()):
-        if not pattern.matches(url):
-            continue
-        if proxy is None:
-            return None, f"NO_PROXY exempts {url.host}"
-        return _parse_proxy(proxy, _VARIABLES.get(pattern.pattern, "the proxy environment")), ""
-    return None, "no proxy is set for this URL"
+    proxy = proxy_for(base_url, None)
+    if proxy is None:
+        if found.get(scheme) or found.get("all"):
+            return None, f"NO_PROXY exempts {host}"
+        return None, "no proxy is set for this URL"
+    source = f"{scheme.upper()}_PROXY" if found.get(scheme) == proxy else "ALL_PROXY"
+    return _parse_proxy(proxy, source), ""
 
 
 def _parse_proxy(proxy: str, source: str) -> ProxyRoute:
@@ -125,8 +127,8 @@ def _parse_proxy(proxy: str, source: str) -> ProxyRoute:
 
 async def check_network(base_url: str, configured_proxy: str | None) -> list[DoctorCheck]:
     """Return the dns, proxy, connection and tls checks for BASE_URL, in that order."""
-    url = httpx.URL(base_url)
-    target = _Target(url.scheme, url.host, url.port or _DEFAULT_PORTS.get(url.scheme, 443))
+    scheme, host, port = split_url(base_url)
+    target = _Target(scheme, host, port)
     try:
         proxy, why_direct = proxy_route(base_url, configured_proxy)
     except ValueError as exc:
@@ -174,20 +176,23 @@ async def _dns(target: _Target, proxy: ProxyRoute | None) -> DoctorCheck:
         ipaddress.ip_address(host)
         return DoctorCheck("dns", "ok", f"{host} is an address: nothing to resolve")
     loop = asyncio.get_running_loop()
-    try:
-        if host == "invalid" or host.endswith(".invalid"):
-            # RFC 6761 §6.4: such a name never resolves, so no query is sent for it.
-            raise OSError(0, "a .invalid name never resolves (RFC 6761)")
-        async with asyncio.timeout(limits.CONNECT_TIMEOUT_SECONDS):
-            found = await loop.getaddrinfo(host, target.port, type=socket.SOCK_STREAM)
-    except (OSError, TimeoutError, UnicodeError) as exc:
-        if isinstance(exc, TimeoutError):
+    why: str | None = None
+    if host == "invalid" or host.endswith(".invalid"):
+        # RFC 6761 §6.4: such a name never resolves, so no query is sent for it.
+        why = "a .invalid name never resolves (RFC 6761)"
+    else:
+        try:
+            async with asyncio.timeout(limits.CONNECT_TIMEOUT_SECONDS):
+                with mapped(Step.PROBE):
+                    found = await loop.getaddrinfo(host, target.port, type=socket.SOCK_STREAM)
+        except TimeoutError:
             why = "no answer in time"
-        elif isinstance(exc, UnicodeError):
-            # Python's IDNA encoding refuses it before any query.
+        except UnicodeError:
+            # Python's IDNA encoding refuses the name before any query: ours, not the network's.
             why = "not a host name (a label is empty or longer than 63 characters)"
-        else:
-            why = _os_reason(exc)
+        except Failed as failed:
+            why = failed.words
+    if why is not None:
         if proxy is not None:
             verdict = (
                 f"{host} does not resolve here ({why}); the proxy at {proxy.where} resolves it"
@@ -203,10 +208,21 @@ async def _dns(target: _Target, proxy: ProxyRoute | None) -> DoctorCheck:
     return DoctorCheck("dns", "ok", f"{host} resolves to {shown}")
 
 
-async def _open(host: str, port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """Return a TCP stream pair to HOST:PORT, within the connect timeout."""
+async def _open(
+    host: str, port: int, *, tls: bool = False
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """Return a stream pair to HOST:PORT (over verified TLS with TLS), within the connect timeout.
+
+    TimeoutError past it; ``errormap.Failed`` when the connection could not be had.
+    """
     async with asyncio.timeout(limits.CONNECT_TIMEOUT_SECONDS):
-        return await asyncio.open_connection(host, port)
+        with mapped(Step.PROBE):
+            return await asyncio.open_connection(
+                host,
+                port,
+                ssl=tls_context(("http/1.1",)) if tls else None,
+                server_hostname=host if tls else None,
+            )
 
 
 async def _connect_direct(
@@ -219,8 +235,8 @@ async def _connect_direct(
     except TimeoutError:
         verdict = f"{where} did not accept a connection within {limits.CONNECT_TIMEOUT_SECONDS:g} s"
         return DoctorCheck("connection", "fail", verdict, _ADDRESS_FIX), None
-    except OSError as exc:
-        verdict = f"{where} refused the connection: {_os_reason(exc)}"
+    except Failed as failed:
+        verdict = f"{where} refused the connection: {failed.words}"
         return DoctorCheck("connection", "fail", verdict, _ADDRESS_FIX), None
     return DoctorCheck("connection", "ok", f"{where} accepts connections"), stream
 
@@ -231,26 +247,31 @@ async def _through_proxy(
     """Return the proxy check and, when it tunnels to TARGET, the open tunnel."""
     named = f"the proxy at {proxy.where} ({proxy.source})"
     fix = f"start the proxy, or fix or unset {proxy.source} to connect directly"
+    tunnels = proxy.scheme in ("http", "https")
     try:
-        reader, writer = await _open(proxy.host, proxy.port)
+        # An https:// proxy is spoken to over TLS first, verified as the service is.
+        reader, writer = await _open(proxy.host, proxy.port, tls=proxy.scheme == "https")
     except TimeoutError:
         verdict = f"{named} did not accept a connection within {limits.CONNECT_TIMEOUT_SECONDS:g} s"
         return DoctorCheck("proxy", "fail", verdict, fix), None
-    except OSError as exc:
-        return DoctorCheck("proxy", "fail", f"{named} refused: {_os_reason(exc)}", fix), None
-    if proxy.scheme != "http" or target.scheme != "https":
+    except Failed as failed:
+        return DoctorCheck("proxy", "fail", f"{named} refused: {failed.words}", fix), None
+    if not tunnels or target.scheme != "https":
         _close(writer)
         how = (
-            "httpx sends it absolute-form requests"
-            if proxy.scheme == "http"
+            "the kit sends it absolute-form requests"
+            if tunnels
             else f"a {proxy.scheme} proxy's tunnel is not checked here"
         )
         return DoctorCheck("proxy", "ok", f"{named} accepts connections ({how})"), None
     authority = _authority(target.host, target.port)
     try:
         async with asyncio.timeout(limits.CONNECT_TIMEOUT_SECONDS):
-            code, raw_line = await connect_tunnel(reader, writer, authority, proxy.authorization)
-    except (OSError, TimeoutError, ValueError) as exc:
+            with mapped(Step.PROBE):
+                code, raw_line = await connect_tunnel(
+                    reader, writer, authority, proxy.authorization
+                )
+    except (TimeoutError, TunnelHeadTooLarge, Failed) as exc:
         _close(writer)
         why = "no answer in time" if isinstance(exc, TimeoutError) else str(exc)
         return DoctorCheck("proxy", "fail", f"{named} failed CONNECT {authority}: {why}", fix), None
@@ -281,15 +302,15 @@ async def _handshake(
     writer = stream[1]
     try:
         async with asyncio.timeout(limits.CONNECT_TIMEOUT_SECONDS):
-            await writer.start_tls(tls_context(), server_hostname=target.host)
-    except ssl.SSLCertVerificationError as exc:
-        return _untrusted(target, exc)
+            with mapped(Step.PROBE):
+                await writer.start_tls(tls_context(), server_hostname=target.host)
     except TimeoutError:
         verdict = f"the TLS handshake with {target.host} got no answer in time"
         return DoctorCheck("tls", "fail", verdict, _NOT_TLS_FIX)
-    except (ssl.SSLError, OSError) as exc:
-        why = getattr(exc, "reason", None) or _os_reason(exc)
-        verdict = f"the TLS handshake with {target.host} failed: {why}"
+    except Failed as failed:
+        if failed.verify_code is not None:
+            return _untrusted(target, failed)
+        verdict = f"the TLS handshake with {target.host} failed: {failed.reason or failed.words}"
         return DoctorCheck("tls", "fail", verdict, _NOT_TLS_FIX)
     ssl_object = writer.get_extra_info("ssl_object")
     version = ssl_object.version() if ssl_object is not None else None
@@ -308,7 +329,7 @@ _CERT_HAS_EXPIRED = 10
 _HOSTNAME_MISMATCH = 62
 
 
-def _untrusted(target: _Target, exc: ssl.SSLCertVerificationError) -> DoctorCheck:
+def _untrusted(target: _Target, exc: Failed) -> DoctorCheck:
     """Return the failed tls check for a certificate EXC did not verify, with what to set."""
     why = (exc.verify_message or exc.reason or "verification failed").rstrip(".")
     verdict = f"the certificate {target.host} presented is not trusted: {why}"
@@ -333,11 +354,6 @@ def _untrusted(target: _Target, exc: ssl.SSLCertVerificationError) -> DoctorChec
             "SSL_CERT_FILE to a PEM bundle holding that CA (ask your IT for it)"
         )
     return DoctorCheck("tls", "fail", verdict, fix)
-
-
-def _os_reason(exc: OSError) -> str:
-    """Return the plain words of an OSError (its strerror), else its text."""
-    return exc.strerror or str(exc) or type(exc).__name__
 
 
 def _close(writer: asyncio.StreamWriter) -> None:

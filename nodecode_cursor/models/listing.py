@@ -35,7 +35,8 @@ from .._proto import agent_pb2
 from ..account.credentials import checked_token
 from ..account.store import account_key
 from ..errors import NOT_SIGNED_IN, CursorError, NotSignedIn, OutdatedClient, ProviderError
-from ..transports.http import key_refusal, rpc_headers, unary
+from ..transports.http import key_refusal, rpc_headers
+from ..transports.unary import unary
 from ..wire.connect import read_unary_body
 from .account_models import ModelKey, RosterModel
 from .catalog import bundled_models, find_model
@@ -160,7 +161,7 @@ async def fetch_roster(
 
     The roster and its max-mode markers are kept in STATE (None: nowhere). PROXY is
     the ``cursor.proxy`` setting (None: the proxy environment), so the roster goes
-    the way rounds go. A token no header can carry, or a proxy httpx cannot use,
+    the way rounds go. A token no header can carry, or a proxy the kit cannot use,
     is a ConfigError naming the problem, never the token or the proxy's URL.
     """
     body = await _unary(

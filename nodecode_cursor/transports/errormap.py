@@ -2,23 +2,24 @@
 
 Every request the cell makes to Cursor goes down through sockets (``OSError``
 and its kin, asyncio's stream errors), TLS (``ssl.SSLError``), HTTP/2 (h2's
-``H2Error``), HTTP/1.1 (the runs' own codec's ``http1.BadResponse``, httpx's
-errors for the calls httpx carries) and proxies (a CONNECT tunnel's failures,
-python-socks's). Each fails in its own classes and its own words. ``mapped`` is
-the one place they are caught, as httpx's ``map_httpcore_exceptions`` is for
-httpcore's: a context the kit runs each step of a request in, which turns a
-library's failure into
+``H2Error``), HTTP/1.1 (the kit's own codec's ``http1.BadResponse``) and
+proxies (a CONNECT tunnel's failures, python-socks's). Each fails in its own
+classes and its own words. ``mapped`` is the one place they are caught, as
+httpx's ``map_httpcore_exceptions`` is for httpcore's: a context the kit runs
+each step of a request in, which turns a library's failure into
 
 * ``Unreachable`` (the cell's error: no answer at all, naming the URL and, by
   the failure's type, its cause in words) when the step was reaching the
-  service (``Step.CONNECT``), or a request a library carries whole
-  (``Step.EXCHANGE``: httpx's calls);
+  service (``Step.CONNECT``);
 * ``Cut`` (the kit's: the connection under an answer broke off) when the step
   was on a connection the kit holds (``Step.STREAM``: writing a request,
   reading its head or its body, HTTP/2 frames). Whether a cut loses anything is
   the caller's to say: a stream's reader calls it ``cut``, a kept-alive
   connection cut before any answer is asked again, otherwise it is
-  ``Unreachable`` (``unreachable``).
+  ``Unreachable`` (``unreachable``);
+* ``Failed`` (the step's failure as plain facts: its words, its kind, a TLS
+  reason and certificate verdict) when the step was one of doctor's probes
+  (``Step.PROBE``: ``diagnose/reach.py`` says which layer failed, in its words).
 
 A deadline of the kit's own (``asyncio.timeout``: a ``TimeoutError``) passes
 through unchanged except while connecting, where it is the connection timing
@@ -45,6 +46,7 @@ from .http1 import BadResponse
 __all__ = [
     "DOCTOR_HINT",
     "Cut",
+    "Failed",
     "Step",
     "late",
     "mapped",
@@ -60,8 +62,8 @@ class Step(enum.Enum):
 
     # Reaching the service: TCP, a proxy's CONNECT tunnel or SOCKS5, TLS.
     CONNECT = "connect"
-    # A request a library (httpx) carries whole, connecting included.
-    EXCHANGE = "exchange"
+    # One of doctor's probes of a layer (DNS, a connection, a tunnel, TLS): facts, not errors.
+    PROBE = "probe"
     # On a connection the kit holds: writing a request, reading its answer.
     STREAM = "stream"
 
@@ -76,6 +78,32 @@ class Cut(Exception):
     def __init__(self, words: str, *, why: str | None = None) -> None:
         super().__init__(words)
         self.why = why or type(self).__name__
+
+
+class Failed(Exception):
+    """A probe's step failed (``Step.PROBE``): the failure as facts, never the library's object.
+
+    ``words`` is the cause as the map words it; ``why`` the failure's kind (its
+    class name); ``reason`` the TLS library's short reason (e.g.
+    ``WRONG_VERSION_NUMBER``) and ``verify_code`` / ``verify_message``
+    OpenSSL's verdict on a certificate, when the failure was TLS's.
+    """
+
+    def __init__(
+        self,
+        words: str,
+        *,
+        why: str,
+        reason: str | None = None,
+        verify_code: int | None = None,
+        verify_message: str | None = None,
+    ) -> None:
+        super().__init__(words)
+        self.words = words
+        self.why = why
+        self.reason = reason
+        self.verify_code = verify_code
+        self.verify_message = verify_message
 
 
 def unreachable(url: str, cause: BaseException | str) -> Unreachable:
@@ -137,19 +165,15 @@ class mapped:  # named as the function it reads as: ``with mapped(step, url):``
 
 def _translate(exc: Exception, step: Step, url: str) -> Exception:
     """Return what EXC, a library's failure at STEP of a request to URL, stands for."""
-    httpx = sys.modules.get("httpx")
-    if httpx is not None and isinstance(exc, httpx.HTTPError):
-        never_connected = (
-            httpx.ConnectError,
-            httpx.ConnectTimeout,
-            httpx.ProxyError,
-            httpx.UnsupportedProtocol,
+    if step is Step.PROBE:
+        certificate = exc if isinstance(exc, ssl.SSLCertVerificationError) else None
+        return Failed(
+            _words(exc),
+            why=type(exc).__name__,
+            reason=getattr(exc, "reason", None) if isinstance(exc, ssl.SSLError) else None,
+            verify_code=certificate.verify_code if certificate is not None else None,
+            verify_message=certificate.verify_message if certificate is not None else None,
         )
-        if step is not Step.STREAM or isinstance(exc, never_connected):
-            return unreachable(url, exc)
-        if isinstance(exc, httpx.TimeoutException):
-            return TimeoutError()  # httpx's read or write timeout: silence, the caller's to word
-        return Cut(_words(exc), why=type(exc).__name__)
     if step is Step.STREAM:
         return Cut(_words(exc), why=type(exc).__name__)
     return unreachable(url, exc)
@@ -158,8 +182,8 @@ def _translate(exc: Exception, step: Step, url: str) -> Exception:
 def _foreign() -> tuple[type[BaseException], ...]:
     """Return the classes of the failures the libraries under the kit raise.
 
-    A library not loaded yet raised nothing: h2, httpx and python-socks are
-    looked up only once imported (the kit imports each on first need).
+    A library not loaded yet raised nothing: h2 and python-socks are looked up
+    only once imported (the kit imports each on first need).
     """
     kinds: list[type[BaseException]] = [
         OSError,  # sockets, and ssl.SSLError, which is one
@@ -169,7 +193,6 @@ def _foreign() -> tuple[type[BaseException], ...]:
     ]
     for module, name in (
         ("h2.exceptions", "H2Error"),
-        ("httpx", "HTTPError"),
         ("python_socks", "ProxyError"),  # its connection and timeout errors are OSErrors
     ):
         found = sys.modules.get(module)
@@ -181,13 +204,10 @@ def _foreign() -> tuple[type[BaseException], ...]:
 def _words(exc: BaseException) -> str:
     """Return what kept a request from its answer, in words, by EXC's type.
 
-    The OS's reason where there is one, a few causes down (httpx → httpcore →
-    anyio → OSError); the TLS library's reason for a TLS failure.
+    The OS's reason where there is one, a few causes down (python-socks wraps
+    one); the TLS library's reason for a TLS failure.
     """
     if isinstance(exc, TimeoutError):
-        return "connecting timed out"
-    httpx = sys.modules.get("httpx")
-    if httpx is not None and isinstance(exc, httpx.TimeoutException):
         return "connecting timed out"
     seen: BaseException | None = exc
     for _ in range(8):
@@ -205,8 +225,6 @@ def _words(exc: BaseException) -> str:
     if socks is not None and isinstance(exc, socks.ProxyError):
         # python-socks words the proxy's reply; none of its words quote the proxy's URL.
         return f"the SOCKS5 proxy would not connect: {exc}"
-    if (httpx is not None and isinstance(exc, httpx.ConnectError)) or not exc.args:
-        # Reached with no OS reason beneath: httpx's own words ("All connection
-        # attempts failed", from anyio's bare OSError) say no more than ours.
+    if not exc.args:
         return "the connection failed"
     return str(exc)

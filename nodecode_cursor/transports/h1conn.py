@@ -1,14 +1,14 @@
 """The run's own HTTP/1.1 client: kept-alive connections, one request at a time on each.
 
-RunSSE, RunPoll and every BidiAppend go through an ``H1Pool`` when the route
-allows it (``h1_route``: directly, through an ``http://`` proxy — a CONNECT
-tunnel for ``https://``, the absolute form for ``http://``, as httpx goes — or
-through a ``socks5://`` / ``socks5h://`` proxy's connection),
-because httpx cannot hand over what this needs: the trailer section of a
-chunked answer (``H1Response.trailers``, where a stream may end gRPC's way)
-and a whole network read's body at once rather than a call per chunk. Any
-other proxy (``https://``) leaves the run to httpx
-(``sse.py`` decides).
+RunSSE, RunPoll, every BidiAppend and every unary call (``unary.unary``) go
+through an ``H1Pool`` along an ``h1_route``: directly, through an ``http://``
+or ``https://`` proxy — a CONNECT tunnel for an ``https://`` origin, the
+absolute form for ``http://``, as httpx goes; an ``https://`` proxy spoken to
+over TLS — or through a ``socks5://`` / ``socks5h://`` proxy's connection.
+It is the cell's own because httpx cannot hand over what this needs: the
+trailer section of a chunked answer (``H1Response.trailers``, where a stream
+may end gRPC's way) and a whole network read's body at once rather than a call
+per chunk.
 
 The bytes are ``http1.py``'s (sans-I/O); the socket, TLS (the cell's verifying
 context, ALPN ``http/1.1``), the tunnel and SOCKS are ``h2dial.dial``'s. What the
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from .. import limits
 from .errormap import Cut, Step, late, mapped, unreachable
 from .h2dial import H2Unavailable, dial, proxy_address, proxy_for, split_url
-from .http import Answer, authority, check_proxies, read_capped
+from .http import Answer, authority, check_proxies, read_capped, tls_context
 from .http1 import ResponseReader, request_bytes
 from .idle import silent_for
 from .socks import is_socks
@@ -79,13 +79,12 @@ class H1Route:
         return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 
-def h1_route(base_url: str, proxy_setting: str | None) -> H1Route | None:
+def h1_route(base_url: str, proxy_setting: str | None) -> H1Route:
     """Return the route to BASE_URL's origin through PROXY_SETTING (or the environment's proxy).
 
-    None when the proxy is one this client cannot use (it takes ``http://``,
-    ``socks5://`` and ``socks5h://`` proxies: httpx carries the others).
-    ConfigError for a base URL that is not http(s), and for a proxy httpx could
-    not use either (``http.check_proxies``).
+    ConfigError for a base URL that is not http(s), and for a proxy the dialer
+    cannot use (``http.check_proxies``: it speaks ``http://``, ``https://``,
+    ``socks5://`` and ``socks5h://``).
     """
     check_proxies(proxy_setting)
     scheme, host, port = split_url(base_url)
@@ -100,11 +99,9 @@ def h1_route(base_url: str, proxy_setting: str | None) -> H1Route | None:
     if is_socks(proxy):
         # The dialer connects through the proxy to the origin: no proxy speaks HTTP.
         return H1Route(base, host_header, proxy, forward=False)
-    if urllib.parse.urlsplit(proxy).scheme.lower() != "http":
-        return None
     forward = scheme == "http"
     # Forwarded, the proxy is dialed here, not by h2dial.dial: its URL is read the same way.
-    auth = proxy_address(proxy)[2] if forward else None
+    auth = proxy_address(proxy).authorization if forward else None
     return H1Route(base, host_header, proxy, forward=forward, proxy_auth=auth)
 
 
@@ -285,8 +282,9 @@ class H1Pool:
         *,
         connect_timeout: float,
         read_timeout: float,
+        method: str = "POST",
     ) -> H1Response:
-        """Return the answer's head to a POST of BODY to URL (any status); its body to read.
+        """Return the answer's head to METHOD with BODY to URL (any status); its body to read.
 
         ``unreachable`` when no answer came; TimeoutError when the service said
         nothing for READ_TIMEOUT after the request went.
@@ -294,7 +292,7 @@ class H1Pool:
         if route.proxy_auth is not None:
             headers = {**headers, "proxy-authorization": route.proxy_auth}
         try:
-            wire = request_bytes("POST", route.target(url), route.host_header, headers, body)
+            wire = request_bytes(method, route.target(url), route.host_header, headers, body)
         except ValueError as exc:
             raise unreachable(url, str(exc)) from None
         for attempt in range(2):
@@ -323,8 +321,9 @@ class H1Pool:
         content: bytes,
         timeout: float,
         max_bytes: int | None,
+        method: str = "POST",
     ) -> Answer:
-        """Return the answer to one POST (``http.unary``'s): its body capped at MAX_BYTES
+        """Return the answer to one request (``unary.unary``'s): its body capped at MAX_BYTES
         (None past it); ``unreachable`` if none came whole within TIMEOUT.
 
         TIMEOUT bounds the whole call, connection, head and body: a read that
@@ -339,6 +338,7 @@ class H1Pool:
                     content,
                     connect_timeout=timeout,
                     read_timeout=timeout,
+                    method=method,
                 )
                 try:
                     return Answer(answer.status, await answer.read(max_bytes))
@@ -407,12 +407,18 @@ class H1Pool:
         """Return a new connection along ROUTE; ``unreachable`` when it cannot be had."""
         if route.forward and route.proxy is not None:
             # An http:// origin through an http:// proxy: the proxy is asked in absolute form.
-            host, port, _ = proxy_address(route.proxy)
+            # An https:// proxy is spoken to over TLS, verified as the service is.
+            at = proxy_address(route.proxy)
             # Mapped outside the deadline: its TimeoutError is the connection timing out.
             with mapped(Step.CONNECT, url):
                 async with asyncio.timeout(connect_timeout):
-                    reader, writer = await asyncio.open_connection(host, port)
-            how = f"through the proxy ({authority(host, port)}), forwarded"
+                    reader, writer = await asyncio.open_connection(
+                        at.host,
+                        at.port,
+                        ssl=tls_context(("http/1.1",)) if at.tls else None,
+                        server_hostname=at.host if at.tls else None,
+                    )
+            how = f"through the proxy ({authority(at.host, at.port)}), forwarded"
         else:
             try:
                 dialed = await dial(

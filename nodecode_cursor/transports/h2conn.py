@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 import logging
 import time
 from collections.abc import Iterable
@@ -39,7 +40,7 @@ from .. import limits
 from .errormap import Cut, Step, mapped
 from .h2dial import Dialed
 
-__all__ = ["H2Connection", "H2Stream", "StreamCut"]
+__all__ = ["H2Connection", "H2State", "H2Stream", "StreamCut"]
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +92,20 @@ class H2Stream:
         self.chunks.put_nowait(why)
 
 
+class H2State(enum.Enum):
+    """Where an HTTP/2 connection is (httpcore's ``HTTPConnectionState`` is the model).
+
+    ``dead`` keeps why it left ``ACTIVE``, for the streams it cuts.
+    """
+
+    # Takes new streams.
+    ACTIVE = "active"
+    # The service sent GOAWAY: no new stream; those in flight are cut or finish.
+    GOAWAY = "goaway"
+    # Ended: every stream cut, the tasks stopped, the socket closed.
+    CLOSED = "closed"
+
+
 class H2Connection:
     """A client HTTP/2 connection: open streams on it, send their data, read their answers."""
 
@@ -129,7 +144,7 @@ class H2Connection:
         # Set whenever a window may have opened (WINDOW_UPDATE, SETTINGS, a stream gone).
         self._window = asyncio.Event()
         self._write_lock = asyncio.Lock()
-        self.goaway = False
+        self.state = H2State.ACTIVE
         self.dead: str | None = None  # why the connection is over, once it is
         self.idle_since = time.monotonic()
         self._pong = asyncio.Event()
@@ -150,9 +165,14 @@ class H2Connection:
         return f"H2Connection({self.scheme}://{self.authority}, streams={len(self.streams)})"
 
     @property
+    def active(self) -> bool:
+        """Return whether the connection is ``H2State.ACTIVE`` (no GOAWAY, not ended)."""
+        return self.state is H2State.ACTIVE
+
+    @property
     def usable(self) -> bool:
         """Return whether a new stream may go on this connection (no GOAWAY, alive, ids left)."""
-        if self.goaway or self.dead is not None or self.loop.is_closed():
+        if self.state is not H2State.ACTIVE or self.loop.is_closed():
             return False
         return self.h2.highest_outbound_stream_id is None or (
             self.h2.highest_outbound_stream_id < 2**31 - 1000
@@ -187,7 +207,7 @@ class H2Connection:
         """Send DATA on STREAM as its windows allow; a Cut when the stream is over."""
         view = memoryview(data)
         while view:
-            if stream.closed or self.dead is not None:
+            if stream.closed or self.state is not H2State.ACTIVE:
                 raise StreamCut(self.dead or "the stream is over")
             with mapped(Step.STREAM):  # h2 refusing: the stream is over
                 window = self.h2.local_flow_control_window(stream.id)
@@ -223,7 +243,7 @@ class H2Connection:
 
     def consumed(self, stream: H2Stream, size: int) -> None:
         """Give SIZE received bytes of STREAM back to the service's windows (WINDOW_UPDATE)."""
-        if size <= 0 or self.dead is not None:
+        if size <= 0 or self.state is not H2State.ACTIVE:
             return
         with contextlib.suppress(Cut), mapped(Step.STREAM):
             self.h2.acknowledge_received_data(size, stream.id)
@@ -235,6 +255,7 @@ class H2Connection:
         """End the connection at once: every stream is cut, the tasks stop, the socket closes."""
         if self.dead is None:
             self.dead = why
+        self.state = H2State.CLOSED
         for stream in list(self.streams.values()):
             stream.fail(StreamCut(why))
         self._window.set()
@@ -245,7 +266,7 @@ class H2Connection:
 
     async def aclose(self) -> None:
         """Say GOAWAY, end the connection and wait for its tasks (returns nothing)."""
-        if self.dead is None:
+        if self.state is H2State.ACTIVE:
             with contextlib.suppress(Exception):
                 self.h2.close_connection()
                 self._flush()
@@ -256,7 +277,7 @@ class H2Connection:
         """Hand h2's pending bytes to the socket (returns nothing)."""
         self._flush_pending = False
         data = self.h2.data_to_send()
-        if data and self.dead is None:
+        if data and self.state is H2State.ACTIVE:
             self.writer.write(data)
 
     def _flush_soon(self) -> None:
@@ -300,7 +321,7 @@ class H2Connection:
                     events = self.h2.receive_data(data)
                     self._dispatch(events)
                     self._flush()
-                    if self.goaway:
+                    if self.state is H2State.GOAWAY:
                         why = self.dead or "the service sent GOAWAY"
                         break
         except Cut as cut:
@@ -375,7 +396,7 @@ class H2Connection:
 
     def _goaway(self, event: h2.events.ConnectionTerminated) -> None:
         """Take no new stream; cut the streams in flight, as h2 ends the connection here."""
-        self.goaway = True
+        self.state = H2State.GOAWAY
         code = _code_name(event.error_code)
         last = event.last_stream_id or 0
         self.dead = f"the service sent GOAWAY ({code}, last stream {last})"
@@ -393,7 +414,7 @@ class H2Connection:
         Without this a pooled connection nobody uses would stay open (its PINGs
         keep it alive) until the next round happened to look at it.
         """
-        while self.dead is None:
+        while self.state is H2State.ACTIVE:
             wait = self.idle_seconds
             if not self.streams:
                 wait = self.idle_since + self.idle_seconds - time.monotonic()
@@ -409,7 +430,7 @@ class H2Connection:
     async def _ping_loop(self) -> None:
         """PING the service every period; one unanswered for ``ping_timeout`` ends it all."""
         period = self.ping_seconds
-        while self.dead is None:
+        while self.state is H2State.ACTIVE:
             await asyncio.sleep(period)
             self._pong.clear()
             self._pings += 1

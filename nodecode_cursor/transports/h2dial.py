@@ -5,13 +5,16 @@ over ``https://`` once TLS negotiated ``h2`` by ALPN, over ``http://`` with
 prior knowledge (RFC 9113 §3.3). The proxy is the ``cursor.proxy`` setting,
 else the standard variables (``HTTPS_PROXY``/``HTTP_PROXY``/``ALL_PROXY``, with
 ``NO_PROXY``), as httpx reads them; an ``http://`` proxy carries a CONNECT
-tunnel, a ``socks5://`` or ``socks5h://`` one a SOCKS5 connection
-(``socks.py``); another scheme cannot carry one here. Whatever keeps HTTP/2
+tunnel, an ``https://`` one the same tunnel inside TLS to the proxy (the
+service's own TLS then runs inside that: TLS in TLS, which asyncio's
+``start_tls`` does over a TLS transport since Python 3.11), a ``socks5://`` or
+``socks5h://`` one a SOCKS5 connection (``socks.py``); another scheme cannot
+carry one here. Whatever keeps HTTP/2
 from this route (ALPN chose something else, the proxy cannot tunnel, the proxy
 refused the CONNECT) is ``H2Unavailable``,
 so the caller can take HTTP/1.1 instead and say why; failing to reach the
 service at all is the ordinary ``unreachable`` error. Certificates are checked
-as httpx checks them (``httpx.create_ssl_context``: certifi's bundle, or
+as httpx checks them (``http.tls_context``: certifi's bundle, or
 ``SSL_CERT_FILE``/``SSL_CERT_DIR``). What goes over the stream is ``h2conn.py``'s.
 """
 
@@ -23,7 +26,7 @@ import functools
 import ssl
 import urllib.parse
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import ConfigError
 from .errormap import Step, mapped
@@ -38,14 +41,20 @@ from .http import (
 from .socks import is_socks, socks_connect, socks_label
 
 __all__ = [
+    "TUNNEL_SCHEMES",
     "Dialed",
     "H2Unavailable",
+    "ProxyAddress",
     "ProxyCannotTunnel",
     "dial",
     "proxy_address",
     "proxy_for",
     "split_url",
 ]
+
+
+# The proxy schemes whose proxy carries an HTTP CONNECT tunnel (https: TLS to the proxy first).
+TUNNEL_SCHEMES = ("http", "https")
 
 
 class H2Unavailable(Exception):
@@ -141,12 +150,20 @@ async def dial(
                     )
                     via = "directly"
                 else:
-                    proxy_host, proxy_port, authorization = tunnel
-                    reader, writer = await asyncio.open_connection(proxy_host, proxy_port)
-                    await _connect_tunnel(reader, writer, host, port, authorization)
+                    reader, writer = await asyncio.open_connection(
+                        tunnel.host,
+                        tunnel.port,
+                        ssl=_tls(("http/1.1",)) if tunnel.tls else None,
+                        server_hostname=tunnel.host if tunnel.tls else None,
+                    )
+                    await _connect_tunnel(reader, writer, host, port, tunnel.authorization)
                     if scheme == "https":
+                        # Inside an https:// proxy's TLS this is TLS in TLS (Python >= 3.11).
                         await writer.start_tls(_tls(alpn), server_hostname=host)
-                    via = f"through the proxy's CONNECT tunnel ({proxy_host}:{proxy_port})"
+                    via = (
+                        f"through the {'TLS ' if tunnel.tls else ''}proxy's CONNECT tunnel"
+                        f" ({authority(tunnel.host, tunnel.port)})"
+                    )
     except BaseException:
         # Unreachable (mapped), H2Unavailable (the proxy refused the tunnel), a cancellation.
         _close(writer)
@@ -168,8 +185,21 @@ def _tls(alpn: tuple[str, ...]) -> ssl.SSLContext:
     return tls_context(alpn)
 
 
-def proxy_address(proxy: str) -> tuple[str, int, str | None]:
-    """Return (host, port, Proxy-Authorization value) of an http:// proxy.
+@dataclass(frozen=True, slots=True)
+class ProxyAddress:
+    """Where an HTTP proxy listens, whether it is reached over TLS, and its credentials.
+
+    ``authorization`` is the ``Proxy-Authorization`` value (a secret: not in the repr).
+    """
+
+    host: str
+    port: int
+    tls: bool
+    authorization: str | None = field(default=None, repr=False)
+
+
+def proxy_address(proxy: str) -> ProxyAddress:
+    """Return where the http:// or https:// proxy PROXY listens, and its credentials.
 
     ProxyCannotTunnel for another scheme (a SOCKS one is ``socks.py``'s);
     ConfigError (``bad_proxy``) for a URL with no usable host or port.
@@ -178,18 +208,19 @@ def proxy_address(proxy: str) -> tuple[str, int, str | None]:
     """
     parts = urllib.parse.urlsplit(proxy)
     scheme = parts.scheme.lower()
-    if scheme != "http":
+    if scheme not in TUNNEL_SCHEMES:
         raise ProxyCannotTunnel(
             f"the proxy is {scheme or 'schemeless'}://, and HTTP/2 tunnels only through an"
-            " http:// proxy's CONNECT or a socks5:// one"
+            " http:// or https:// proxy's CONNECT or a socks5:// one"
         )
+    tls = scheme == "https"
     try:
-        host, port = parts.hostname, parts.port or 80
+        host, port = parts.hostname, parts.port or (443 if tls else 80)
     except ValueError:
         host, port = None, 0
     if not host:
         raise ConfigError("the proxy setting is not a usable URL; fix it", code="bad_proxy")
-    return host, port, proxy_authorization(parts)
+    return ProxyAddress(host, port, tls, proxy_authorization(parts))
 
 
 async def _connect_tunnel(

@@ -1,22 +1,20 @@
-"""The cell's HTTP kit: clients, TLS, the RPC headers, one unary call, the CONNECT tunnel.
+"""The cell's HTTP kit: TLS, proxy settings, RPC headers, one unary call, the CONNECT tunnel.
 
 Every request the cell makes to Cursor is built from these parts, so they all
 go the same way and fail the same way:
 
 * ``tls_context`` (the one verifying context, cached per certificate settings
-  and ALPN) and ``proxied_client`` (every httpx client, through the
-  ``cursor.proxy`` setting or the proxy environment);
+  and ALPN) and ``check_proxies`` (a ``cursor.proxy`` setting or proxy
+  environment the dialer cannot use is refused, naming the setting);
 * ``rpc_headers``: the headers every Cursor RPC carries;
-* ``unary`` (async) and ``unary_sync`` (blocking, for sign-in and the dashboard):
-  one request, its ``Answer`` (status and body) back, for every unary call —
-  the roster, the catalog, the server config, the dashboard, doctor, the
-  sign-in poll and the token refresh;
+* ``Answer`` (status and body) and ``ClientPool``: what a unary call
+  (``unary.py``, over ``h1conn.py``) returns and where it finds its pool;
 * ``connect_tunnel``: an HTTP CONNECT asked of a proxy and its answer parsed,
   for HTTP/2's dial (``h2dial.py``) and doctor's proxy check (``reach.py``);
 * a refused call classified from its Connect body (``http_error``,
   ``key_refusal``, ``dashboard_refusal``, each in the words its command shows).
 
-A request that got no answer (httpx, socket, TLS, a proxy) is mapped onto the
+A request that got no answer (socket, TLS, HTTP/1.1, a proxy) is mapped onto the
 cell's errors by ``errormap.mapped``, the one place the libraries' failures are
 caught.
 
@@ -29,17 +27,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import concurrent.futures
 import functools
 import os
 import ssl
 import urllib.parse
 import urllib.request
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
-
-import httpx
+from typing import Protocol
 
 from ..errors import (
     SIGN_IN_HINT,
@@ -50,14 +45,12 @@ from ..errors import (
     remember_secret,
 )
 from ..wire.connect import classify_connect_error, parse_refusal
-from .errormap import Step, late, mapped
 
 __all__ = [
     "MAX_PROXY_HEAD",
     "PROXY_ENV",
     "Answer",
     "ClientPool",
-    "ClientT",
     "TunnelClosed",
     "TunnelHeadTooLarge",
     "TunnelSpoke",
@@ -67,19 +60,15 @@ __all__ = [
     "dashboard_refusal",
     "http_error",
     "key_refusal",
-    "proxied_client",
     "proxy_authorization",
     "proxy_environment",
     "read_capped",
     "rpc_headers",
     "tls_context",
-    "unary",
-    "unary_blocking",
-    "unary_sync",
 ]
 
-# The two kinds of client the cell builds: async for runs and the roster, sync for sign-in.
-ClientT = TypeVar("ClientT", httpx.Client, httpx.AsyncClient)
+# The proxy schemes the one dialer speaks (h2dial.py: CONNECT, TLS then CONNECT; socks.py).
+PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
 
 # A proxy that answers CONNECT with more head than this is not one we talk to.
 MAX_PROXY_HEAD = 16 * 1024
@@ -88,14 +77,14 @@ MAX_PROXY_HEAD = 16 * 1024
 _RETRY_STATUSES = (429, 503, 504)
 
 
-# --- clients and TLS -------------------------------------------------------------------------
+# --- TLS and proxies ---------------------------------------------------------------------------
 
 
 def tls_context(alpn: tuple[str, ...] = ()) -> ssl.SSLContext:
     """Return the TLS context the cell's clients verify certificates with, offering ALPN.
 
-    Built as httpx builds its default (certifi's bundle, or ``SSL_CERT_FILE`` /
-    ``SSL_CERT_DIR`` when set) and kept for the process per those two settings and
+    Built as httpx builds its default (``SSL_CERT_FILE`` or ``SSL_CERT_DIR`` when
+    set, else certifi's bundle) and kept for the process per those two settings and
     ALPN: building one costs tens of milliseconds of blocking work and memory the
     allocator keeps, so a client per round must not build its own. This is the one
     process-wide cache of the cell; a context is read-only once built.
@@ -108,28 +97,17 @@ def _tls_context(
     cert_file: str | None, cert_dir: str | None, alpn: tuple[str, ...]
 ) -> ssl.SSLContext:
     """Return a new verifying context for these certificate settings (the cache's key)."""
-    context = httpx.create_ssl_context(trust_env=True)
+    if cert_file:
+        context = ssl.create_default_context(cafile=cert_file)
+    elif cert_dir:
+        context = ssl.create_default_context(capath=cert_dir)
+    else:
+        import certifi  # deferred: only a context actually built pays for it
+
+        context = ssl.create_default_context(cafile=certifi.where())
     if alpn:
         context.set_alpn_protocols(list(alpn))
     return context
-
-
-def proxied_client(
-    factory: Callable[..., ClientT], *, proxy: str | None = None, **options: Any
-) -> ClientT:
-    """Return ``factory(proxy=proxy, trust_env=True, **options)``; ConfigError for a bad proxy.
-
-    Every client the cell builds comes through here (runs, the roster, the sign-in
-    and refresh), so they all go the same way. httpx refuses a proxy it cannot use
-    (an unknown scheme, ``socks5://`` without socksio) with a ValueError or
-    ImportError whose text quotes the proxy URL, which may carry a user and
-    password: the error names the setting, never its value.
-    """
-    options.setdefault("verify", tls_context())
-    try:
-        return factory(proxy=proxy, trust_env=True, **options)
-    except (ValueError, ImportError) as exc:
-        raise _bad_proxy(proxy, exc) from None
 
 
 # What the environment's proxy answer depends on (``urllib.request.getproxies_environment``
@@ -154,13 +132,15 @@ def proxy_environment() -> tuple[str | None, ...]:
 
 
 def check_proxies(proxy: str | None) -> None:
-    """Refuse, as ``proxied_client`` would, a PROXY setting or proxy environment httpx cannot use.
+    """Refuse a PROXY setting, or a proxy environment, the dialer cannot use (returns nothing).
 
-    For the run's own client (``h1conn.py``), which builds no httpx client but
-    must fail the same way: every proxy variable is checked, as httpx checks
-    them all when it builds a client, whether or not this request would use it.
-    A setting or environment found usable is not checked again (only a refusal
-    is worth the work every time: it raises).
+    Every request of the kit asks this first (``h1conn.h1_route``, the HTTP/2
+    dial's caller): every proxy variable is checked, as httpx checks them all
+    when it builds a client, whether or not this request would use it. A URL
+    whose scheme the dialer does not speak, or with no usable host or port, is
+    ConfigError (``bad_proxy``) naming the setting, never its value (it may hold
+    a user and password). A setting or environment found usable is not checked
+    again (only a refusal is worth the work every time: it raises).
     """
     _check_proxies(proxy, proxy_environment())
 
@@ -171,25 +151,30 @@ def _check_proxies(proxy: str | None, _env: tuple[str | None, ...]) -> None:
     environment = urllib.request.getproxies_environment()
     found = [proxy] if proxy else [url for name, url in environment.items() if name != "no"]
     for url in found:
-        if not url:
-            continue
-        # httpx.Proxy takes http, https, socks5 and socks5h; the run's own client speaks
-        # socks5 and socks5h itself (socks.py), so httpx's socksio is not needed for them.
-        try:
-            httpx.Proxy(url)
-        except (ValueError, TypeError) as exc:
-            raise _bad_proxy(proxy, ValueError(type(exc).__name__)) from None
+        if url and not _usable_proxy(url):
+            raise _bad_proxy(proxy)
 
 
-def _bad_proxy(proxy: str | None, exc: Exception) -> ConfigError:
+def _usable_proxy(url: str) -> bool:
+    """Return whether URL names a proxy the dialer speaks, with a host and a port in range."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        _ = parts.port  # ValueError when out of range or not a number
+    except ValueError:
+        return False
+    return parts.scheme.lower() in PROXY_SCHEMES and bool(parts.hostname)
+
+
+def _bad_proxy(proxy: str | None) -> ConfigError:
     """Return the error for an unusable proxy: it names the setting, never its value."""
     where = (
         "the cursor.proxy setting"
         if proxy
         else "the proxy environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY)"
     )
-    why = "needs the socksio package" if isinstance(exc, ImportError) else "is not a usable URL"
-    return ConfigError(f"the proxy in {where} {why}; fix or unset it", code="bad_proxy")
+    return ConfigError(
+        f"the proxy in {where} is not a usable URL; fix or unset it", code="bad_proxy"
+    )
 
 
 def rpc_headers(
@@ -282,15 +267,11 @@ def dashboard_refusal(status: int, body: bytes, what: str) -> ProviderError:
     )
 
 
-# --- one unary call --------------------------------------------------------------------------
+# --- what a unary call answers ----------------------------------------------------------------
 
 
 class ClientPool(Protocol):
-    """Where pooled clients come from (``clients.HttpClients`` on the cell's state)."""
-
-    async def client(self, proxy: str | None) -> httpx.AsyncClient:
-        """Return the running loop's client for PROXY."""
-        ...
+    """Where pooled connections come from (``clients.HttpClients`` on the cell's state)."""
 
     async def unary(
         self,
@@ -300,8 +281,9 @@ class ClientPool(Protocol):
         timeout: float,
         proxy: str | None,
         max_bytes: int | None,
-    ) -> Answer | None:
-        """Return the answer to the POST on the runs' connections; None if their pool cannot."""
+        method: str = "POST",
+    ) -> Answer:
+        """Return the answer to the request on the runs' connections."""
         ...
 
 
@@ -313,66 +295,6 @@ class Answer:
     content: bytes | None
 
 
-async def unary(
-    url: str,
-    *,
-    headers: Mapping[str, str],
-    content: bytes = b"",
-    timeout: float,
-    proxy: str | None = None,
-    clients: ClientPool | None = None,
-    max_bytes: int | None = None,
-    http1_only: bool = False,
-) -> Answer:
-    """Return the answer to one POST of CONTENT to URL; ``Unreachable`` when none came.
-
-    Through CLIENTS' pool of the runs' connections (``h1conn.H1Pool``: the
-    rounds' kept-alive connections), or their httpx client for a proxy that pool
-    cannot use; else a client of its own closed after the call (HTTP/1.1 only with
-    HTTP1_ONLY). TIMEOUT bounds the whole call, head and body (``late`` past it:
-    a body trickled a byte at a time ends there too). With MAX_BYTES, a body
-    longer than that is read no further (its content None). ConfigError for an
-    unusable proxy.
-    """
-    if clients is not None:
-        answer = await clients.unary(url, headers, content, timeout, proxy, max_bytes)
-        if answer is not None:
-            return answer
-    try:
-        async with asyncio.timeout(timeout):
-            with mapped(Step.EXCHANGE, url):
-                if clients is not None:
-                    pooled = await clients.client(proxy)
-                    return await _post(pooled, url, headers, content, timeout, max_bytes)
-                versions: dict[str, Any] = {"http1": True, "http2": False} if http1_only else {}
-                async with proxied_client(
-                    httpx.AsyncClient, proxy=proxy, timeout=timeout, **versions
-                ) as own:
-                    return await _post(own, url, headers, content, timeout, max_bytes)
-    except TimeoutError:
-        raise late(url, timeout) from None
-
-
-async def _post(
-    client: httpx.AsyncClient,
-    url: str,
-    headers: Mapping[str, str],
-    content: bytes,
-    timeout: float,
-    max_bytes: int | None,
-) -> Answer:
-    """Return the answer CLIENT got to the POST (the body capped at MAX_BYTES when given)."""
-    if max_bytes is None:
-        response = await client.post(url, content=content, headers=headers, timeout=timeout)
-        return Answer(response.status_code, response.content)
-    request = client.build_request("POST", url, headers=headers, content=content, timeout=timeout)
-    response = await client.send(request, stream=True)
-    try:
-        return Answer(response.status_code, await read_capped(response.aiter_bytes(), max_bytes))
-    finally:
-        await response.aclose()
-
-
 async def read_capped(chunks: AsyncIterator[bytes], max_bytes: int | None) -> bytes | None:
     """Return the body CHUNKS make, or None once it passes MAX_BYTES (None: no cap)."""
     body = bytearray()
@@ -381,50 +303,6 @@ async def read_capped(chunks: AsyncIterator[bytes], max_bytes: int | None) -> by
         if max_bytes is not None and len(body) > max_bytes:
             return None
     return bytes(body)
-
-
-def unary_blocking(
-    url: str,
-    *,
-    headers: Mapping[str, str],
-    content: bytes,
-    timeout: float,
-    proxy: str | None,
-    max_bytes: int | None,
-) -> Answer:
-    """Return ``unary``'s answer (its deadline and cap) to a caller that blocks.
-
-    The call runs on a loop in a thread of its own, so the caller may be on a
-    loop's thread or not: httpx's blocking client times each read alone, and
-    could not end a head or body that trickles in at the call's timeout.
-    """
-    call = unary(
-        url, headers=headers, content=content, timeout=timeout, proxy=proxy, max_bytes=max_bytes
-    )
-    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cursor-unary") as worker:
-        return worker.submit(asyncio.run, call).result()
-
-
-def unary_sync(
-    client: httpx.Client,
-    method: str,
-    url: str,
-    *,
-    headers: Mapping[str, str] | None = None,
-    content: bytes | None = None,
-    json: Any = None,
-    params: Mapping[str, str] | None = None,
-    timeout: float | None = None,
-) -> Answer:
-    """Return CLIENT's answer to one blocking request to URL; ``Unreachable`` when none came."""
-    options: dict[str, Any] = {}
-    if timeout is not None:
-        options["timeout"] = timeout
-    with mapped(Step.EXCHANGE, url):
-        response = client.request(
-            method, url, headers=headers, content=content, json=json, params=params, **options
-        )
-    return Answer(response.status_code, response.content)
 
 
 # --- the CONNECT tunnel ----------------------------------------------------------------------

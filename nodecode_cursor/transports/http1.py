@@ -64,15 +64,17 @@ def request_bytes(
 ) -> bytes:
     """Return the bytes of one request: its line, Host, HEADERS, Content-Length, then BODY.
 
-    ValueError when a name or value would carry CR, LF or NUL (its text is not
-    quoted: a header may hold the bearer token).
+    A GET without a body sends no Content-Length (RFC 9110 §8.6: its method
+    anticipates no content). ValueError when a name or value would carry CR, LF
+    or NUL (its text is not quoted: a header may hold the bearer token).
     """
     lines = [f"{method} {target} HTTP/1.1", f"host: {host}"]
     for name, value in headers.items():
         if _UNSAFE.search(name) or _UNSAFE.search(value):
             raise ValueError("a request header holds a line break")
         lines.append(f"{name}: {value}")
-    lines.append(f"content-length: {len(body)}")
+    if body or method != "GET":
+        lines.append(f"content-length: {len(body)}")
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
 

@@ -130,7 +130,7 @@ class RunConnections:
                     raise _stopped()
                 self._by_loop.setdefault(loop, {})[key] = connection
                 self._all.append(connection)
-                self._all[:] = [c for c in self._all if c.dead is None]
+                self._all[:] = [c for c in self._all if c.active]
             dialing.set_result(connection)
             return connection
 
@@ -138,7 +138,7 @@ class RunConnections:
         self, key: ConnectionKey, proxy: str | None, connect_timeout: float
     ) -> H2Connection:
         """Return a new connection for KEY."""
-        # Deferred: CursorCell.start loads this module and must stay cheap (h2, httpx).
+        # Deferred: CursorCell.start loads this module and must stay cheap (h2, the dialer).
         from .h2conn import H2Connection
         from .h2dial import dial, split_url
 
@@ -170,7 +170,7 @@ class RunConnections:
     def connections(self) -> list[H2Connection]:
         """Return every connection still open (for tests and the benchmark)."""
         with self.lock:
-            return [c for c in self._all if c.dead is None]
+            return [c for c in self._all if c.active]
 
     def close(self) -> None:
         """Forget the memory and end every connection, from any thread (returns nothing)."""

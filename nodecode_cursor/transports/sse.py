@@ -31,11 +31,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 import logging
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Self
-
-import httpx
 
 from .. import limits
 from .._proto import aiserver_pb2
@@ -44,9 +43,8 @@ from ..errors import CursorError, ProtocolError, ProviderError, StreamIncomplete
 from ..wire.connect import Payload, encode_frame
 from ..wire.poll import PollFrames
 from ..wire.stream import ServerItem, StreamReader
-from .errormap import Cut, Step, mapped, unreachable
+from .errormap import Cut, unreachable
 from .http import http_error, rpc_headers
-from .httpx_run import Answer, HttpxAnswer, run_client
 from .run import (
     STREAM_CUT,
     NotCarried,
@@ -59,16 +57,16 @@ from .run import (
 )
 
 if TYPE_CHECKING:
-    from .h1conn import H1Pool, H1Route
+    from .h1conn import H1Pool, H1Response, H1Route
 
 __all__ = [
     "APPEND_PATH",
     "RUN_POLL_PATH",
     "RUN_SSE_PATH",
+    "Appending",
     "PollRun",
     "SseRun",
     "append_timeout",
-    "run_client",
 ]
 
 log = logging.getLogger(__name__)
@@ -107,6 +105,41 @@ async def _drain(chunks: AsyncIterator[bytes]) -> int:
     return extra
 
 
+class Appending(enum.Enum):
+    """Where a run's appends stand: one state, moved by the run, waited on through one Event.
+
+    httpcore's ``HTTPConnectionState`` is the model. ``HELD`` until the appends
+    may go (RunSSE answered 200; a poll run starts ``OPEN``); ``OPEN`` or
+    ``SENDING_FIRST`` before append 0 was accepted; ``IDLE`` or ``SENDING`` after.
+    """
+
+    # Appends wait: RunSSE has not answered 200 yet (the service may not know the run).
+    HELD = "held"
+    # Appends may go; append 0 was not accepted yet and none is on the wire.
+    OPEN = "open"
+    # Append 0 is on the wire.
+    SENDING_FIRST = "sending first"
+    # Append 0 was accepted (RunPoll may open); none is on the wire.
+    IDLE = "idle"
+    # A later append is on the wire.
+    SENDING = "sending"
+
+    @property
+    def may_send(self) -> bool:
+        """Return whether appends may go in this state."""
+        return self is not Appending.HELD
+
+    @property
+    def first_accepted(self) -> bool:
+        """Return whether append 0 was accepted (RunPoll opens only then)."""
+        return self in (Appending.IDLE, Appending.SENDING)
+
+    @property
+    def on_the_wire(self) -> bool:
+        """Return whether an append's POST is on the wire."""
+        return self in (Appending.SENDING_FIRST, Appending.SENDING)
+
+
 class _BidiRun(RunStream):
     """What RunSSE and RunPoll share beyond ``RunStream`` (whose heartbeat and consumer
     side H2Run has too): the append queue and its task, the stream's POST and reader.
@@ -141,23 +174,19 @@ class _BidiRun(RunStream):
         self.appended = 0
         self.movable = movable
         # The run's HTTP/1.1: the cell's (or the run's own) pool of connections along
-        # _h1_route, or an httpx client when the proxy is one the pool cannot use.
+        # _h1_route, whatever the proxy (the one dialer reaches through each).
         self._h1_route: H1Route | None = None
         self._pool: H1Pool | None = None
-        self._client: httpx.AsyncClient | None = None
-        # Whether the pool or client is this run's own (closed with it) or the cell's.
+        # Whether the pool is this run's own (closed with it) or the cell's.
         self._own_client = True
-        self._response: Answer | None = None
+        self._response: H1Response | None = None
         # The outbox's head stays there until its append was accepted, so a
-        # restarted append task resends it.
-        # Clear while an append's POST is on the wire: a run that ended lets it finish
-        # (briefly) before closing, so its connection goes back to the pool.
-        self._append_idle = asyncio.Event()
-        self._append_idle.set()
-        # Set once appends may go: RunSSE answered 200, or the run is a poll run.
-        self._appendable = asyncio.Event()
-        # Set once append 0 was accepted (RunPoll opens only then).
-        self._first_accepted = asyncio.Event()
+        # restarted append task resends it. Whether appends may go, whether append 0
+        # was accepted (RunPoll opens only then) and whether one is on the wire (a run
+        # that ended lets it finish, briefly, so its connection goes back to the pool)
+        # are one state; _appending_moved is set, and replaced, at each move.
+        self.appending = Appending.HELD
+        self._appending_moved = asyncio.Event()
         self._appender: asyncio.Task[None] | None = None
         base = settings.base_url.rstrip("/")
         self.run_url = base + RUN_SSE_PATH
@@ -177,15 +206,10 @@ class _BidiRun(RunStream):
         settings = self.settings
         self._h1_route = h1_route(settings.base_url, settings.proxy)
         self._own_client = settings.clients is None
-        if self._h1_route is not None:
-            self._pool = H1Pool() if settings.clients is None else await settings.clients.h1()
-        elif settings.clients is not None:
-            self._client = await settings.clients.client(settings.proxy)
-        else:
-            self._client = run_client(settings)
+        self._pool = H1Pool() if settings.clients is None else await settings.clients.h1()
         self._last_write = asyncio.get_running_loop().time()
         if self.route is Route.POLL or not self.register_first:
-            self._appendable.set()
+            self._move_appending(Appending.OPEN)
         self._tasks = [asyncio.create_task(self._read(), name=f"cursor-run-read-{self.request_id}")]
         self._start_appender()
         if settings.heartbeat_seconds > 0:
@@ -199,10 +223,10 @@ class _BidiRun(RunStream):
         if self.state is RunState.CLOSED:
             return
         self.state = RunState.CLOSED
-        if self.saw_end and not self._append_idle.is_set():
+        if self.saw_end and self.appending.on_the_wire:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(limits.DRAIN_SECONDS):
-                    await self._append_idle.wait()
+                    await self._appending_until(lambda state: not state.on_the_wire)
         tasks, self._tasks = self._tasks, []
         if self._appender is not None:
             tasks.append(self._appender)
@@ -215,7 +239,6 @@ class _BidiRun(RunStream):
             await asyncio.gather(*tasks, return_exceptions=True)
         finally:
             response, self._response = self._response, None
-            client, self._client = self._client, None
             pool, self._pool = self._pool, None
             try:
                 if response is not None:
@@ -223,8 +246,6 @@ class _BidiRun(RunStream):
             finally:
                 if pool is not None and self._own_client:
                     await pool.aclose()
-                if client is not None and self._own_client:
-                    await client.aclose()
 
     # --- the reader ------------------------------------------------------------------
 
@@ -275,7 +296,7 @@ class _BidiRun(RunStream):
                 )
             raise refusal
         # The run is registered: the appends may go (append 0 first).
-        self._appendable.set()
+        self._move_appending(Appending.OPEN)
         log.debug(
             "run %s streams over RunSSE (transport setting %s)",
             self.request_id,
@@ -296,7 +317,7 @@ class _BidiRun(RunStream):
         """Stream RunPoll once append 0 was accepted; return at the end frame or the close."""
         # RunPoll returns the messages of a run whose request the service must
         # already have accepted: it opens only after append 0 got its 2xx.
-        await self._first_accepted.wait()
+        await self._appending_until(lambda state: state.first_accepted)
         request = aiserver_pb2.BidiPollRequest(
             request_id=aiserver_pb2.BidiRequestId(request_id=self.request_id),
             poll_mode=_POLL_MODE,
@@ -316,42 +337,25 @@ class _BidiRun(RunStream):
         await self._stream_frames(response, reader.messages, reader.check_end)
         self._finish(None)
 
-    async def _open_stream(self, url: str, body: bytes, headers: dict[str, str]) -> Answer:
+    async def _open_stream(self, url: str, body: bytes, headers: dict[str, str]) -> H1Response:
         """Return the streamed answer of a POST to URL (any status); raise if none came."""
         settings = self.settings
-        if self._pool is not None:
-            assert self._h1_route is not None
-            try:
-                answer: Answer = await self._pool.request(
-                    self._h1_route,
-                    url,
-                    headers,
-                    body,
-                    connect_timeout=settings.connect_timeout,
-                    read_timeout=settings.request_timeout,
-                )
-            except TimeoutError:
-                raise self._silence() from None
-            self._response = answer
-            return answer
-        assert self._client is not None
-        # Per request: a pooled client serves runs of any timeout.
-        timeout = httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout)
-        request = self._client.build_request(
-            "POST", url, headers=headers, content=body, timeout=timeout
-        )
-        # Never connected is unreachable (mapped); no answer in time is silence.
+        assert self._pool is not None and self._h1_route is not None
         try:
-            with mapped(Step.STREAM, url):
-                response = await self._client.send(request, stream=True)
+            answer = await self._pool.request(
+                self._h1_route,
+                url,
+                headers,
+                body,
+                connect_timeout=settings.connect_timeout,
+                read_timeout=settings.request_timeout,
+            )
         except TimeoutError:
             raise self._silence() from None
-        except Cut as cut:
-            raise unreachable(url, cut) from None
-        self._response = answer = HttpxAnswer(response)
+        self._response = answer
         return answer
 
-    async def _refusal(self, response: Answer, what: str) -> ProviderError:
+    async def _refusal(self, response: H1Response, what: str) -> ProviderError:
         """Return the error a non-200 answer to the stream's POST carries."""
         try:
             raw = await response.read(_MAX_REFUSAL_BYTES) or b""
@@ -361,7 +365,7 @@ class _BidiRun(RunStream):
 
     async def _stream_frames(
         self,
-        response: Answer,
+        response: H1Response,
         decode: Callable[[list[Payload]], list[ServerItem]] | None,
         check_end: Callable[[], None] | None,
     ) -> None:
@@ -430,6 +434,17 @@ class _BidiRun(RunStream):
 
     # --- the appends -----------------------------------------------------------------
 
+    def _move_appending(self, state: Appending) -> None:
+        """Move the appends to STATE and wake whoever waits on a move (returns nothing)."""
+        self.appending = state
+        moved, self._appending_moved = self._appending_moved, asyncio.Event()
+        moved.set()
+
+    async def _appending_until(self, wanted: Callable[[Appending], bool]) -> None:
+        """Return once the appends' state is one WANTED accepts."""
+        while not wanted(self.appending):
+            await self._appending_moved.wait()
+
     def _start_appender(self) -> None:
         """Start the task that sends the queued messages as appends."""
         self._appender = asyncio.create_task(
@@ -439,7 +454,7 @@ class _BidiRun(RunStream):
     async def _append_loop(self) -> None:
         """Send queued messages as BidiAppends, one at a time, in order, once appends may go."""
         try:
-            await self._appendable.wait()
+            await self._appending_until(lambda state: state.may_send)
             while True:
                 while not self._outbox:
                     self._queued.clear()
@@ -448,11 +463,13 @@ class _BidiRun(RunStream):
                     self._outbox.clear()  # nothing goes after the end frame
                     continue
                 message = self._outbox[0]
-                self._append_idle.clear()
+                accepted = self.appending.first_accepted
+                self._move_appending(Appending.SENDING if accepted else Appending.SENDING_FIRST)
                 try:
                     await self._append(message)
+                    accepted = True
                 finally:
-                    self._append_idle.set()
+                    self._move_appending(Appending.IDLE if accepted else Appending.OPEN)
                 self._outbox.popleft()
         except asyncio.CancelledError:
             raise
@@ -472,14 +489,7 @@ class _BidiRun(RunStream):
         self, url: str, body: bytes, headers: dict[str, str], timeout: float
     ) -> tuple[int, bytes]:
         """Return the status and body of one POST on the run's HTTP/1.1; raise if unanswered."""
-        if self._pool is None:
-            assert self._client is not None
-            with mapped(Step.EXCHANGE, url):
-                response = await self._client.post(
-                    url, content=body, headers=headers, timeout=timeout
-                )
-            return response.status_code, response.content
-        assert self._h1_route is not None
+        assert self._pool is not None and self._h1_route is not None
         answer = await self._pool.request(
             self._h1_route,
             url,
@@ -525,8 +535,6 @@ class _BidiRun(RunStream):
         if not 200 <= status < 300:
             raise http_error(status, content, "Cursor's BidiAppend")
         self.appended = seqno + 1
-        if seqno == 0:
-            self._first_accepted.set()
 
 
 class SseRun(_BidiRun):

@@ -763,8 +763,7 @@ def test_refresh_and_roster_answers_of_any_body_fail_only_in_our_errors(
     sim, served = account_sim
     served["status"], served["body"] = status, body
     entry = store.TokenEntry("old-access", "old-refresh", 0.0)
-    with signin.http_client(5.0) as client:
-        renewed = only_our_errors(signin.refresh_entry, client, sim.url, entry)
+    renewed = only_our_errors(signin.refresh_entry, None, sim.url, entry)
     assert isinstance(renewed, CursorError | store.TokenEntry)
     roster = only_our_errors(asyncio.run, listing.fetch_roster("tok", sim.url))
     assert isinstance(roster, CursorError | tuple)

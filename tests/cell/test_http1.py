@@ -173,6 +173,16 @@ def test_a_request_is_written_with_its_host_headers_and_length() -> None:
     )
 
 
+def test_a_get_without_a_body_carries_no_length_and_an_empty_post_does() -> None:
+    # RFC 9110 §8.6: a GET anticipates no content, so no Content-Length goes with it.
+    assert request_bytes("GET", "/auth/poll?uuid=u", "h", {}, b"") == (
+        b"GET /auth/poll?uuid=u HTTP/1.1\r\nhost: h\r\n\r\n"
+    )
+    assert request_bytes("POST", "/p", "h", {}, b"") == (
+        b"POST /p HTTP/1.1\r\nhost: h\r\ncontent-length: 0\r\n\r\n"
+    )
+
+
 @pytest.mark.parametrize("header", [{"x-a": "v\r\nx-evil: 1"}, {"x-a\n": "v"}, {"x": "\x00"}])
 def test_a_header_that_would_split_the_request_is_refused_unquoted(header: dict[str, str]) -> None:
     with pytest.raises(ValueError, match="line break") as caught:

@@ -4,7 +4,7 @@ A loopback server (not the simulator: it misbehaves below HTTP) answers the rost
 the catalog and the dashboard by trickling its body a byte at a time, by sending
 interim ``102 Processing`` heads one after another, or with a body past the call's
 cap. Each call must end in words at its deadline, both on the runs' own HTTP/1.1
-pool (a ``CellState``) and on httpx (no state).
+pool (a ``CellState``) and on a pool of the call's own (no state).
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def flood(size: int) -> Behaviour:
 
 
 async def roster(url: str, pooled: bool) -> BaseException:
-    """Return what fetching the roster from URL raised (on the pool when POOLED, else httpx)."""
+    """Return what fetching the roster from URL raised (on the pool when POOLED, else its own)."""
     state = CellState() if pooled else None
     try:
         await listing.fetch_roster("tok", url, state=state, timeout=TIMEOUT)
@@ -139,7 +139,7 @@ def timed(
     return asyncio.run(main())
 
 
-@pytest.mark.parametrize("pooled", [True, False], ids=["h1pool", "httpx"])
+@pytest.mark.parametrize("pooled", [True, False], ids=["h1pool", "own-pool"])
 def test_a_trickled_roster_ends_at_the_calls_timeout(pooled: bool) -> None:
     error, took = timed(trickle, lambda url: roster(url, pooled))
     assert isinstance(error, Unreachable)
@@ -150,7 +150,7 @@ def test_a_trickled_roster_ends_at_the_calls_timeout(pooled: bool) -> None:
     assert TIMEOUT <= took < TRICKLE_HALF
 
 
-@pytest.mark.parametrize("pooled", [True, False], ids=["h1pool", "httpx"])
+@pytest.mark.parametrize("pooled", [True, False], ids=["h1pool", "own-pool"])
 def test_endless_interim_heads_end_at_the_calls_timeout(pooled: bool) -> None:
     error, took = timed(processing, lambda url: roster(url, pooled))
     assert isinstance(error, Unreachable)
@@ -168,7 +168,7 @@ def test_more_interim_heads_than_the_bound_are_refused_however_fast() -> None:
         ResponseReader().feed(interim * (limits.MAX_INTERIM_HEADS + 1) + final)
 
 
-@pytest.mark.parametrize("pooled", [True, False], ids=["h1pool", "httpx"])
+@pytest.mark.parametrize("pooled", [True, False], ids=["h1pool", "own-pool"])
 def test_a_roster_past_its_cap_is_read_no_further(pooled: bool) -> None:
     error, _ = timed(flood(limits.ROSTER_MAX_BYTES + 1), lambda url: roster(url, pooled))
     assert isinstance(error, ProviderError)
@@ -225,7 +225,7 @@ async def superscript_length(writer: asyncio.StreamWriter) -> None:
     await writer.drain()
 
 
-@pytest.mark.parametrize("pooled", [True, False], ids=["h1pool", "httpx"])
+@pytest.mark.parametrize("pooled", [True, False], ids=["h1pool", "own-pool"])
 def test_a_non_ascii_digit_in_content_length_is_refused_in_words(pooled: bool) -> None:
     error, _ = timed(superscript_length, lambda url: roster(url, pooled))
     # A worded refusal of the answer, never a ValueError escaping as an internal error.

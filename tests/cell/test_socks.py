@@ -32,7 +32,8 @@ from nodecode_cursor.errors import ProviderError, Unreachable
 from nodecode_cursor.host import RoundContext
 from nodecode_cursor.lanes import lane
 from nodecode_cursor.state import CellState
-from nodecode_cursor.transports.http import rpc_headers, unary
+from nodecode_cursor.transports.http import rpc_headers
+from nodecode_cursor.transports.unary import unary
 
 pytestmark = pytest.mark.sim_answer_timeout(5.0)
 
