@@ -18,6 +18,9 @@ CLIENT_VERSION_ENV = "CURSOR_CLIENT_VERSION"
 # the home): the CLI updates itself daily at most, and reading it may start a process.
 CLIENT_VERSION_CHECK_SECONDS = 24 * 3600.0
 
+# What the kit's unary calls name themselves as (h1conn.H1Pool.unary): a caller's own
+# user-agent wins. Cursor's web endpoints may refuse a request that names no client.
+UNARY_USER_AGENT = "nodecode-cursor/0.1"
 DEFAULT_BASE_URL = "https://api2.cursor.sh"
 DEFAULT_WEB_URL = "https://cursor.com"
 

@@ -329,12 +329,17 @@ class H1Pool:
         TIMEOUT bounds the whole call, connection, head and body: a read that
         brings a byte does not buy the next one more time (``late``).
         """
+        # Cursor's web endpoints (the sign-in poll, the profile, the dashboard) sit behind
+        # a front that may refuse a request naming no client; every peer seen working
+        # live sends a user-agent (Node's and Bun's fetch, httpx before the kit). Ours
+        # names the cell; a caller's own headers win.
+        sent = {"user-agent": limits.UNARY_USER_AGENT, "accept": "*/*", **headers}
         try:
             async with asyncio.timeout(timeout):
                 answer = await self.request(
                     route,
                     url,
-                    dict(headers),
+                    sent,
                     content,
                     connect_timeout=timeout,
                     read_timeout=timeout,
