@@ -90,6 +90,9 @@ class AuthState:
     exchange_delay: float = 0.0
     exchanges: int = 0
     exchanged: list[str] = field(default_factory=list)
+    # Whose each key is (``give_key``): its exchange answers that account's token, which
+    # names its email; a key no account owns answers ``sub``'s, as one account always did.
+    key_owners: dict[str, str] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _serial: int = 0
     # Whose each refresh token is (a refresh renews that user's token, not self.sub's).
@@ -106,6 +109,11 @@ class AuthState:
     def sign_in_as(self, email: str) -> None:
         """Make the next sign-ins confirm as the account EMAIL (added with sim.accounts.add)."""
         self.sub = self.sim.accounts.named(email).sub
+
+    def give_key(self, key: str, email: str) -> None:
+        """Make KEY an API key of the account EMAIL (added with sim.accounts.add)."""
+        with self._lock:
+            self.key_owners[key] = self.sim.accounts.named(email).sub
 
     def _claims(self, sub: str) -> dict[str, Any]:
         """Return the claims a token of SUB carries besides sub: its account's email, if any."""
@@ -239,8 +247,9 @@ class AuthState:
         with self._lock:
             self._serial += 1
             serial = self._serial
+            sub = self.key_owners.get(key, self.sub)
         access = make_token(
-            self.sub, self.exchange_lifetime, type="api_key_token", jti=f"k{serial}"
+            sub, self.exchange_lifetime, type="api_key_token", jti=f"k{serial}", **self._claims(sub)
         )
         valid = getattr(self.sim, "valid_tokens", None)
         if isinstance(valid, set):

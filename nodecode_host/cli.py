@@ -222,6 +222,11 @@ def build_parser() -> Parser:
         action="store_true",
         help="keep the account signed in now and add another one (asked on a terminal)",
     )
+    login.add_argument(
+        "--api-key",
+        action="store_true",
+        help="keep a Cursor API key as an account (read from a prompt or stdin, never argv)",
+    )
     for name, text in (
         ("status", "how the sign-in stands"),
         ("logout", "forget the active account's sign-in, or the account EMAIL's"),
@@ -714,6 +719,11 @@ def _signed_in_anew(before: SignInState | None, after: SignInState) -> bool:
 def cmd_login(args: argparse.Namespace) -> int:
     """Start the browser sign-in and wait for it with a progress line; return the exit code."""
     from .setup import make_host
+
+    if args.api_key:
+        from .key_login import cmd_login_key
+
+        return cmd_login_key(args)
 
     said: list[str] = []
     host = make_host(args, say=said.append)
