@@ -263,6 +263,8 @@ class CursorCommand:
                 if entry.email
                 else f"{PROVIDER}: signed in"
             )
+            if is_api_key(entry.access_token):
+                line += " with an API key (kept as an account)"
             if session_ended(entry, self.ended):
                 line += ", but Cursor ended this session: run /cursor login"
             if is_api_key(key):

@@ -14,8 +14,10 @@ import json
 import stat
 from pathlib import Path
 
+import httpx
 import pytest
 from cli_run import cli_env, run_main
+from served import served
 
 from cursor_simulator import Simulator
 from nodecode_cursor.account.signin import PollPacing
@@ -194,8 +196,24 @@ def test_the_chat_verb_keeps_the_key_from_the_environment(
         f"{ONE} is kept: /cursor use {ONE} switches back"
     )
     status = command.run("status").splitlines()
-    assert (
-        status[0]
-        == f"cursor: signed in as {TWO}; 1 other account is kept (/cursor accounts lists them)"
+    assert status[0] == (
+        f"cursor: signed in as {TWO} with an API key (kept as an account); "
+        "1 other account is kept (/cursor accounts lists them)"
     )
     assert status[-1].startswith(f"cursor: 2 accounts are kept, {TWO} active; API keys: {TWO}")
+
+
+def test_serve_runs_a_round_on_the_key_account_its_header_names(
+    sim: Simulator, one: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert add_key(sim, one)[0] == 0
+    used = run_main("--base-url", sim.url, "use", ONE, env=cli_env(one, signed_out=True))
+    assert used.returncode == 0, used.stderr
+    with served(sim, one, monkeypatch) as api, httpx.Client(base_url=api.url, timeout=20) as http:
+        body = {"model": "cursor/composer-2.5", "messages": [{"role": "user", "content": "hi"}]}
+        named = http.post("/chat/completions", json=body, headers={"x-cursor-account": TWO})
+        assert named.status_code == 200, named.text
+        assert len(sim.accounts.named(TWO).runs) == 1 and sim.accounts.named(ONE).runs == []
+        active = http.post("/chat/completions", json=body)
+        assert active.status_code == 200, active.text
+        assert len(sim.accounts.named(ONE).runs) == 1
