@@ -225,15 +225,16 @@ class CursorCommand:
 
     def _accounts_status(self) -> str | None:
         """Return how several kept accounts stand (``standing_lines``); None for one or none."""
-        from .account.key_account import is_key_account
-        from .account.standing_lines import accounts_status, refused_lately
-
         try:
             kept = accounts.listed(self.store)
         except StoreError:
             return None  # the first line said why already
         if len(kept) < 2:
             return None
+        # Here: a status with one account loads neither the account table nor sqlite3.
+        from .account.key_account import is_key_account
+        from .account.standing_lines import accounts_status, refused_lately
+
         names = [account.name for account in kept]
         return accounts_status(
             names,
