@@ -1069,6 +1069,10 @@ def _command_named(arguments: Sequence[str]) -> str | None:
 
 def _usage_line(message: str, command: str | None) -> str:
     """Return the usage error MESSAGE pointing at COMMAND's own help when one was named."""
+    if "crsr_" in message:  # argparse would echo a key typed on the command line
+        from .key_login import key_in_argv
+
+        return key_in_argv()
     if command is None:
         return message
     if command == "serve" and "--api-key" in message:

@@ -217,3 +217,23 @@ def test_serve_runs_a_round_on_the_key_account_its_header_names(
         active = http.post("/chat/completions", json=body)
         assert active.status_code == 200, active.text
         assert len(sim.accounts.named(ONE).runs) == 1
+
+
+def test_a_key_on_the_command_line_is_refused_unechoed(sim: Simulator, one: Path) -> None:
+    before = (one / "auth.json").read_bytes()
+    env = cli_env(one, signed_out=True)
+    done = run_main("--base-url", sim.url, "login", "--add", "--api-key", KEY, env=env)
+    assert done.returncode == 2
+    assert "a Cursor API key goes on no command line" in done.stderr
+    assert KEY not in done.stdout + done.stderr
+    assert (one / "auth.json").read_bytes() == before and sim.auth.exchanges == 0
+
+
+def test_nothing_piped_takes_the_key_from_the_environment(sim: Simulator, one: Path) -> None:
+    env = cli_env(one, signed_out=True, CURSOR_API_KEY=KEY)
+    done = run_main(
+        "--base-url", sim.url, "--web-url", sim.url, "login", "--add", "--api-key", env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"kept the API key of {TWO} as an account, now active" in done.stdout
+    assert KEY not in done.stdout + done.stderr
