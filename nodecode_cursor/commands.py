@@ -4,10 +4,13 @@ Each verb answers at once. ``login`` starts the browser sign-in
 (``signin.py``), opens the page in the person's browser when there is a
 display (``login --no-browser`` does not) and returns the page to open;
 ``login --add`` keeps the account signed in until now beside the new one
-(``accounts.py``); ``accounts`` lists the kept accounts with their plan and
+(``accounts.py``); ``login --api-key`` keeps an API key as an account instead
+(``key_account.py``; the key from ``CURSOR_API_KEY`` or /connect's, never the
+line typed); ``accounts`` lists the kept accounts with their plan and
 usage (the cell's ``accounts_text``), ``use EMAIL`` makes one active, and
 ``logout EMAIL`` forgets one (``logout`` alone, the active one, saying which
 becomes active);
+``status`` adds how several kept accounts stand (``standing_lines.py``);
 ``usage`` shows the account's plan usage (the cell's ``usage_text``, from
 Cursor's dashboard: a few lines, or one saying why not); ``status`` says where the
 credential comes from without refreshing or touching the network; ``logout``

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 import stat
+import sys
 from pathlib import Path
 
 import httpx
 import pytest
-from cli_run import cli_env, run_main
+from cli_run import CLI, RUN_TIMEOUT, cli_env, run_main
 from served import served
 
 from cursor_simulator import Simulator
@@ -237,3 +238,23 @@ def test_nothing_piped_takes_the_key_from_the_environment(sim: Simulator, one: P
     assert done.returncode == 0, done.stderr
     assert f"kept the API key of {TWO} as an account, now active" in done.stdout
     assert KEY not in done.stdout + done.stderr
+
+
+def test_on_a_terminal_the_key_is_asked_for_and_not_echoed(sim: Simulator, one: Path) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(
+        sys.executable,
+        [*CLI[1:], "--base-url", sim.url, "--web-url", sim.url, "login", "--add", "--api-key"],
+        env=cli_env(one, signed_out=True, TERM="dumb"),
+        encoding="utf-8",
+        timeout=RUN_TIMEOUT,
+    )
+    child.expect_exact("Cursor API key (crsr_…; not shown): ")
+    child.sendline(KEY)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    assert f"kept the API key of {TWO} as an account, now active" in child.before
+    assert KEY not in child.before  # the terminal did not echo it
+    raw = json.loads((one / "auth.json").read_text())
+    assert raw["oauth_tokens"]["cursor"]["access_token"] == KEY
