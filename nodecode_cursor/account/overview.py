@@ -5,7 +5,8 @@ dashboard (``dashboard.fetch_account_usage``) for each one it can (an API key
 kept as an account asks with its session token): an account whose session
 Cursor ended, or whose dashboard cannot be asked, gets a row saying why
 instead. Each row also says whether it is an API key, and the refusal standing
-against it that the shared table holds (``standing_lines.refused_lately``). ``rows_text`` is the block ``accounts`` prints;
+against it that the shared table holds (``standing_lines.refused_lately``).
+``rows_text`` is the block ``accounts`` prints;
 ``usage_table`` the accounts side by side, window by window, as ``usage`` prints
 them when several are kept; ``row_dict`` a row as ``usage --json`` gives it. Blocking (a
 dashboard question each): a loop runs it in a worker thread. Where the rows
