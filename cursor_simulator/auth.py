@@ -15,7 +15,8 @@ what it received (the poll's uuid and verifier, the refresh bodies) and counts
 refresh calls under a lock, because tests call it from several processes.
 Access tokens it issues are real HS256 JWTs with ``exp`` and ``sub`` (and the
 ``email`` of an account a test added, ``accounts.py``) so the cell's expiry
-arithmetic can be checked; ``sign_in_as`` makes the next sign-in that account's.
+arithmetic can be checked; ``sign_in_as`` makes the next sign-in that account's,
+and ``give_key`` makes an API key that account's (its exchange names the account).
 The cell's side lives in ``signin.py`` and ``store.py``.
 """
 
