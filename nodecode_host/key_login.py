@@ -17,7 +17,8 @@ import getpass
 import sys
 from typing import TYPE_CHECKING
 
-from .errors import HostConfigError
+from . import contract
+from .errors import HostConfigError, UsageError
 from .names import PROVIDER
 from .terminal_text import visible
 
@@ -27,6 +28,11 @@ if TYPE_CHECKING:
 __all__ = ["cmd_login_key", "key_in_argv", "read_key"]
 
 PROMPT = "Cursor API key (crsr_…; not shown): "
+NO_KEY = (
+    "no API key given: type it at the prompt on a terminal, pipe it "
+    '(printf %s "$KEY" | nodecode-cursor login --add --api-key) or set CURSOR_API_KEY; '
+    "nothing was kept"
+)
 
 
 def read_key() -> str | None:
@@ -82,7 +88,13 @@ def cmd_login_key(args: argparse.Namespace) -> int:
         if keep is None:
             raise HostConfigError("this nodecode-cursor cell cannot keep API keys as accounts")
         state = cell.sign_in_state()  # a broken auth.json fails the command, and stays
-        added = keep(key, add=_adding(args, state))
+        try:
+            added = keep(key, add=_adding(args, state))
+        except contract.ConfigError as exc:
+            if exc.code != "no_api_key":
+                raise
+            # The cell's words are a chat's; a shell reads where its own command takes one.
+            raise UsageError(NO_KEY) from None
         # The email is the service's text.
         line = f"cursor: kept the API key of {added.name} as an account, now active"
         if added.aside is not None:

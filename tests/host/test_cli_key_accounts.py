@@ -258,3 +258,14 @@ def test_on_a_terminal_the_key_is_asked_for_and_not_echoed(sim: Simulator, one: 
     assert KEY not in child.before  # the terminal did not echo it
     raw = json.loads((one / "auth.json").read_text())
     assert raw["oauth_tokens"]["cursor"]["access_token"] == KEY
+
+
+def test_no_key_at_all_says_how_to_give_one_in_a_shells_words(sim: Simulator, one: Path) -> None:
+    before = (one / "auth.json").read_bytes()
+    done = run_main(
+        "--base-url", sim.url, "login", "--add", "--api-key", env=cli_env(one, signed_out=True)
+    )
+    assert done.returncode == 2
+    assert "no API key given: type it at the prompt" in done.stderr
+    assert "/cursor" not in done.stderr and "Traceback" not in done.stderr
+    assert (one / "auth.json").read_bytes() == before
