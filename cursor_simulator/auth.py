@@ -15,7 +15,8 @@ what it received (the poll's uuid and verifier, the refresh bodies) and counts
 refresh calls under a lock, because tests call it from several processes.
 Access tokens it issues are real HS256 JWTs with ``exp`` and ``sub`` (and the
 ``email`` of an account a test added, ``accounts.py``) so the cell's expiry
-arithmetic can be checked; ``sign_in_as`` makes the next sign-in that account's.
+arithmetic can be checked; ``sign_in_as`` makes the next sign-in that account's,
+and ``give_key`` makes an API key that account's (its exchange names the account).
 The cell's side lives in ``signin.py`` and ``store.py``.
 """
 
@@ -90,6 +91,9 @@ class AuthState:
     exchange_delay: float = 0.0
     exchanges: int = 0
     exchanged: list[str] = field(default_factory=list)
+    # Whose each key is (``give_key``): its exchange answers that account's token, which
+    # names its email; a key no account owns answers ``sub``'s, as one account always did.
+    key_owners: dict[str, str] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _serial: int = 0
     # Whose each refresh token is (a refresh renews that user's token, not self.sub's).
@@ -106,6 +110,11 @@ class AuthState:
     def sign_in_as(self, email: str) -> None:
         """Make the next sign-ins confirm as the account EMAIL (added with sim.accounts.add)."""
         self.sub = self.sim.accounts.named(email).sub
+
+    def give_key(self, key: str, email: str) -> None:
+        """Make KEY an API key of the account EMAIL (added with sim.accounts.add)."""
+        with self._lock:
+            self.key_owners[key] = self.sim.accounts.named(email).sub
 
     def _claims(self, sub: str) -> dict[str, Any]:
         """Return the claims a token of SUB carries besides sub: its account's email, if any."""
@@ -239,8 +248,9 @@ class AuthState:
         with self._lock:
             self._serial += 1
             serial = self._serial
+            sub = self.key_owners.get(key, self.sub)
         access = make_token(
-            self.sub, self.exchange_lifetime, type="api_key_token", jti=f"k{serial}"
+            sub, self.exchange_lifetime, type="api_key_token", jti=f"k{serial}", **self._claims(sub)
         )
         valid = getattr(self.sim, "valid_tokens", None)
         if isinstance(valid, set):

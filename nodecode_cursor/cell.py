@@ -250,6 +250,7 @@ class CursorCell:
             usage=self.usage_text,
             accounts=self.accounts_text,
             agent_status=self._agent_status,
+            state=self.state,
         )
         return True
 
@@ -501,6 +502,7 @@ class CursorCell:
             ended=self.state.ended_sessions,
         )
         book = self.state.accounts
+        book.load()  # a row is written whole: what another process kept must not be lost
         for row in rows:
             if row.usage is not None:
                 book.note_usage(row.name, used_percent(row.usage))

@@ -4,10 +4,13 @@ Each verb answers at once. ``login`` starts the browser sign-in
 (``signin.py``), opens the page in the person's browser when there is a
 display (``login --no-browser`` does not) and returns the page to open;
 ``login --add`` keeps the account signed in until now beside the new one
-(``accounts.py``); ``accounts`` lists the kept accounts with their plan and
+(``accounts.py``); ``login --api-key`` keeps an API key as an account instead
+(``key_account.py``; the key from ``CURSOR_API_KEY`` or /connect's, never the
+line typed); ``accounts`` lists the kept accounts with their plan and
 usage (the cell's ``accounts_text``), ``use EMAIL`` makes one active, and
 ``logout EMAIL`` forgets one (``logout`` alone, the active one, saying which
 becomes active);
+``status`` adds how several kept accounts stand (``standing_lines.py``);
 ``usage`` shows the account's plan usage (the cell's ``usage_text``, from
 Cursor's dashboard: a few lines, or one saying why not); ``status`` says where the
 credential comes from without refreshing or touching the network; ``logout``
@@ -20,25 +23,29 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from . import limits
 from .account import accounts
 from .account.browser import open_page
 from .account.credentials import ENV_ACCESS_TOKEN, ENV_API_KEY, env_credential
 from .account.key_exchange import exchange_state, is_api_key
 from .account.signin import NOTICE_KEY, PollPacing, SignIn, account_notice_key, session_ended
 from .account.store import CORRUPT, PROVIDER, AuthStore
-from .errors import NOT_SIGNED_IN, ConfigError, StoreError, UnknownAccount
+from .errors import NOT_SIGNED_IN, ConfigError, CursorError, StoreError, UnknownAccount
 from .limits import DEFAULT_BASE_URL, DEFAULT_WEB_URL
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection
 
+    from .account.key_account import KeyAdded
     from .host import Host
+    from .state import CellState
 
 __all__ = ["USAGE", "VERBS", "CursorCommand"]
 
 VERBS = ("accounts", "login", "logout", "status", "usage", "use")
 USAGE = (
-    "usage: /cursor login [--add] [--no-browser] [--move-aside] | status | usage | accounts | "
+    "usage: /cursor login [--add] [--no-browser] [--api-key] [--move-aside] | status | usage | "
+    "accounts | "
     "use EMAIL | logout [EMAIL] [--move-aside]"
 )
 
@@ -63,8 +70,11 @@ class CursorCommand:
         usage: Callable[[], str] | None = None,
         accounts: Callable[[], str] | None = None,
         agent_status: Callable[[], str | None] | None = None,
+        state: CellState | None = None,
     ) -> None:
         self.host = host
+        # The cell's state: failover and its threshold (cursor.failover, .account_threshold).
+        self.state = state
         # What the cell forgets of the account when it signs out (its kept rosters
         # and catalogs: the next account must not route on this one's).
         self.on_logout = on_logout
@@ -93,6 +103,8 @@ class CursorCommand:
                 rest = " ".join(word for word in words if word != "--move-aside")
                 return f"{said}\n{self.run(rest)}"
         named = [word for word in words[1:] if not word.startswith("--")]
+        if verb == "login" and "--api-key" in words[1:]:
+            return self.login_key(None, add="--add" in words[1:])
         if verb == "login":
             return self.login(browser="--no-browser" not in words[1:], add="--add" in words[1:])
         if verb == "logout" and len(named) <= 1:
@@ -134,6 +146,55 @@ class CursorCommand:
                 line += " (opened in your browser)"
         return line
 
+    def login_key(self, key: str | None, *, add: bool) -> str:
+        """Keep the API key KEY as an account (``keep_key``); return the line saying so.
+
+        KEY None takes the key from ``CURSOR_API_KEY``, else the one a host's /connect
+        saved: a key is never typed on the command's line. A refused key keeps nothing.
+        """
+        try:
+            added = self.keep_key(key, add=add)
+        except CursorError as exc:
+            return f"{PROVIDER}: {exc.detail}"
+        line = f"{PROVIDER}: kept the API key of {added.name} as an account, now active"
+        if added.aside is not None:
+            line += f"; {added.aside} is kept: /cursor use {added.aside} switches back"
+        return line
+
+    def keep_key(self, key: str | None, *, add: bool) -> KeyAdded:
+        """Return the API key KEY kept as the active account; CursorError keeps nothing.
+
+        KEY None: ``CURSOR_API_KEY``, else the key a host's /connect saved. ADD keeps
+        the account active until now beside it (``key_account.add_key_account``).
+        Blocking: one exchange and one profile read.
+        """
+        from .account.key_account import add_key_account
+
+        source = "the key given"
+        if key is None:
+            key = os.environ.get(ENV_API_KEY, "").strip() or None
+            source = ENV_API_KEY
+        if key is None:
+            key = self.store.api_key()
+            source = "the key saved by /connect"
+        if not key:
+            raise ConfigError(
+                f"no API key to keep: set {ENV_API_KEY} (or save one with /connect) and "
+                "run /cursor login --add --api-key again; nothing was kept",
+                code="no_api_key",
+            )
+        added = add_key_account(
+            self.store,
+            key,
+            add=add,
+            base_url=self.base_url,
+            web_url=self.signin.web_url,
+            proxy=self.signin.proxy,
+            source=source,
+        )
+        self.host.notice(None, key=NOTICE_KEY)  # the notice was the account active until now
+        return added
+
     def move_aside(self) -> tuple[str | None, bool]:
         """Return (the line to say or None, whether a corrupt auth.json was moved aside).
 
@@ -161,7 +222,35 @@ class CursorCommand:
         """
         line = self._sign_in_status()
         agent = self.agent_status() if self.agent_status is not None else None
-        return f"{line}; {agent}" if agent else line
+        line = f"{line}; {agent}" if agent else line
+        several = self._accounts_status()
+        return f"{line}\n{PROVIDER}: {several}" if several else line
+
+    def _accounts_status(self) -> str | None:
+        """Return how several kept accounts stand (``standing_lines``); None for one or none."""
+        try:
+            kept = accounts.listed(self.store)
+        except StoreError:
+            return None  # the first line said why already
+        if len(kept) < 2:
+            return None
+        # Here: a status with one account loads neither the account table nor sqlite3.
+        from .account.key_account import is_key_account
+        from .account.standing_lines import accounts_status, refused_lately
+
+        names = [account.name for account in kept]
+        return accounts_status(
+            names,
+            next((account.name for account in kept if account.active), None),
+            [account.name for account in kept if is_key_account(account.entry)],
+            refused_lately(self.host.home, names),
+            failover=self.state.failover if self.state is not None else True,
+            threshold=(
+                self.state.account_threshold
+                if self.state is not None
+                else limits.ACCOUNT_THRESHOLD_PERCENT
+            ),
+        )
 
     def _sign_in_status(self) -> str:
         """Return the sign-in's half of the status line."""
@@ -178,6 +267,8 @@ class CursorCommand:
                 if entry.email
                 else f"{PROVIDER}: signed in"
             )
+            if is_api_key(entry.access_token):
+                line += " with an API key (kept as an account)"
             if session_ended(entry, self.ended):
                 line += ", but Cursor ended this session: run /cursor login"
             if is_api_key(key):

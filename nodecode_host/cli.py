@@ -222,6 +222,11 @@ def build_parser() -> Parser:
         action="store_true",
         help="keep the account signed in now and add another one (asked on a terminal)",
     )
+    login.add_argument(
+        "--api-key",
+        action="store_true",
+        help="keep a Cursor API key as an account (read from a prompt or stdin, never argv)",
+    )
     for name, text in (
         ("status", "how the sign-in stands"),
         ("logout", "forget the active account's sign-in, or the account EMAIL's"),
@@ -715,6 +720,11 @@ def cmd_login(args: argparse.Namespace) -> int:
     """Start the browser sign-in and wait for it with a progress line; return the exit code."""
     from .setup import make_host
 
+    if args.api_key:
+        from .key_login import cmd_login_key
+
+        return cmd_login_key(args)
+
     said: list[str] = []
     host = make_host(args, say=said.append)
     try:
@@ -1059,6 +1069,10 @@ def _command_named(arguments: Sequence[str]) -> str | None:
 
 def _usage_line(message: str, command: str | None) -> str:
     """Return the usage error MESSAGE pointing at COMMAND's own help when one was named."""
+    if "crsr_" in message:  # argparse would echo a key typed on the command line
+        from .key_login import key_in_argv
+
+        return key_in_argv()
     if command is None:
         return message
     if command == "serve" and "--api-key" in message:

@@ -129,8 +129,14 @@ def source_of(key: str, home: Path | str | None, fallback: str = DEFAULT_SOURCE)
             return name
     if home is not None:
         try:
-            if AuthStore(home).api_key() == key:
+            store = AuthStore(home)
+            if store.api_key() == key:
                 return "the key saved by /connect"
+            from .accounts import listed  # here: accounts imports this module's store only
+
+            for account in listed(store):
+                if account.entry.access_token == key:
+                    return f"the kept account {account.name}"
         except StoreError:
             pass  # an unreadable auth.json names no source; the fallback still says one
     return fallback

@@ -1,9 +1,12 @@
 """What ``accounts`` and ``usage`` show: every kept Cursor account, its plan and usage.
 
 ``account_rows`` reads the kept accounts (``accounts.py``) and asks Cursor's
-dashboard (``dashboard.fetch_account_usage``) for each one it can: an account
-whose session Cursor ended, or whose dashboard cannot be asked, gets a row
-saying why instead. ``rows_text`` is the block ``accounts`` prints;
+dashboard (``dashboard.fetch_account_usage``) for each one it can (an API key
+kept as an account asks with its session token): an account whose session
+Cursor ended, or whose dashboard cannot be asked, gets a row saying why
+instead. Each row also says whether it is an API key, and the refusal standing
+against it that the shared table holds (``standing_lines.refused_lately``).
+``rows_text`` is the block ``accounts`` prints;
 ``usage_table`` the accounts side by side, window by window, as ``usage`` prints
 them when several are kept; ``row_dict`` a row as ``usage --json`` gives it. Blocking (a
 dashboard question each): a loop runs it in a worker thread. Where the rows
@@ -13,13 +16,17 @@ are shown, and through which terminal filter, is the host's business.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import CursorError
 from .accounts import listed
 from .credentials import account_credential
 from .dashboard import AccountUsage, fetch_account_usage, reset_text
+from .key_account import is_key_account
+from .key_exchange import bearer
 from .signin import session_ended
+from .standing_lines import Refusal, refusal_text, refused_lately
 from .store import PROVIDER, AuthStore
 
 if TYPE_CHECKING:
@@ -37,6 +44,8 @@ class AccountRow:
     usage: AccountUsage | None = None  # None: not asked, or the dashboard did not answer
     why: str | None = None  # why there is no usage, in one line
     ended: bool = False  # Cursor ended this account's session
+    key: bool = False  # an API key kept as an account (key_account.py)
+    refused: Refusal | None = None  # Cursor refused it lately: rounds skip it until then
 
 
 def account_rows(
@@ -54,7 +63,10 @@ def account_rows(
     back to that account alone); a refusal is that row's ``why``, never the list's end.
     """
     rows: list[AccountRow] = []
-    for account in listed(AuthStore(host.home)):
+    kept = listed(AuthStore(host.home))
+    refused = refused_lately(Path(host.home), [account.name for account in kept])
+    for account in kept:
+        key, stands = is_key_account(account.entry), refused.get(account.name)
         if session_ended(account.entry, ended):
             rows.append(
                 AccountRow(
@@ -62,21 +74,33 @@ def account_rows(
                     account.active,
                     why="Cursor ended this session: /cursor login --add signs in again",
                     ended=True,
+                    key=key,
+                    refused=stands,
                 )
             )
             continue
         if not dashboard:
-            rows.append(AccountRow(account.name, account.active))
+            rows.append(AccountRow(account.name, account.active, key=key, refused=stands))
             continue
         try:
             token = account_credential(
                 host, account.name, base_url=base_url, proxy=proxy, ended=ended
             )
+            # A key kept as an account asks as its session token (key_exchange.bearer).
+            token = bearer(
+                token,
+                base_url=base_url,
+                proxy=proxy,
+                client_version=client_version,
+                source=f"the kept account {account.name}",
+            )
             usage = fetch_account_usage(token, base_url, client_version=client_version, proxy=proxy)
         except CursorError as exc:
-            rows.append(AccountRow(account.name, account.active, why=exc.detail))
+            rows.append(
+                AccountRow(account.name, account.active, why=exc.detail, key=key, refused=stands)
+            )
             continue
-        rows.append(AccountRow(account.name, account.active, usage=usage))
+        rows.append(AccountRow(account.name, account.active, usage=usage, key=key, refused=stands))
     return rows
 
 
@@ -99,11 +123,19 @@ def rows_text(rows: list[AccountRow]) -> str:
     head = f"{PROVIDER}: {count}" + (
         " (* active)" if active else "; none is active (/cursor use EMAIL makes one active)"
     )
-    width = max(len(row.name) for row in rows)
+    names = [row.name + (" (API key)" if row.key else "") for row in rows]
+    width = max(len(name) for name in names)
     lines = [head]
-    for row in rows:
+    for row, name in zip(rows, names, strict=True):
         mark = "*" if row.active else " "
-        lines.append(f"{mark} {row.name:<{width}}  {_usage_text(row)}".rstrip())
+        lines.append(f"{mark} {name:<{width}}  {_usage_text(row)}".rstrip())
+        if row.refused is not None:
+            lines.append(f"    {refusal_text(row.refused)}")
+    if any(row.refused is not None for row in rows):
+        lines.append(
+            "  (a round that names no account skips a refused one until then; "
+            "--account EMAIL still runs on it)"
+        )
     return "\n".join(lines)
 
 
@@ -157,4 +189,14 @@ def row_dict(row: AccountRow) -> dict[str, object]:
         "active": row.active,
         "usage": row.usage.as_dict() if row.usage is not None else None,
         "error": row.why,
+        "api_key": row.key,
+        "refused": (
+            None
+            if row.refused is None
+            else {
+                "cause": row.refused.cause,
+                "at": row.refused.at,
+                "until": row.refused.until,
+            }
+        ),
     }

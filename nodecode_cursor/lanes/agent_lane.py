@@ -11,8 +11,9 @@ Cursor's official agent (its own tools, rules and sandbox), the round runs
   (``agent_child.py``): a CLI that never reads it is stopped by the idle timeout;
 * the API key goes in the child's environment as ``CURSOR_API_KEY``, never in its
   arguments: ``CURSOR_API_KEY`` from the environment, else the key a host's
-  ``/connect`` saved. A browser sign-in's token is not a key the CLI's headless
-  mode accepts;
+  ``/connect`` saved, else the active account when it is an API key kept as one
+  (``login --add --api-key``). A browser sign-in's token is not a key the CLI's
+  headless mode accepts;
 * the CLI is ``agent`` (its name since 2026), else ``cursor-agent`` (the older
   name some installs still have), on the PATH, unless ``cursor.agent_path`` names
   one (``agent_cli.py`` finds it); every message names the binary found;
@@ -157,6 +158,9 @@ def _api_key(home: Path) -> str:
     saved = store.api_key()
     if saved:
         return saved
+    active = store.entry()
+    if active is not None and active.access_token.startswith("crsr_"):
+        return active.access_token  # the active account is an API key (key_account.py)
     howto = (
         "set CURSOR_API_KEY to a key from cursor.com/dashboard (Integrations → API keys), "
         "or save one with /connect"

@@ -510,3 +510,29 @@ def test_a_host_killed_outright_leaves_nothing_of_the_clis_group_running(
         if group is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(group, signal.SIGKILL)  # whatever is left of its group
+
+
+def test_the_active_account_gives_its_key_when_it_is_an_api_key(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, home: Path
+) -> None:
+    standin = put_on_path(monkeypatch, tmp_path, key=False)
+    standin.play("write_then_read.ndjson")
+    key = "crsr_" + "fedcba9876543210" * 4
+    browser = {"access_token": "a.b.c", "refresh_token": "r", "expires_at": 4e9}
+    kept = {"access_token": key, "refresh_token": key, "expires_at": 253402300799.0}
+    auth = home / "auth.json"
+    # A browser sign-in active: its token is no key the CLI takes, as before.
+    auth.write_text(json.dumps({"oauth_tokens": {"cursor": browser}}))
+    os.chmod(auth, 0o600)
+    cell = CursorCell()
+    assert cell.start(MemoryHost(home))
+    try:
+        with pytest.raises(ConfigError, match="browser sign-in is not accepted"):
+            run(cell, ctx())
+        # The key kept as the active account (login --api-key) is the CLI's key.
+        auth.write_text(json.dumps({"oauth_tokens": {"cursor": {**kept, "email": "k@x.com"}}}))
+        assert run(cell, ctx()).message["content"]
+    finally:
+        cell.stop()
+    (given,) = standin.runs()
+    assert given["key_sha256"] == hashlib.sha256(key.encode()).hexdigest()

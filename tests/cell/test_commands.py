@@ -151,8 +151,8 @@ def test_a_second_login_cancels_the_first(sim: Simulator, home: Path) -> None:
 def test_other_verbs_answer_the_usage_line(sim: Simulator, home: Path, argline: str) -> None:
     assert command(sim, MemoryHost(home)).run(argline) == USAGE
     assert USAGE == (
-        "usage: /cursor login [--add] [--no-browser] [--move-aside] | status | usage | accounts "
-        "| use EMAIL | logout [EMAIL] [--move-aside]"
+        "usage: /cursor login [--add] [--no-browser] [--api-key] [--move-aside] | status | usage "
+        "| accounts | use EMAIL | logout [EMAIL] [--move-aside]"
     )
     assert sim.requests == []
 
