@@ -66,8 +66,8 @@ def add_key_account(
     never the key; a profile that will not say whose key it is, too; any other
     failure of the exchange is its ProviderError. Whatever is raised, nothing is kept.
     """
-    # Deferred: loading the account package stays cheap (httpx).
-    from .signin import fetch_email, http_client
+    # Deferred: loading the account package stays cheap (the kit).
+    from .signin import fetch_email
 
     key = key.strip()
     if not key_exchange.is_api_key(key):
@@ -88,8 +88,7 @@ def add_key_account(
         raise CredentialError(
             f"{exc.detail}; nothing was kept", status=exc.status, code=exc.code, hint=exc.hint
         ) from None
-    with http_client(PROFILE_TIMEOUT_SECONDS, proxy) as client:
-        email = fetch_email(client, web_url, session, PROFILE_TIMEOUT_SECONDS)
+    email = fetch_email(proxy, web_url, session, PROFILE_TIMEOUT_SECONDS)
     if email is None:  # the profile would not say: the session token may name it
         claimed = token_claims(session).get("email")
         email = claimed.strip() or None if isinstance(claimed, str) else None
