@@ -17,7 +17,7 @@ deadlines and caps) answering with these routes, and ``serve`` runs one until
 cancelled. The Cursor token is the cell's own business (its credential ladder):
 this server never sees one unless the cell raises an error, and errors never
 carry tokens. The host (cell loading, config) is ``refhost.py``'s; the
-``serve`` command that starts this server from a shell is ``cli.py``'s.
+``serve`` command that starts this server from a shell is ``cli_serve.py``'s.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from .http_server import (
     error_message,
     loggable,
 )
+from .names import API_KEY_ENV
 from .offered_tools import OfferedOnly
 from .openai_api import (
     ChatReply,
@@ -74,7 +75,6 @@ __all__ = [
 
 log = logging.getLogger("nodecode_host.routes")
 
-API_KEY_ENV = "NODECODE_SERVE_API_KEY"
 PROVIDER = "cursor"
 # The request header naming which of the person's kept Cursor accounts runs a round.
 ACCOUNT_HEADER = "x-cursor-account"

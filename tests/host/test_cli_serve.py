@@ -17,7 +17,7 @@ import pytest
 from cli_run import CLI, RUN_TIMEOUT, TOKEN, cli_env, run_main, running_serve, serve_banner
 
 from cursor_simulator import Simulator
-from nodecode_host.cli import cmd_serve
+from nodecode_host.cli_serve import cmd_serve
 from nodecode_host.errors import HostConfigError
 from nodecode_host.routes import API_KEY_ENV
 
