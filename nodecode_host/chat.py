@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SLASH_COMMANDS", "ChatRepl", "run_chat"]
 
-log = logging.getLogger("nodecode_host.chat")
+log = logging.getLogger(__name__)
 
 PROMPT = "> "
 # The chat's own standing notice while there is no Cursor credential at all (the

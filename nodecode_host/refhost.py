@@ -64,7 +64,7 @@ __all__ = [
     "ReferenceHost",
 ]
 
-log = logging.getLogger("nodecode_host.refhost")
+log = logging.getLogger(__name__)
 
 
 Lane = Callable[["RoundContext"], Awaitable["RoundResult"]]

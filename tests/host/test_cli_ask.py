@@ -319,7 +319,7 @@ def test_verbose_ask_logs_each_round(sim: Simulator, home: Path, tmp_path: Path)
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
-    rounds = [line for line in done.stderr.splitlines() if "nodecode_host.refhost" in line]
+    rounds = [line for line in done.stderr.splitlines() if "nodecode_host.turn" in line]
     rounds = [line for line in rounds if " round " in line]
     assert len(rounds) == 2, done.stderr
     assert re.search(
