@@ -9,7 +9,8 @@ are printed above the prompt until the cell clears them.
 
 Ctrl-C during a turn stops it cleanly (the text so far stays in the history);
 Ctrl-C or Ctrl-D at the prompt leaves. The host's set-up (``make_host``, the
-model and effort, the model table) is ``setup.py``'s, shared with ``cli.py``.
+model and effort, the model table) is ``setup.py``'s, shared with the
+``cli_*.py`` commands.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SLASH_COMMANDS", "ChatRepl", "run_chat"]
 
-log = logging.getLogger("nodecode_host.chat")
+log = logging.getLogger(__name__)
 
 PROMPT = "> "
 # The chat's own standing notice while there is no Cursor credential at all (the

@@ -57,7 +57,7 @@ from .toolbox import Toolbox, ToolFailure, ToolRefused, bound_output, load_tool_
 __all__ = [
     "NATIVE_TOOL_NAMES",
     "HostTools",
-    # Re-exported for cli.py, which imports them from here (its own home is toolbox.py).
+    # Re-exported for cli_ask.py, which imports them from here (its own home is toolbox.py).
     "Toolbox",
     "load_tool_file",
 ]

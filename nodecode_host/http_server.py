@@ -1,4 +1,4 @@
-"""``serve``'s HTTP/1.1 server: connections, the gate, the deadlines and caps, writing answers.
+"""``serve``'s HTTP/1.1 server: connections, the gate, the deadlines and caps, closing.
 
 HTTP/1.1 is parsed with h11 (sans-I/O) over asyncio streams: keep-alive,
 chunked bodies, several connections at once. Every request passes
@@ -10,16 +10,14 @@ with a lingering close, never a reset), and an ``accept()`` that fails for want
 of file descriptors is logged in one line and retried. Each served request is
 logged in one line (method, path, status, duration, model, why an error was
 answered), never with a header. ``close`` ends every connection and every round
-they hold (``Exchange.hold``) within a deadline of its own, whatever they are
-doing: past it their sockets are aborted and it returns.
+they hold (``http_exchange.Exchange.hold``) within a deadline of its own,
+whatever they are doing: past it their sockets are aborted and it returns.
 
-A request that passes is handed to the server's ``Routes`` as an ``Exchange``,
-one per turn of the event loop (``turnstile.Turnstile``):
-its method, path, headers and body, and the calls that answer it (a whole JSON
-answer, or an SSE stream's head, its events and its end), plus ``closed`` for
-a route that must notice the client going away (it bounds what the client may
-send meanwhile). What each path answers — the three APIs and their rounds — is
-``routes.py``'s; who is let in is ``serve_gate.py``'s.
+A request that passes is handed to the server's ``Routes`` as an
+``http_exchange.Exchange``, one per turn of the event loop
+(``turnstile.Turnstile``); how an exchange is answered (JSON, SSE, noticing
+the client gone) is ``http_exchange.py``'s. What each path answers — the three
+APIs and their rounds — is ``routes.py``'s; who is let in is ``serve_gate.py``'s.
 """
 
 from __future__ import annotations
@@ -31,7 +29,6 @@ import ipaddress
 import json
 import logging
 import time
-from collections.abc import Mapping
 from typing import Any, Protocol
 
 import h11
@@ -39,6 +36,7 @@ import h11
 from . import contract
 from . import limits as host_limits
 from .api_round import error_object
+from .http_exchange import READ_SIZE, ClientGone, Exchange
 from .serve_gate import Gate, Preflight
 from .turnstile import Turnstile
 
@@ -46,37 +44,22 @@ __all__ = [
     "DEFAULT_LISTEN_HOST",
     "DEFAULT_PORT",
     "MAX_BODY_BYTES",
-    "AnswerFailed",
-    "ClientGone",
-    "Exchange",
     "HttpServer",
     "Routes",
     "authority",
-    "error_message",
     "loggable",
     "loopback",
 ]
 
-log = logging.getLogger("nodecode_host.http_server")
+log = logging.getLogger(__name__)
 
 DEFAULT_LISTEN_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 # A chat request with inline images can be large; anything past this is refused
 # rather than held in memory (host_limits says why its size).
 MAX_BODY_BYTES = host_limits.SERVE_MAX_BODY_BYTES
-_READ_SIZE = 65536
-# What an Exchange sends through h11.
-_Event = h11.Response | h11.Data | h11.EndOfMessage
 # accept() failures for want of resources (asyncio retries them on its own after a pause).
 _ACCEPT_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
-
-
-class ClientGone(Exception):
-    """The client closed its connection (a route raises it to end the exchange quietly)."""
-
-
-class AnswerFailed(ConnectionError):
-    """An answer the connection can no longer carry (h11 refused the event): it is closed."""
 
 
 class Routes(Protocol):
@@ -89,152 +72,6 @@ class Routes(Protocol):
     def refusal_body(self, path: str, status: int, message: str, code: str) -> dict[str, Any]:
         """Return the error body refusing a request to PATH, in its API's own shape."""
         ...
-
-
-class Exchange:
-    """One request on one connection as a route sees it: its head, its body, how to answer.
-
-    It also keeps what the request's log line says: the status answered, the
-    model asked for and, for an error, why.
-    """
-
-    def __init__(
-        self,
-        server: HttpServer,
-        conn: h11.Connection,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
-        head: h11.Request | None,
-    ) -> None:
-        self._server = server
-        self._conn = conn
-        self._reader = reader
-        self._writer = writer
-        # As sent, for the log line; upper-cased, for the routes. No head: h11 could not read it.
-        self.method_sent = head.method.decode("latin-1") if head is not None else ""
-        self.method = self.method_sent.upper()
-        self.target = head.target.decode("latin-1") if head is not None else ""
-        pairs = head.headers if head is not None else []
-        self.headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in pairs}
-        self.body = b""
-        self.status: int | None = None  # None: the client left before the answer
-        self.model: str | None = None
-        self.reason: str | None = None
-        # The kept Cursor account the round ran on and any move before output, for the log.
-        self.account: str | None = None
-
-    @property
-    def path(self) -> str:
-        """Return the request's path, without its query."""
-        return self.target.split("?", 1)[0]
-
-    def hold(self, task: asyncio.Task[Any]) -> None:
-        """Count TASK (a round this request runs) among what the server's ``close`` ends."""
-        self._server.hold(task)
-
-    @property
-    def unanswered(self) -> bool:
-        """Return whether no answer has begun (an error can still be sent whole)."""
-        return self._conn.our_state is h11.SEND_RESPONSE
-
-    async def send_json(self, status: int, obj: Mapping[str, Any], *, close: bool = False) -> None:
-        """Send a whole JSON answer (headers alone to a HEAD request)."""
-        body = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        headers = [
-            ("content-type", "application/json"),
-            ("content-length", str(len(body))),
-        ]
-        if close:
-            headers.append(("connection", "close"))
-        if status >= 400:
-            self.reason = error_message(obj)
-        # An answer to HEAD has the headers alone (h11 refuses a body there, and the
-        # connection would be lost: Claude Code's first request is HEAD /).
-        events: list[_Event] = [h11.Response(status_code=status, headers=headers)]
-        if self.method != "HEAD":
-            events.append(h11.Data(data=body))
-        await self._send(*events, h11.EndOfMessage())
-
-    async def send_preflight(self, headers: list[tuple[str, str]]) -> None:
-        """Answer a CORS preflight: 204 with HEADERS, and the connection closed."""
-        await self._send(
-            h11.Response(
-                status_code=204,
-                headers=[*headers, ("content-length", "0"), ("connection", "close")],
-            )
-        )
-        await self.end()
-
-    async def start_stream(self, first: bytes = b"", *, end: bool = False) -> None:
-        """Send the head of an SSE stream (chunked: h11 adds the encoding), with FIRST,
-        the start of its body, in the same write (and its end, with END)."""
-        head = h11.Response(
-            status_code=200,
-            headers=[
-                ("content-type", "text/event-stream; charset=utf-8"),
-                ("cache-control", "no-cache"),
-                ("x-accel-buffering", "no"),
-            ],
-        )
-        await self._send(head, *self._body(first, end=end))
-
-    async def send(self, data: bytes, *, end: bool = False) -> None:
-        """Send DATA as part of the answer's body (and, with END, the body's end with it)."""
-        await self._send(*self._body(data, end=end))
-
-    @staticmethod
-    def _body(data: bytes, *, end: bool) -> list[_Event]:
-        """Return the h11 events that send DATA (none when empty), then the end with END."""
-        events: list[_Event] = [h11.Data(data=data)] if data else []
-        if end:
-            events.append(h11.EndOfMessage())
-        return events
-
-    async def end(self) -> None:
-        """End the answer's body."""
-        await self._send(h11.EndOfMessage())
-
-    async def closed(self) -> None:
-        """Return when the client closes its side, or sends more than a small pipelined
-        request's worth while its round runs (that closes the connection and cancels the
-        round: what it sends waits in h11, which would hold it all)."""
-        waiting = 0
-        while True:
-            data = await self._reader.read(_READ_SIZE)
-            if not data:
-                return
-            waiting += len(data)
-            if waiting > host_limits.SERVE_MAX_PENDING_BYTES:
-                log.info(
-                    "closing a connection that sent more than %d bytes while its round ran",
-                    host_limits.SERVE_MAX_PENDING_BYTES,
-                )
-                return
-            self._conn.receive_data(data)
-
-    async def _send(self, *events: _Event) -> None:
-        """Send h11 EVENTS in one write and wait until the socket takes them; AnswerFailed
-        if h11 refuses one (what came before it is still sent)."""
-        out: list[bytes] = []
-        try:
-            for event in events:
-                if isinstance(event, h11.Response):
-                    self.status = event.status_code
-                    cors = self._server.gate.cors_headers(self.headers.get("origin"))
-                    if cors and event.status_code != 204:
-                        headers = [*event.headers, *cors]
-                        event = h11.Response(status_code=event.status_code, headers=headers)
-                try:
-                    data = self._conn.send(event)
-                except h11.LocalProtocolError as exc:
-                    raise AnswerFailed(str(exc)) from exc
-                if data:
-                    out.append(data)
-        finally:
-            if out:
-                self._writer.write(b"".join(out))
-        if out:
-            await self._writer.drain()
 
 
 class HttpServer:
@@ -389,7 +226,7 @@ class HttpServer:
             if event is h11.NEED_DATA:
                 left = waiting if deadline is None else deadline - loop.time()
                 async with asyncio.timeout(max(0.0, left)):
-                    data = await reader.read(_READ_SIZE)
+                    data = await reader.read(READ_SIZE)
                 if deadline is None:
                     deadline = loop.time() + self.header_timeout
                 conn.receive_data(data)
@@ -408,7 +245,7 @@ class HttpServer:
             while True:
                 event = conn.next_event()
                 if event is h11.NEED_DATA:
-                    conn.receive_data(await reader.read(_READ_SIZE))
+                    conn.receive_data(await reader.read(READ_SIZE))
                     continue
                 if isinstance(event, h11.Data):
                     body += event.data
@@ -591,7 +428,7 @@ async def _turn_away(reader: asyncio.StreamReader, writer: asyncio.StreamWriter)
                 writer.write_eof()
             left = host_limits.SERVE_LINGER_BYTES
             async with asyncio.timeout(host_limits.SERVE_LINGER_SECONDS):
-                while left > 0 and (chunk := await reader.read(_READ_SIZE)):
+                while left > 0 and (chunk := await reader.read(READ_SIZE)):
                     left -= len(chunk)
     finally:
         writer.close()  # cancelled too (the server closing): the socket goes
@@ -631,13 +468,6 @@ def loopback(listen_host: str) -> bool:
         return ipaddress.ip_address(listen_host.strip("[]")).is_loopback
     except ValueError:
         return False
-
-
-def error_message(obj: Mapping[str, Any]) -> str:
-    """Return the message of an error body (OpenAI's or Anthropic's shape), or ''."""
-    error = obj.get("error")
-    message = error.get("message") if isinstance(error, Mapping) else None
-    return message if isinstance(message, str) else ""
 
 
 def loggable(text: str) -> str:

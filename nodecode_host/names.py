@@ -2,17 +2,31 @@
 
 Kept apart from ``setup.py`` (which starts a host) so that a command that starts
 none — ``--version``, a usage error, the line a failure prints — loads nothing
-else: ``cli.py`` reads these at its top, ``setup.py`` re-exports them.
+else: ``cli_parser.py`` and ``cli_report.py`` read these at their top, ``setup.py``
+re-exports them.
 """
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_MODEL", "HOME_ENV", "PROVIDER", "SHELL_HINTS", "for_shell"]
+__all__ = [
+    "API_KEY_ENV",
+    "CURSOR_KEY_PREFIX",
+    "DEFAULT_MODEL",
+    "HOME_ENV",
+    "PROVIDER",
+    "SHELL_HINTS",
+    "for_shell",
+]
 
 # Cursor's own model: included in every plan, and quick to answer.
 DEFAULT_MODEL = "composer-2.5"
 PROVIDER = "cursor"
 HOME_ENV = "NODECODE_HOME"
+# The API server's client-key variable, named here so redacting a log line loads nothing.
+API_KEY_ENV = "NODECODE_SERVE_API_KEY"
+# How a Cursor API key begins (the cell's ``key_exchange.API_KEY_PREFIX``): the command
+# line is checked for one without loading the cell, so a typed key is never echoed.
+CURSOR_KEY_PREFIX = "crsr_"
 
 # The cell's hints (worded for a chat) and the shell commands that do the same.
 SHELL_HINTS = {

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["OfferedOnly", "dropped_line"]
 
-log = logging.getLogger("nodecode_host.serve")
+log = logging.getLogger(__name__)
 
 
 def dropped_line(names: list[str]) -> str:

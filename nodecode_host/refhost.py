@@ -20,9 +20,9 @@ says why): a drop-in folder's copy of a package is then the one Python keeps, an
 the DEBUG log names the file each cell's module was loaded from.
 
 Finding and importing cells is ``cell_sources.py``'s; a turn's steps and its
-account are ``turn.py``'s; rendering, argument parsing and the REPL are
-``cli.py``'s; the tools themselves are ``host_tools.py``'s; everything
-Cursor-specific is the cell's.
+account are ``turn.py``'s; rendering is ``render.py``'s, the command line
+``cli.py``'s (and its ``cli_*.py``), the REPL ``chat.py``'s; the tools themselves
+are ``host_tools.py``'s; everything Cursor-specific is the cell's.
 """
 
 from __future__ import annotations
@@ -58,13 +58,13 @@ if TYPE_CHECKING:
     from .toolbox import Toolbox
 
 __all__ = [
-    # Re-exported for cli.py, which imports it from here (its own home is turn.py).
+    # Re-exported for cli_ask.py and cli_demo.py, which import it from here (its home is turn.py).
     "Conversation",
     "LoadedCell",
     "ReferenceHost",
 ]
 
-log = logging.getLogger("nodecode_host.refhost")
+log = logging.getLogger(__name__)
 
 
 Lane = Callable[["RoundContext"], Awaitable["RoundResult"]]

@@ -13,11 +13,12 @@ as Server-Sent Events while its parts arrive. A client that goes away mid-round
 cancels its round. An error is answered in its API's own shape.
 
 ``ApiServer`` is the HTTP server (``http_server.py``: connections, the gate, the
-deadlines and caps) answering with these routes, and ``serve`` runs one until
-cancelled. The Cursor token is the cell's own business (its credential ladder):
-this server never sees one unless the cell raises an error, and errors never
-carry tokens. The host (cell loading, config) is ``refhost.py``'s; the
-``serve`` command that starts this server from a shell is ``cli.py``'s.
+deadlines and caps; ``http_exchange.py``: answering one request) answering with
+these routes, and ``serve`` runs one until cancelled. The Cursor token is the
+cell's own business (its credential ladder): this server never sees one unless
+the cell raises an error, and errors never carry tokens. The host (cell loading,
+config) is ``refhost.py``'s; the ``serve`` command that starts this server from a
+shell is ``cli_serve.py``'s.
 """
 
 from __future__ import annotations
@@ -42,16 +43,9 @@ from .api_round import (
     settled,
 )
 from .errors import HostError
-from .http_server import (
-    DEFAULT_LISTEN_HOST,
-    DEFAULT_PORT,
-    ClientGone,
-    Exchange,
-    HttpServer,
-    cancel,
-    error_message,
-    loggable,
-)
+from .http_exchange import ClientGone, Exchange, error_message
+from .http_server import DEFAULT_LISTEN_HOST, DEFAULT_PORT, HttpServer, cancel, loggable
+from .names import API_KEY_ENV
 from .offered_tools import OfferedOnly
 from .openai_api import (
     ChatReply,
@@ -72,9 +66,8 @@ __all__ = [
     "serve",
 ]
 
-log = logging.getLogger("nodecode_host.routes")
+log = logging.getLogger(__name__)
 
-API_KEY_ENV = "NODECODE_SERVE_API_KEY"
 PROVIDER = "cursor"
 # The request header naming which of the person's kept Cursor accounts runs a round.
 ACCOUNT_HEADER = "x-cursor-account"

@@ -5,7 +5,7 @@
 ``checked_route`` answers which model and effort a conversation runs, asking the
 cell (``cell.route``) and wording its refusals for a person at a terminal;
 ``fetch_models``/``format_models`` give the model table; ``confirm`` asks the
-person before a command runs. ``cli.py``, ``chat.py`` and the server's command
+person before a command runs. The ``cli_*.py`` commands, ``chat.py`` and ``serve``
 all import these; the commands themselves, the REPL and the HTTP side live there.
 """
 

@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 # The round lines keep the name `-v` has always shown them under (tests/host/test_cli_ask.py).
-log = logging.getLogger("nodecode_host.refhost")
+log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)

@@ -19,7 +19,7 @@ from cli_run import TOKEN, ask_json, cli_env, json_object, run_main
 from cursor_simulator import Simulator
 from cursor_simulator.agent import RUN_PATH
 from cursor_simulator.steps import Sleep, StepStarted, Text
-from nodecode_host.cli import TokenRedactor
+from nodecode_host.cli_report import TokenRedactor
 from nodecode_host.errors import HostConfigError
 from nodecode_host.refhost import ReferenceHost
 from nodecode_host.setup import checked_route
@@ -319,7 +319,7 @@ def test_verbose_ask_logs_each_round(sim: Simulator, home: Path, tmp_path: Path)
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
-    rounds = [line for line in done.stderr.splitlines() if "nodecode_host.refhost" in line]
+    rounds = [line for line in done.stderr.splitlines() if "nodecode_host.turn" in line]
     rounds = [line for line in rounds if " round " in line]
     assert len(rounds) == 2, done.stderr
     assert re.search(

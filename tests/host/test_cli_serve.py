@@ -17,7 +17,7 @@ import pytest
 from cli_run import CLI, RUN_TIMEOUT, TOKEN, cli_env, run_main, running_serve, serve_banner
 
 from cursor_simulator import Simulator
-from nodecode_host.cli import cmd_serve
+from nodecode_host.cli_serve import cmd_serve
 from nodecode_host.errors import HostConfigError
 from nodecode_host.routes import API_KEY_ENV
 
@@ -137,6 +137,15 @@ def test_serve_api_key_flag_points_at_serve_help_and_the_variable(home: Path) ->
     assert inline.returncode == 2
     for run in (done, inline):
         assert "s3cret-key" not in run.stdout + run.stderr
+
+
+def test_a_client_key_typed_before_serve_is_never_echoed(home: Path) -> None:
+    # The top parser refuses it (the global flags come first): still serve's line.
+    done = run_main("--api-key=s3cret-key", "serve", env=cli_env(home))
+    assert done.returncode == 2
+    assert "serve takes no --api-key" in done.stderr
+    assert "(see nodecode-cursor serve --help)" in done.stderr
+    assert "s3cret-key" not in done.stdout + done.stderr
 
 
 def test_serve_refuses_the_network_without_a_client_key(

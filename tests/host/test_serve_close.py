@@ -22,7 +22,8 @@ from test_security_serve import Served, host, post
 
 from cursor_simulator import Simulator
 from cursor_simulator.steps import Step, Text
-from nodecode_host.http_server import Exchange, HttpServer, cancel
+from nodecode_host.http_exchange import Exchange
+from nodecode_host.http_server import HttpServer, cancel
 from nodecode_host.refhost import ReferenceHost
 
 __all__ = ["host"]  # the fixture, shared with test_security_serve

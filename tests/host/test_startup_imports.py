@@ -56,7 +56,12 @@ ROUND_MACHINERY = (
 # The host's modules of other commands: the API server, the chat, the tools, rendering.
 OTHER_COMMANDS = (
     "nodecode_host.http_server",
+    "nodecode_host.http_exchange",
     "nodecode_host.routes",
+    "nodecode_host.cli_serve",
+    "nodecode_host.cli_ask",
+    "nodecode_host.cli_demo",
+    "nodecode_host.cli_service",
     "nodecode_host.api_round",
     "nodecode_host.chat",
     "nodecode_host.host_tools",

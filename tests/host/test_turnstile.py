@@ -11,7 +11,8 @@ import asyncio
 import itertools
 from typing import Any
 
-from nodecode_host.http_server import Exchange, HttpServer
+from nodecode_host.http_exchange import Exchange
+from nodecode_host.http_server import HttpServer
 from nodecode_host.turnstile import Turnstile
 
 
