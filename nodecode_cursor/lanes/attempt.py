@@ -13,8 +13,9 @@ that returns the stage after it::
               ├─────▶ RETRY                   a retry the round makes
               └─────▶ FAILED                  the error the decision named (raised)
 
-NEW builds the request and pins its blobs; RUNNING opens one run, pumps it
-(``pump.Pump``) and asks ``decisions.decide`` what follows; RESUMING waits, then
+NEW builds the request and pins its blobs; RUNNING runs once
+(``one_run.run_once``), gathers the run's facts and asks ``decisions.decide``
+what follows; RESUMING waits, then
 makes the request that resumes from the newest checkpoint; CLOSING lets the
 blobs go and keeps the bridged calls; FINISHING builds the result
 (``round_end.finished``) and puts the writer table on disk.
@@ -44,12 +45,11 @@ from ..core.budget import HistoryBudget
 from ..core.decisions import Next
 from ..core.fold import Fold
 from ..core.request import build_run_request, resume_request
-from ..errors import ProviderError, StreamIncomplete, loggable
+from ..errors import ProviderError, loggable
 from ..host import RoundContext, RoundResult, StreamPart, ToolCallArgsDelta, ToolCallStart
 from ..state import CellState
 from ..transports.run import RunSettings
-from ..transports.run_route import open_run
-from .pump import Pump
+from .one_run import run_once
 from .refusal_facts import cause_facts
 from .round_conversation import ended, tell_fold
 from .round_end import finished
@@ -65,9 +65,6 @@ if TYPE_CHECKING:
 __all__ = ["Attempt", "Stage", "emit"]
 
 log = logging.getLogger("nodecode_cursor.lanes.attempt")
-
-# A run ending with one of these codes drops the kept checkpoint (docs/protocol.md §9).
-_STALE_CHECKPOINT_CODES = frozenset({"invalid_argument", "failed_precondition"})
 
 
 class Stage(enum.Enum):
@@ -396,53 +393,27 @@ class Attempt:
     ) -> decisions.RunFacts:
         """Return the facts of one run: what broke it (None: it said the whole turn), what it saw.
 
-        DATA is the run request. The break is the run's error, its end-stream
-        error (unless moot), or StreamIncomplete for a stream that ended before
-        the turn did; a stream that ends without turn_ended after a checkpoint of
-        this round is a break even when the completeness rule would call it whole
-        (``ended_whole`` says so).
+        DATA is the run request; the run itself and its break are ``one_run.run_once``'s.
         """
-        started = time.monotonic()
-        run = open_run(settings, self.state.run_connections)
-        pump = Pump(
-            run,
+        end = await run_once(
+            self.ctx,
+            self.state,
+            settings,
+            data,
             fold,
             answerer,
             show=self._show if self.held is not None else self.ctx.on_part,
             runner=self.ctx.run_native,
-            max_reply_bytes=self.state.max_reply_bytes,
+            wire=self.wire,
+            conversation=self.conversation,
+            messages=len(self.messages),
+            frames_before=self.frames,
         )
-        broke: ProviderError | None = None
-        try:
-            async with run:
-                self._log_start(data, run.request_id, settings.original_request_id)
-                run.send(data)
-                await pump.drain()
-        except ProviderError as exc:
-            broke = exc
-        finally:
-            self.frames += pump.frames
-            if settings.original_request_id is None:
-                # The id the service knows the first run by (a move to RunPoll renews it).
-                self.first_request_id = run.request_id
-        ended_whole = False
-        if broke is not None:
-            log.debug(
-                "run failed after %.3f s, frames=%d: %s",
-                time.monotonic() - started,
-                self.frames,
-                loggable(broke.detail),
-            )
-        elif run.end_error is not None and not fold.end_error_ignored:
-            broke = run.end_error
-        elif not fold.turn_ended and (fold.checkpoint is not None or not fold.complete):
-            ended_whole = fold.complete
-            why = run.cut or "the stream ended before the turn did"
-            broke = StreamIncomplete(f"Cursor's answer is incomplete: {why} (try again)")
-        if broke is not None and broke.code in _STALE_CHECKPOINT_CODES:
-            # The service may no longer hold what the checkpoint names (opencodex drops
-            # one on invalid_argument): the next request rebuilds from the history.
-            self.conversation.drop_checkpoint()
+        self.frames += end.frames
+        if settings.original_request_id is None:
+            # The id the service knows the first run by (a move to RunPoll renews it).
+            self.first_request_id = end.request_id
+        broke = end.broke
         cause = await cause_facts(
             self.ctx,
             self.state,
@@ -459,17 +430,17 @@ class Attempt:
             broke=broke,
             model=self.ctx.model,
             display=self.display,
-            ended_whole=ended_whole,
+            ended_whole=end.ended_whole,
             checkpoint=fold.checkpoint is not None,
             turn_ended=fold.turn_ended,
             saw_output=fold.saw_output,
             saw_token_delta=fold.saw_token_delta,
-            answered_since_checkpoint=pump.answered_since_checkpoint,
+            answered_since_checkpoint=end.answered_since_checkpoint,
             resumes=self.resumes,
             rotations=self.conversation.rotations,
             retries=self.retries,
-            after_step_completed=pump.after_step_completed,
-            silent=not pump.spoke,
+            after_step_completed=end.after_step_completed,
+            silent=not end.spoke,
             repeated_call=(
                 broke is None
                 and self.retries.shape
@@ -483,27 +454,4 @@ class Attempt:
             # Nothing of this run reached the host: no output, no call resolved in place.
             may_fail_over=self.may_fail_over and not fold.resolved_calls,
             **cause,
-        )
-
-    def _log_start(self, data: bytes, request_id: str, original: str | None) -> None:
-        """Log the run's routing and request at DEBUG: never a token or a body (returns nothing)."""
-        ctx, wire = self.ctx, self.wire
-        log.debug(
-            "round %s model=%s effort=%s slug=%s requested=%s parameters=%s max_mode=%s "
-            "session=%s conversation=%s request_id=%s original_request_id=%s messages=%d "
-            "bytes=%d",
-            "start" if original is None else "resume",
-            # What a client (the session, the model) or the service chose: escaped.
-            loggable(ctx.model),
-            loggable(ctx.effort),
-            loggable(wire.details_id),
-            loggable(wire.requested_id),
-            loggable(",".join(f"{key}={value}" for key, value in wire.parameters) or "-"),
-            wire.max_mode,
-            loggable(ctx.session_id),
-            loggable(self.conversation.conversation_id),
-            loggable(request_id),
-            loggable(original or "-"),
-            len(self.messages),
-            len(data),
         )
