@@ -89,8 +89,11 @@ RESET, TIMED_OUT, CLOSED = -1, -2, -3
 SETUP_FUNCTIONS = (
     "stream_round",
     "_token",
-    "_Attempt.run",
-    "_Attempt._one_run",
+    "Attempt.run",
+    "Attempt._run",
+    "Attempt._resume",
+    "Attempt._finish",
+    "Attempt._one_run",
     "_BidiRun.__aenter__",
     "_BidiRun._open_stream",
     "_BidiRun._read_sse",

@@ -45,8 +45,9 @@ allows), one ``Decision`` out, naming the ``Next`` step and the error it carries
 A retry the round then finds pointless (the catalog, asked again, names no other
 shape) is decided again without it (``without_retry``); so is a failover with no
 account to go to (``without_failover``).
-This module only decides: the lane (``lane.py``) opens the runs, rotates the
-conversation, fetches the catalog and logs; no I/O happens here.
+This module only decides: the lane (``attempt.py``, ``round_retries.py``) opens
+the runs, rotates the conversation, fetches the catalog and logs; no I/O happens
+here.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ abort ends the run at once (``asks.service_abort``); a stall on heartbeats alone
 says what the service last asked (``asks.ask_name``) and whether it was answered.
 
 What a message means is the fold's and the answerer's; what to do once the run
-ends is ``decisions.py``'s; opening the run and resuming it are ``lane.py``'s.
+ends is ``decisions.py``'s; opening the run and resuming it are ``attempt.py``'s.
 """
 
 from __future__ import annotations

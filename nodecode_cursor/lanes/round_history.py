@@ -23,7 +23,7 @@ from ..state import CellState
 
 __all__ = ["give_memo", "read_history", "take_memo"]
 
-log = logging.getLogger("nodecode_cursor.lanes.lane")
+log = logging.getLogger("nodecode_cursor.lanes.round_history")
 
 
 def take_memo(state: CellState, session_id: str | None) -> HistoryMemo | None:

@@ -21,7 +21,7 @@ from ..models.catalog import find_model
 
 __all__ = ["NOTICE_KEY", "fitted_messages"]
 
-log = logging.getLogger("nodecode_cursor.lanes.images")
+log = logging.getLogger("nodecode_cursor.lanes.round_images")
 
 # The host's standing notice about the images of the last round.
 NOTICE_KEY = "cursor.images"

@@ -5,7 +5,7 @@ the cell's memory first, else the conversation store (in a worker thread), kept
 in memory either way so the store is read once per model and process; ``learn``
 writes a new finding to both. ``setting`` checks ``cursor.continuation`` as a
 round carries it. Choosing and retrying is ``continuation.py``'s and
-``decisions.py``'s; the retry loop is ``lane.py``'s.
+``decisions.py``'s; the retry loop is ``round_retries.py``'s.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from ..state import CellState
 
 __all__ = ["learn", "learned", "setting"]
 
-log = logging.getLogger("nodecode_cursor.lanes.lane")
+log = logging.getLogger("nodecode_cursor.lanes.shapes")
 
 
 def setting(value: str | None) -> str:

@@ -46,7 +46,7 @@ def test_with_the_budget_a_long_history_folds_and_the_round_answers_from_the_las
     host = MemoryHost(tmp_path)
     state = CellState()
     ctx = long_round(sim, host=host)
-    with caplog.at_level(logging.INFO, logger="nodecode_cursor.lanes.lane"):
+    with caplog.at_level(logging.INFO, logger="nodecode_cursor.lanes.round_conversation"):
         result = lane.stream_round_sync(ctx, state)
     roots = sim.agent.run().run_request.conversation_state.root_prompt_messages_json
     assert len(roots) <= 192

@@ -123,7 +123,7 @@ def test_an_undecodable_image_is_left_out_and_the_round_answers(
     host = MemoryHost(tmp_path)
     good = png(3, 3)
     messages = [user("look", ("image/png", b"not a png at all"), ("image/png", good))]
-    with caplog.at_level("INFO", logger="nodecode_cursor.lanes.images"):
+    with caplog.at_level("INFO", logger="nodecode_cursor.lanes.round_images"):
         result = lane.stream_round_sync(context(sim, messages, host=host), CellState())
     assert [bytes(image.data) for image in selected(sim.agent.run())] == [good]
     expected = "Image 1 was left out: it could not be read as an image."

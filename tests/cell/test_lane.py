@@ -827,7 +827,7 @@ def test_a_lone_surrogate_in_the_history_is_sent_as_the_replacement_character(
         {"role": "assistant", "content": "ok \ud83d\ude00"},  # a pair spelled as two halves
         {"role": "user", "content": "bad \ud800 text"},
     ]
-    with caplog.at_level("DEBUG", logger="nodecode_cursor.lanes.lane"):
+    with caplog.at_level("DEBUG", logger="nodecode_cursor.lanes.round_history"):
         result = lane.stream_round_sync(
             context(sim, messages=history, system="sys \udfff", tools=[]), state
         )
@@ -853,9 +853,7 @@ def test_a_round_logs_its_start_and_end_at_debug_without_secrets(
             context(sim, "secret-prompt-words", model="gpt-5.4", effort="high"), state
         )
     run = sim.agent.run()
-    lines = [
-        r.getMessage() for r in caplog.records if r.name.startswith("nodecode_cursor.lanes.lane")
-    ]
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("nodecode_cursor.lanes.")]
     [start] = [line for line in lines if line.startswith("round start")]
     for part in (
         "model=gpt-5.4",
