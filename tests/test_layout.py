@@ -43,7 +43,7 @@ PURE_CORE = (
     "lanes.agent_stream",
     "lanes.agent_prompt",
 )
-CORE_SUPPORT = ("_proto", "errors", "limits", "host")
+CORE_SUPPORT = ("_proto", "errors", "limits", "host", "contract")
 IO_MODULES = ("httpx", "asyncio", "threading", "socket", "h11", "subprocess")
 
 
