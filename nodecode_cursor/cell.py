@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     # The contract's types, for annotations: loading the cell does not load the contract.
     from .account.client_version import ClientVersion, InstalledVersions
     from .account.dashboard import AccountUsage
+    from .account.overview import AccountRow
     from .commands import CursorCommand
     from .host import DoctorCheck, Host, RoundContext, RoundResult, Route, SignInState
     from .models.listing import Roster
@@ -208,38 +209,14 @@ class CursorCell:
 
     def sign_in_state(self) -> SignInState:
         """Return how the sign-in stands (never refreshes or dials); StoreError on a bad file."""
-        from .host import SignInState
-
         if self.host is None or self._command is None or self.state is None:
+            from .host import SignInState
+
             return SignInState(signed_in=False, source=None)
         # Deferred: loading the cell stays cheap
-        from .account.accounts import listed
-        from .account.credentials import ENV_ACCESS_TOKEN, ENV_API_KEY
-        from .account.signin import session_ended
-        from .account.store import AuthStore
+        from .account.reports import sign_in_state
 
-        store = AuthStore(self.host.home)
-        entry = store.entry()
-        key = store.api_key()
-        kept = tuple(account.name for account in listed(store))
-        env_name = next(
-            (n for n in (ENV_ACCESS_TOKEN, ENV_API_KEY) if os.environ.get(n, "").strip()), None
-        )
-        source = "saved key" if key else "sign-in" if entry else "environment" if env_name else None
-        signin = self._command.signin
-        pending = signin.in_progress
-        return SignInState(
-            signed_in=entry is not None,
-            source=source,
-            email=entry.email if entry else None,
-            expires_at=entry.expires_at if entry else None,
-            session_ended=entry is not None and session_ended(entry, self.state.ended_sessions),
-            env_name=env_name,
-            in_progress=pending,
-            login_url=signin.page,
-            browser_opened=signin.browser_opened,
-            accounts=kept,
-        )
+        return sign_in_state(self.host.home, self._command.signin, self.state.ended_sessions)
 
     async def account_usage(self) -> AccountUsage:
         """Return the account's usage from Cursor's dashboard (NotSignedIn, ProviderError if not).
@@ -254,35 +231,16 @@ class CursorCell:
 
     def account_usage_now(self) -> AccountUsage:
         """Return ``account_usage``'s answer, blocking (a slash command runs outside a loop)."""
-        # Deferred: loading the cell stays cheap (httpx, protobuf)
-        from .account.credentials import resolve_credential
-        from .account.dashboard import fetch_account_usage
-
         if self.host is None or self.state is None:
             raise NotSignedIn()
-        token = resolve_credential(
-            self.host,
-            PROVIDER,
-            for_round=True,
-            base_url=self.settings.base_url,
-            proxy=self.settings.proxy,
-            ended=self.state.ended_sessions,
-        )
-        if token:
-            from .account.key_exchange import bearer
+        # Deferred: loading the cell stays cheap (httpx, protobuf)
+        from .account.reports import usage_now
 
-            token = bearer(
-                token,
-                base_url=self.settings.base_url,
-                proxy=self.settings.proxy,
-                client_version=self.settings.client_version,
-                home=self.host.home,
-            )
-        return fetch_account_usage(
-            token,
-            self.settings.base_url,
-            client_version=self.client_version().value,
-            proxy=self.settings.proxy,
+        return usage_now(
+            self.host,
+            self.settings,
+            lambda: self.client_version().value,
+            self.state.ended_sessions,
         )
 
     async def doctor(
@@ -316,31 +274,17 @@ class CursorCell:
 
         return [row_dict(row) for row in self._account_rows()]
 
-    def _account_rows(self) -> list[Any]:
+    def _account_rows(self) -> list[AccountRow]:
         """Return each kept account's ``overview.AccountRow``, its usage asked (blocking).
 
-        Each usage read is kept for the rounds' choice too (``AccountBook``), so a
-        ``usage`` or ``accounts`` refreshes what the next round knows.
+        ``reports.kept_rows`` keeps each usage read for the rounds' choice of account too.
         """
-        # Deferred: loading the cell stays cheap (httpx, protobuf)
-        from .account.account_book import used_percent
-        from .account.overview import account_rows
-
         if self.host is None or self.state is None:
             return []
-        rows = account_rows(
-            self.host,
-            base_url=self.settings.base_url,
-            proxy=self.settings.proxy,
-            client_version=self.client_version().value,
-            ended=self.state.ended_sessions,
-        )
-        book = self.state.accounts
-        for row in rows:
-            if row.usage is not None:
-                book.note_usage(row.name, used_percent(row.usage))
-                book.persist(row.name)
-        return rows
+        # Deferred: loading the cell stays cheap (httpx, protobuf)
+        from .account.reports import kept_rows
+
+        return kept_rows(self.host, self.settings, self.client_version().value, self.state)
 
     def accounts_text(self) -> str:
         """Return ``/cursor accounts``' answer: each kept account, its plan and usage (blocking)."""
