@@ -3,8 +3,9 @@
 ``on_part`` (``rounds.RoundContext``) receives each part as the service sends
 it: the stream's start, text and reasoning deltas, the host's tool calls and
 their argument deltas, the calls the round resolves itself, the finish. This
-module only states their shapes; the core's fold (``core/fold.py``) makes
-them, and the host renders them.
+module only states their shapes: the ``cursor`` lane's core makes them
+(``core/fold.py``, ``core/answers.py``), the ``cursor-agent`` lane's reader
+(``lanes/agent_stream.py``) too, and the host renders them.
 """
 
 from __future__ import annotations
