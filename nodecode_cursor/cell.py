@@ -3,8 +3,9 @@
 It declares what the cell contributes — the ``cursor`` lane (and ``cursor-agent``,
 the same models through Cursor's own CLI: ``agent_lane.py``), the catalog row,
 the credential resolver, the model listing, the ``/cursor`` command — and
-installs or removes them when the host starts or stops it. A config section
-``"cursor": {"enabled": false}`` vetoes the cell: then nothing is installed.
+installs or removes them when the host starts or stops it. It reads its config
+section into ``Settings`` (``cell_settings.py``); ``"cursor": {"enabled": false}``
+vetoes the cell: then nothing is installed.
 The work itself lives in the modules named below; this file only wires them to
 the host, importing each on first use so that loading the cell stays cheap.
 """
@@ -13,191 +14,26 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from . import limits
-from .errors import (
-    ConfigError,
-    CursorError,
-    NotSignedIn,
-    OutdatedClient,
-    check_cleartext,
-    json_kind,
-)
+from .cell_settings import AGENT_LANE, PROVIDER, Settings
+from .errors import CursorError, NotSignedIn, OutdatedClient, check_cleartext
 
 if TYPE_CHECKING:
     # The contract's types, for annotations: loading the cell does not load the contract.
     from .account.client_version import ClientVersion, InstalledVersions
     from .account.dashboard import AccountUsage
+    from .account.overview import AccountRow
     from .commands import CursorCommand
     from .host import DoctorCheck, Host, RoundContext, RoundResult, Route, SignInState
     from .models.listing import Roster
     from .state import CellState
 
-__all__ = ["PROVIDER", "CursorCell", "Settings", "cell"]
+__all__ = ["PROVIDER", "CursorCell", "cell"]
 
-PROVIDER = "cursor"
 NOTICE_KEY = "cursor"
-# The second lane: Cursor's own CLI, one subprocess per turn (agent_lane.py).
-AGENT_LANE = "cursor-agent"
-LANES = (PROVIDER, AGENT_LANE)
-# cursor.continuation's values (continuation.SETTINGS; named here: loading the cell stays cheap).
-CONTINUATIONS = ("auto", "resume", "message")
-
-
-class Settings(NamedTuple):
-    """The cell's config section, with defaults filled in (immutable).
-
-    A named tuple rather than a dataclass: importing ``dataclasses`` (and ``inspect``
-    with it) would double what loading the cell costs.
-    """
-
-    base_url: str = limits.DEFAULT_BASE_URL
-    web_url: str = limits.DEFAULT_WEB_URL
-    client_version: str | None = None
-    enabled: bool = True
-    proxy: str | None = None
-    transport: str = limits.DEFAULT_RUN_TRANSPORT
-    # Which lane the ``cursor`` lane's rounds take: "cursor" (the protocol) or "cursor-agent".
-    lane: str = PROVIDER
-    # Run cursor-agent with an empty managed HOME (the person's Claude Code hooks stay out).
-    agent_isolate_home: bool = False
-    # The CLI to run instead of looking for ``agent``, then ``cursor-agent``, on the PATH.
-    agent_path: str | None = None
-    max_reply_bytes: int = limits.MAX_REPLY_BYTES
-    # The request's history budget (root blobs, root-JSON bytes); None: limits' default.
-    history_budget: tuple[int, int] | None = None
-    # How a run goes on after tool results: "auto", "resume" or "message" (continuation.py).
-    continuation: str = "auto"
-    # The kept account (its email) rounds run on; None: the active one (accounts.py).
-    account: str | None = None
-    # A round that names no account goes on with another kept account when Cursor refuses
-    # it before any output for a cause another account mends (lanes/failover.py).
-    failover: bool = True
-    # The percent of an account's included usage past which no round starts on it.
-    account_threshold: float = limits.ACCOUNT_THRESHOLD_PERCENT
-
-    @classmethod
-    def from_section(cls, section: Mapping[str, Any]) -> Settings:
-        """Return settings read from a config section (unknown keys ignored)."""
-
-        def text(key: str, default: str | None) -> str | None:
-            value = section.get(key)
-            if value is not None and not isinstance(value, str):
-                # Dropping it would quietly use the default: for a URL, the real service.
-                raise ConfigError(
-                    f'"{key}" in the "cursor" config section must be a string, '
-                    f"not {json_kind(value)}",
-                    code="bad_config",
-                )
-            return value.strip() if isinstance(value, str) and value.strip() else default
-
-        enabled = section.get("enabled", True)
-        if not isinstance(enabled, bool):
-            raise ConfigError(
-                '"enabled" in the "cursor" config section must be true or false',
-                code="bad_config",
-            )
-
-        transport = (text("transport", limits.DEFAULT_RUN_TRANSPORT) or "").lower()
-        if transport not in limits.RUN_TRANSPORTS:
-            names = ", ".join(f'"{name}"' for name in limits.RUN_TRANSPORTS)
-            raise ConfigError(
-                f'"transport" in the "cursor" config section must be one of {names}',
-                code="bad_config",
-            )
-
-        lane = (text("lane", PROVIDER) or "").lower()
-        if lane not in LANES:
-            names = ", ".join(f'"{name}"' for name in LANES)
-            raise ConfigError(
-                f'"lane" in the "cursor" config section must be one of {names}',
-                code="bad_config",
-            )
-        isolate = section.get("agent_isolate_home", False)
-        if not isinstance(isolate, bool):
-            raise ConfigError(
-                '"agent_isolate_home" in the "cursor" config section must be true or false',
-                code="bad_config",
-            )
-
-        cap = section.get("max_reply_bytes", limits.MAX_REPLY_BYTES)
-        if not isinstance(cap, int) or isinstance(cap, bool) or cap < 1:
-            raise ConfigError(
-                '"max_reply_bytes" in the "cursor" config section must be a positive whole '
-                f"number, not {json_kind(cap)}",
-                code="bad_config",
-            )
-
-        continuation = (text("continuation", "auto") or "").lower()
-        if continuation not in CONTINUATIONS:
-            names = ", ".join(f'"{name}"' for name in CONTINUATIONS)
-            raise ConfigError(
-                f'"continuation" in the "cursor" config section must be one of {names}',
-                code="bad_config",
-            )
-
-        failover = section.get("failover", True)
-        if not isinstance(failover, bool):
-            raise ConfigError(
-                '"failover" in the "cursor" config section must be true or false',
-                code="bad_config",
-            )
-        threshold = section.get("account_threshold", limits.ACCOUNT_THRESHOLD_PERCENT)
-        if (
-            not isinstance(threshold, int | float)
-            or isinstance(threshold, bool)
-            or not 0 < threshold <= 100
-        ):
-            raise ConfigError(
-                '"account_threshold" in the "cursor" config section must be a number above 0'
-                " and at most 100 (the percent of an account's included usage)",
-                code="bad_config",
-            )
-
-        base_url = (text("base_url", limits.DEFAULT_BASE_URL) or "").rstrip("/")
-        web_url = (text("web_url", limits.DEFAULT_WEB_URL) or "").rstrip("/")
-        # Tokens go to both: only a loopback one may be cleartext.
-        check_cleartext(base_url, "base_url")
-        check_cleartext(web_url, "web_url")
-        return cls(
-            lane=lane,
-            agent_isolate_home=isolate,
-            agent_path=text("agent_path", None),
-            base_url=base_url,
-            web_url=web_url,
-            client_version=text("client_version", None),
-            enabled=enabled,
-            proxy=text("proxy", None),
-            transport=transport,
-            max_reply_bytes=cap,
-            history_budget=_history_budget(section.get("history_budget")),
-            continuation=continuation,
-            account=text("account", None),
-            failover=failover,
-            account_threshold=float(threshold),
-        )
-
-
-def _history_budget(value: Any) -> tuple[int, int] | None:
-    """Return ``cursor.history_budget`` ({"roots": N, "bytes": N}) as (roots, bytes), or None."""
-    if value is None:
-        return None
-    wrong = ConfigError(
-        '"history_budget" in the "cursor" config section must be an object like '
-        '{"roots": 192, "bytes": 524288}: at least 8 root blobs and 16384 bytes',
-        code="bad_config",
-    )
-    if not isinstance(value, Mapping) or set(value) - {"roots", "bytes"}:
-        raise wrong
-    roots = value.get("roots", limits.HISTORY_BUDGET_ROOTS)
-    size = value.get("bytes", limits.HISTORY_BUDGET_BYTES)
-    for number, least in ((roots, 8), (size, 16 * 1024)):
-        if not isinstance(number, int) or isinstance(number, bool) or number < least:
-            raise wrong
-    return roots, size
-
 
 Lane = Callable[["RoundContext"], Awaitable["RoundResult"]]
 
@@ -374,38 +210,14 @@ class CursorCell:
 
     def sign_in_state(self) -> SignInState:
         """Return how the sign-in stands (never refreshes or dials); StoreError on a bad file."""
-        from .host import SignInState
-
         if self.host is None or self._command is None or self.state is None:
+            from .host import SignInState
+
             return SignInState(signed_in=False, source=None)
         # Deferred: loading the cell stays cheap
-        from .account.accounts import listed
-        from .account.credentials import ENV_ACCESS_TOKEN, ENV_API_KEY
-        from .account.signin import session_ended
-        from .account.store import AuthStore
+        from .account.reports import sign_in_state
 
-        store = AuthStore(self.host.home)
-        entry = store.entry()
-        key = store.api_key()
-        kept = tuple(account.name for account in listed(store))
-        env_name = next(
-            (n for n in (ENV_ACCESS_TOKEN, ENV_API_KEY) if os.environ.get(n, "").strip()), None
-        )
-        source = "saved key" if key else "sign-in" if entry else "environment" if env_name else None
-        signin = self._command.signin
-        pending = signin.in_progress
-        return SignInState(
-            signed_in=entry is not None,
-            source=source,
-            email=entry.email if entry else None,
-            expires_at=entry.expires_at if entry else None,
-            session_ended=entry is not None and session_ended(entry, self.state.ended_sessions),
-            env_name=env_name,
-            in_progress=pending,
-            login_url=signin.page,
-            browser_opened=signin.browser_opened,
-            accounts=kept,
-        )
+        return sign_in_state(self.host.home, self._command.signin, self.state.ended_sessions)
 
     async def account_usage(self) -> AccountUsage:
         """Return the account's usage from Cursor's dashboard (NotSignedIn, ProviderError if not).
@@ -420,35 +232,16 @@ class CursorCell:
 
     def account_usage_now(self) -> AccountUsage:
         """Return ``account_usage``'s answer, blocking (a slash command runs outside a loop)."""
-        # Deferred: loading the cell stays cheap (httpx, protobuf)
-        from .account.credentials import resolve_credential
-        from .account.dashboard import fetch_account_usage
-
         if self.host is None or self.state is None:
             raise NotSignedIn()
-        token = resolve_credential(
-            self.host,
-            PROVIDER,
-            for_round=True,
-            base_url=self.settings.base_url,
-            proxy=self.settings.proxy,
-            ended=self.state.ended_sessions,
-        )
-        if token:
-            from .account.key_exchange import bearer
+        # Deferred: loading the cell stays cheap (httpx, protobuf)
+        from .account.reports import usage_now
 
-            token = bearer(
-                token,
-                base_url=self.settings.base_url,
-                proxy=self.settings.proxy,
-                client_version=self.settings.client_version,
-                home=self.host.home,
-            )
-        return fetch_account_usage(
-            token,
-            self.settings.base_url,
-            client_version=self.client_version().value,
-            proxy=self.settings.proxy,
+        return usage_now(
+            self.host,
+            self.settings,
+            lambda: self.client_version().value,
+            self.state.ended_sessions,
         )
 
     async def doctor(
@@ -482,32 +275,17 @@ class CursorCell:
 
         return [row_dict(row) for row in self._account_rows()]
 
-    def _account_rows(self) -> list[Any]:
+    def _account_rows(self) -> list[AccountRow]:
         """Return each kept account's ``overview.AccountRow``, its usage asked (blocking).
 
-        Each usage read is kept for the rounds' choice too (``AccountBook``), so a
-        ``usage`` or ``accounts`` refreshes what the next round knows.
+        ``reports.kept_rows`` keeps each usage read for the rounds' choice of account too.
         """
-        # Deferred: loading the cell stays cheap (httpx, protobuf)
-        from .account.account_book import used_percent
-        from .account.overview import account_rows
-
         if self.host is None or self.state is None:
             return []
-        rows = account_rows(
-            self.host,
-            base_url=self.settings.base_url,
-            proxy=self.settings.proxy,
-            client_version=self.client_version().value,
-            ended=self.state.ended_sessions,
-        )
-        book = self.state.accounts
-        book.load()  # a row is written whole: what another process kept must not be lost
-        for row in rows:
-            if row.usage is not None:
-                book.note_usage(row.name, used_percent(row.usage))
-                book.persist(row.name)
-        return rows
+        # Deferred: loading the cell stays cheap (protobuf)
+        from .account.reports import kept_rows
+
+        return kept_rows(self.host, self.settings, self.client_version().value, self.state)
 
     def accounts_text(self) -> str:
         """Return ``/cursor accounts``' answer: each kept account, its plan and usage (blocking)."""

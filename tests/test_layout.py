@@ -14,7 +14,9 @@ functions, under ``TYPE_CHECKING`` — and resolves relative imports to absolute
 module names; the last tests run it on a small synthetic tree to show that each
 rule does report a forbidden import. No module reaches itself through others
 (``cycles``), counting those same imports: a deferred import hides a cycle from
-Python, not from a reader.
+Python, not from a reader. And no module of the three packages is over 600 lines
+(``long_modules``; code generated from ``proto/`` aside): a module that long has
+more than one job (issue 37).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ PURE_CORE = (
     "lanes.agent_stream",
     "lanes.agent_prompt",
 )
-CORE_SUPPORT = ("_proto", "errors", "limits", "host")
+CORE_SUPPORT = ("_proto", "errors", "limits", "host", "contract")
 IO_MODULES = ("httpx", "asyncio", "threading", "socket", "h11", "subprocess")
 
 
@@ -377,6 +379,52 @@ def test_checker_finds_each_way_of_catching_a_library_exception(tmp_path: Path) 
         "nodecode_cursor/transports/sse.py:13: catches httpx.TimeoutException",
         "nodecode_cursor/transports/sse.py:15: catches asyncio.IncompleteReadError",
         "nodecode_cursor/transports/sse.py:19: catches OSError",
+    ]
+
+
+# --- no module over 600 lines ----------------------------------------------------------
+
+# The most lines a module of the three packages may have (issue 37: h11's largest is 659,
+# httpcore's 592); past it a module holds more than one job.
+MAX_LINES = 600
+
+
+def generated(path: Path) -> bool:
+    """Return whether PATH is code protoc generated (``*_pb2.py``, ``*_pb2_grpc.py``)."""
+    return path.stem.endswith(("_pb2", "_pb2_grpc"))
+
+
+def long_modules(root: Path) -> list[str]:
+    """Return one line per module under ROOT over MAX_LINES lines (generated code aside)."""
+    found: list[str] = []
+    for path in module_files(root).values():
+        if generated(path):
+            continue
+        count = len(path.read_text(encoding="utf-8").splitlines())
+        if count > MAX_LINES:
+            found.append(f"{path.relative_to(root)}: {count} lines (most {MAX_LINES})")
+    return found
+
+
+def test_no_module_is_over_600_lines() -> None:
+    assert long_modules(ROOT) == []
+
+
+def test_checker_finds_a_long_module_and_leaves_generated_code_alone(tmp_path: Path) -> None:
+    line = "x = 1\n"
+    _write(
+        tmp_path,
+        {
+            "nodecode_cursor/at_the_cap.py": line * MAX_LINES,
+            "nodecode_host/one_over.py": line * (MAX_LINES + 1),
+            "cursor_simulator/sub/deep.py": line * 2000,
+            "nodecode_cursor/_proto/agent_pb2.py": line * 5000,
+            "nodecode_cursor/_proto/agent_pb2_grpc.py": line * 5000,
+        },
+    )
+    assert sorted(long_modules(tmp_path)) == [
+        "cursor_simulator/sub/deep.py: 2000 lines (most 600)",
+        "nodecode_host/one_over.py: 601 lines (most 600)",
     ]
 
 

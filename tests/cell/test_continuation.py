@@ -22,7 +22,7 @@ from runs import round_context
 from cursor_simulator import Simulator
 from cursor_simulator.steps import EndError
 from cursor_simulator.workers import OMP, OPENCODEX, refused_turn_steps, step_ids
-from nodecode_cursor.cell import Settings
+from nodecode_cursor.cell_settings import Settings
 from nodecode_cursor.core import continuation
 from nodecode_cursor.core.blobs import Conversation
 from nodecode_cursor.core.continuation import (

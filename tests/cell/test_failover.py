@@ -262,7 +262,7 @@ def test_the_threshold_is_a_setting_and_usage_is_read_at_most_every_ten_minutes(
 
 
 def test_the_failover_settings_are_checked() -> None:
-    from nodecode_cursor.cell import Settings
+    from nodecode_cursor.cell_settings import Settings
     from nodecode_cursor.errors import ConfigError
 
     assert (Settings().failover, Settings().account_threshold) == (True, 95.0)

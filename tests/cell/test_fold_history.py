@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from nodecode_cursor.cell import Settings
+from nodecode_cursor.cell_settings import Settings
 from nodecode_cursor.core.blobs import BlobStore, Conversation
 from nodecode_cursor.core.budget import HistoryBudget, resolve_budget
 from nodecode_cursor.core.history import build_history

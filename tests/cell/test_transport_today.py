@@ -31,7 +31,8 @@ from cursor_simulator.steps import (
 )
 from nodecode_cursor import limits
 from nodecode_cursor._proto import agent_pb2
-from nodecode_cursor.cell import CursorCell, Settings
+from nodecode_cursor.cell import CursorCell
+from nodecode_cursor.cell_settings import Settings
 from nodecode_cursor.core.routes import Route
 from nodecode_cursor.errors import ConfigError, ProtocolError, ProviderError
 from nodecode_cursor.host import MemoryHost, RoundContext

@@ -298,7 +298,7 @@ def test_a_cursor_setting_of_the_wrong_kind_is_a_config_error(
 
 
 def test_a_base_url_of_the_wrong_kind_is_refused_not_replaced_by_cursors() -> None:
-    from nodecode_cursor.cell import Settings
+    from nodecode_cursor.cell_settings import Settings
     from nodecode_cursor.errors import ConfigError
 
     with pytest.raises(ConfigError, match=r'"base_url" .* must be a string, not a number'):

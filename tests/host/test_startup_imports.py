@@ -75,6 +75,7 @@ OTHER_COMMANDS = (
 STATUS_CELL = {
     "nodecode_cursor",
     "nodecode_cursor.cell",
+    "nodecode_cursor.cell_settings",
     "nodecode_cursor.limits",
     "nodecode_cursor.errors",
     "nodecode_cursor.commands",
@@ -174,6 +175,8 @@ def test_loading_the_cell_loads_only_its_settings_and_errors() -> None:
     assert within(modules, ("nodecode_cursor",)) == {
         "nodecode_cursor",
         "nodecode_cursor.cell",
+        # Its config section's reader: the cell holds a Settings from the start.
+        "nodecode_cursor.cell_settings",
         "nodecode_cursor.errors",
         "nodecode_cursor.limits",
     }
