@@ -21,12 +21,19 @@ the process-wide set of secrets ``errors.scrub`` removes as it was before the
 test: a property test that feeds arbitrary text as a token (Hypothesis draws
 string literals from our own modules, such as ``"nodecode-cursor "``) must not
 teach every later test's error text to redact the command it names.
+
+The suite's children start with Ctrl-C and Ctrl-\\ as a terminal gives them: a
+test runner a non-interactive shell started in the background (``cmd &``) has
+SIGINT and SIGQUIT ignored, every child would inherit that, and the tests of
+Ctrl-C in ``chat`` and ``login`` and of the agent guard's signals would fail
+for the runner's sake, not the code's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,6 +45,11 @@ from cursor_simulator import Simulator
 from cursor_simulator.models import named_roster
 from nodecode_cursor import errors
 from nodecode_cursor.state import CellState
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+if signal.getsignal(signal.SIGQUIT) is signal.SIG_IGN:
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 # How long a leak may take to go away on its own (a thread finishing its last
 # line, a socket closing) before it counts as a leak: generous, since a passing
