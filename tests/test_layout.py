@@ -581,3 +581,33 @@ def test_checker_finds_no_cycle_in_a_chain(tmp_path: Path) -> None:
         },
     )
     assert cycles(tmp_path) == []
+
+
+def files_importing_the_tests_package(tests_root: Path) -> list[str]:
+    """Return the test files under TESTS_ROOT that import through a ``tests`` package."""
+    found = []
+    for path in sorted(tests_root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            if any(name == "tests" or name.startswith("tests.") for name in names):
+                found.append(str(path.relative_to(tests_root)))
+                break
+    return found
+
+
+def test_plain_pytest_imports_every_test_module() -> None:
+    # Plain `pytest` from the checkout's root puts each test's folder (rootdir-relative,
+    # no package) on the path, not the root: `from tests.x` imports only by accident.
+    assert files_importing_the_tests_package(ROOT / "tests") == []
+
+
+def test_checker_finds_an_import_through_the_tests_package(tmp_path: Path) -> None:
+    (tmp_path / "cell").mkdir()
+    (tmp_path / "cell" / "test_a.py").write_text("from tests.protobytes import ld\n")
+    (tmp_path / "cell" / "test_b.py").write_text("from protobytes import ld\n")
+    (tmp_path / "test_c.py").write_text("import tests.probes\n")
+    assert files_importing_the_tests_package(tmp_path) == ["cell/test_a.py", "test_c.py"]

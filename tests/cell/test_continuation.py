@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from protobytes import ld, text
 from runs import round_context
 
 from cursor_simulator import Simulator
@@ -38,7 +39,6 @@ from nodecode_cursor.host import RoundContext, RoundResult, StreamPart, ToolCall
 from nodecode_cursor.lanes import lane
 from nodecode_cursor.models.routing import WireModel
 from nodecode_cursor.state import CellState
-from tests.protobytes import ld, text
 
 TOKEN = "tok-continuation"
 CLAUDE = "claude-4.5-sonnet"  # external: MESSAGE first
