@@ -11,7 +11,7 @@ Loaded with the cell at host start-up, so it imports only ``limits`` and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, NamedTuple
 
 from . import limits
@@ -74,34 +74,14 @@ class Settings(NamedTuple):
                 )
             return value.strip() if isinstance(value, str) and value.strip() else default
 
-        enabled = section.get("enabled", True)
-        if not isinstance(enabled, bool):
-            raise ConfigError(
-                '"enabled" in the "cursor" config section must be true or false',
-                code="bad_config",
-            )
+        enabled = _flag(section, "enabled", True)
 
-        transport = (text("transport", limits.DEFAULT_RUN_TRANSPORT) or "").lower()
-        if transport not in limits.RUN_TRANSPORTS:
-            names = ", ".join(f'"{name}"' for name in limits.RUN_TRANSPORTS)
-            raise ConfigError(
-                f'"transport" in the "cursor" config section must be one of {names}',
-                code="bad_config",
-            )
+        transport = _choice(
+            "transport", text("transport", limits.DEFAULT_RUN_TRANSPORT), limits.RUN_TRANSPORTS
+        )
 
-        lane = (text("lane", PROVIDER) or "").lower()
-        if lane not in LANES:
-            names = ", ".join(f'"{name}"' for name in LANES)
-            raise ConfigError(
-                f'"lane" in the "cursor" config section must be one of {names}',
-                code="bad_config",
-            )
-        isolate = section.get("agent_isolate_home", False)
-        if not isinstance(isolate, bool):
-            raise ConfigError(
-                '"agent_isolate_home" in the "cursor" config section must be true or false',
-                code="bad_config",
-            )
+        lane = _choice("lane", text("lane", PROVIDER), LANES)
+        isolate = _flag(section, "agent_isolate_home", False)
 
         cap = section.get("max_reply_bytes", limits.MAX_REPLY_BYTES)
         if not isinstance(cap, int) or isinstance(cap, bool) or cap < 1:
@@ -111,20 +91,9 @@ class Settings(NamedTuple):
                 code="bad_config",
             )
 
-        continuation = (text("continuation", "auto") or "").lower()
-        if continuation not in CONTINUATIONS:
-            names = ", ".join(f'"{name}"' for name in CONTINUATIONS)
-            raise ConfigError(
-                f'"continuation" in the "cursor" config section must be one of {names}',
-                code="bad_config",
-            )
+        continuation = _choice("continuation", text("continuation", "auto"), CONTINUATIONS)
 
-        failover = section.get("failover", True)
-        if not isinstance(failover, bool):
-            raise ConfigError(
-                '"failover" in the "cursor" config section must be true or false',
-                code="bad_config",
-            )
+        failover = _flag(section, "failover", True)
         threshold = section.get("account_threshold", limits.ACCOUNT_THRESHOLD_PERCENT)
         if (
             not isinstance(threshold, int | float)
@@ -159,6 +128,27 @@ class Settings(NamedTuple):
             failover=failover,
             account_threshold=float(threshold),
         )
+
+
+def _flag(section: Mapping[str, Any], key: str, default: bool) -> bool:
+    """Return the section's true-or-false KEY (DEFAULT when absent); ConfigError if not one."""
+    value = section.get(key, default)
+    if not isinstance(value, bool):
+        raise ConfigError(
+            f'"{key}" in the "cursor" config section must be true or false', code="bad_config"
+        )
+    return value
+
+
+def _choice(key: str, value: str | None, allowed: Collection[str]) -> str:
+    """Return KEY's VALUE lower-cased when it is one of ALLOWED; ConfigError naming them if not."""
+    chosen = (value or "").lower()
+    if chosen not in allowed:
+        names = ", ".join(f'"{name}"' for name in allowed)
+        raise ConfigError(
+            f'"{key}" in the "cursor" config section must be one of {names}', code="bad_config"
+        )
+    return chosen
 
 
 def _history_budget(value: Any) -> tuple[int, int] | None:
