@@ -157,6 +157,8 @@ class CursorCommand:
         except CursorError as exc:
             return f"{PROVIDER}: {exc.detail}"
         line = f"{PROVIDER}: kept the API key of {added.name} as an account, now active"
+        if added.replaced_sign_in:
+            line += ", in place of its browser sign-in"
         if added.aside is not None:
             line += f"; {added.aside} is kept: /cursor use {added.aside} switches back"
         return line

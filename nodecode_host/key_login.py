@@ -97,6 +97,8 @@ def cmd_login_key(args: argparse.Namespace) -> int:
             raise UsageError(NO_KEY) from None
         # The email is the service's text.
         line = f"cursor: kept the API key of {added.name} as an account, now active"
+        if added.replaced_sign_in:
+            line += ", in place of its browser sign-in"
         if added.aside is not None:
             line += f"; {added.aside} is kept: nodecode-cursor use {added.aside} switches back"
         print(visible(line))

@@ -37,10 +37,12 @@ PROFILE_TIMEOUT_SECONDS = 10.0
 
 @dataclass(frozen=True, slots=True)
 class KeyAdded:
-    """A key kept as an account: its name (email), and the account it set aside, if any."""
+    """A key kept as an account: its name (email), the account it set aside, if any, and
+    whether it took the place of a browser sign-in to the same account."""
 
     name: str
     aside: str | None
+    replaced_sign_in: bool = False
 
 
 def is_key_account(entry: TokenEntry) -> bool:
@@ -100,5 +102,9 @@ def add_key_account(
             code="key_owner_unknown",
         )
     entry = TokenEntry(key, key, KEY_EXPIRES_AT, email)
+    # An account is kept once: a key for an account signed in to in the browser takes
+    # that sign-in's place, and the person is told so (their sign-in is not kept beside it).
+    earlier = accounts.find(store, accounts.account_name(entry))
     aside = accounts.keep_sign_in(store, entry, add=add)
-    return KeyAdded(accounts.account_name(entry), aside)
+    replaced = earlier is not None and not is_key_account(earlier.entry)
+    return KeyAdded(accounts.account_name(entry), aside, replaced)

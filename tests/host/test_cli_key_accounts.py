@@ -269,3 +269,23 @@ def test_no_key_at_all_says_how_to_give_one_in_a_shells_words(sim: Simulator, on
     assert "no API key given: type it at the prompt" in done.stderr
     assert "/cursor" not in done.stderr and "Traceback" not in done.stderr
     assert (one / "auth.json").read_bytes() == before
+
+
+def test_a_key_for_the_account_signed_in_takes_its_place_and_says_so(
+    sim: Simulator, one: Path
+) -> None:
+    key = "crsr_one_0123456789abcdef0123456789abcdef"
+    sim.auth.give_key(key, ONE)
+    code, out, err = add_key(sim, one, key)
+    assert code == 0, err
+    assert out.strip().endswith(
+        f"cursor: kept the API key of {ONE} as an account, now active, "
+        "in place of its browser sign-in"
+    )
+    raw = json.loads((one / "auth.json").read_text())
+    assert raw["oauth_tokens"]["cursor"]["access_token"] == key
+    assert "cursor_accounts" not in raw["oauth_tokens"]
+    # A key kept again for the same account replaces no sign-in: nothing more is said.
+    code, out, err = add_key(sim, one, key)
+    assert code == 0, err
+    assert out.strip().endswith(f"cursor: kept the API key of {ONE} as an account, now active")
