@@ -2,6 +2,8 @@
 
 Tag byte = field << 3 | wire type (0 varint, 1 fixed64, 2 length-delimited). These
 four lines are the whole encoder the tests trust; everything else is spelled out.
+``frame`` wraps a payload as Connect's envelope does (a flag byte, then a 4-byte
+big-endian length).
 """
 
 from __future__ import annotations
@@ -31,3 +33,8 @@ def text(field: int, value: str) -> bytes:
 def vi(field: int, n: int) -> bytes:
     """Return a varint field."""
     return varint(field << 3) + varint(n)
+
+
+def frame(payload: bytes, flags: int = 0) -> bytes:
+    """Return one Connect frame: flag byte FLAGS, 4-byte big-endian length, PAYLOAD."""
+    return bytes([flags]) + len(payload).to_bytes(4, "big") + payload

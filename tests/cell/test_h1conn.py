@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import trustme
-from protobytes import ld, text
+from protobytes import frame, ld, text
 from test_h2run import ConnectProxy, serve_tls, tls  # noqa: F401  (tls is a fixture)
 
 from cursor_simulator import Simulator
@@ -22,12 +22,6 @@ from nodecode_cursor.host import RoundContext
 from nodecode_cursor.lanes import lane
 from nodecode_cursor.state import CellState
 from nodecode_cursor.transports.h1conn import h1_route
-
-
-def frame(payload: bytes) -> bytes:
-    """Return one Connect data frame: flag 0, 4-byte big-endian length, payload."""
-    return b"\x00" + len(payload).to_bytes(4, "big") + payload
-
 
 # AgentServerMessage{1 interaction_update{1 text_delta{1 text "hello"}}}, then turn_ended{}.
 HELLO_ENDED = frame(ld(1, ld(1, text(1, "hello")))) + frame(ld(1, ld(14)))

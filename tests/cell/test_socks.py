@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 import trustme
-from protobytes import ld, text
+from protobytes import frame, ld, text
 from test_h2run import serve_tls, tls  # noqa: F401  (tls is a fixture)
 
 from cursor_simulator import Simulator
@@ -39,11 +39,6 @@ pytestmark = pytest.mark.sim_answer_timeout(5.0)
 
 TOKEN = "tok-socks"
 PASSWORD = "pw-s0cks-s3cr3t"
-
-
-def frame(payload: bytes) -> bytes:
-    """Return one Connect data frame: flag 0, 4-byte big-endian length, payload."""
-    return b"\x00" + len(payload).to_bytes(4, "big") + payload
 
 
 # AgentServerMessage{1 interaction_update{1 text_delta{1 text "hello"}}}, then turn_ended{}.

@@ -15,7 +15,7 @@ import uuid
 from typing import Any
 
 import pytest
-from protobytes import ld, text
+from protobytes import frame, ld, text
 
 from cursor_simulator import Simulator
 from cursor_simulator.steps import GrpcEnd, Raw
@@ -26,11 +26,6 @@ from nodecode_cursor.state import CellState
 
 TOKEN = "sim-token-stream-ends"
 TRANSPORTS = ("http2", "sse")
-
-
-def frame(payload: bytes, flags: int = 0) -> bytes:
-    """Return one Connect frame: flag byte, 4-byte big-endian length, payload."""
-    return bytes([flags]) + len(payload).to_bytes(4, "big") + payload
 
 
 # AgentServerMessage{1 interaction_update{1 text_delta{1 text "hello"}}}

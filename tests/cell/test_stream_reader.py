@@ -12,14 +12,11 @@ import pytest
 from google.protobuf.message import DecodeError
 from hypothesis import given
 from hypothesis import strategies as st
+from protobytes import frame
 
 from nodecode_cursor._proto import agent_pb2
 from nodecode_cursor.errors import ProtocolError
 from nodecode_cursor.wire.stream import StreamReader, ThinkingText, as_message
-
-
-def frame(payload: bytes, flags: int = 0) -> bytes:
-    return bytes([flags]) + len(payload).to_bytes(4, "big") + payload
 
 
 def delta(text: bytes, field: int = 0x0A) -> bytes:
