@@ -35,7 +35,7 @@ from . import contract
 from .cli_parser import ArgumentsRefused, build_parser, usage_line
 from .cli_report import config_fault, failure, print_traceback, report, start_logging
 from .errors import HostError, UsageError
-from .names import CURSOR_KEY_PREFIX, DEFAULT_MODEL
+from .names import DEFAULT_MODEL
 
 __all__ = ["DEFAULT_MODEL", "UsageError", "main"]
 
@@ -75,15 +75,6 @@ def _command_named(arguments: Sequence[str]) -> str | None:
     return next((word for word in arguments if word in _HANDLERS), None)
 
 
-def _refused_line(refused: ArgumentsRefused, arguments: Sequence[str], command: str | None) -> str:
-    """Return the line for a refused command line; one holding a Cursor API key never echoes it."""
-    if any(CURSOR_KEY_PREFIX in word for word in arguments):
-        from .key_login import key_in_argv
-
-        return key_in_argv()
-    return usage_line(refused, command)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
@@ -93,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse(arguments)
     except ArgumentsRefused as exc:
-        report(400, _refused_line(exc, arguments, command), as_json=as_json)
+        report(400, usage_line(exc, command, arguments), as_json=as_json)
         return 2
     as_json = bool(getattr(args, "json", False))
     verbose = bool(getattr(args, "verbose", False))

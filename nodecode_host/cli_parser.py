@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 
 from . import limits as host_limits
 from .errors import UsageError
-from .names import API_KEY_ENV, DEFAULT_MODEL
+from .names import API_KEY_ENV, CURSOR_KEY_PREFIX, DEFAULT_MODEL
 
 __all__ = ["PROG", "ArgumentsRefused", "Parser", "build_parser", "usage_line"]
 
@@ -55,8 +55,20 @@ class Parser(argparse.ArgumentParser):
         return args
 
 
-def usage_line(refused: ArgumentsRefused, command: str | None) -> str:
-    """Return the line for REFUSED, pointing at COMMAND's own help when one was named."""
+def usage_line(
+    refused: ArgumentsRefused, command: str | None, arguments: Sequence[str] = ()
+) -> str:
+    """Return the line for REFUSED, pointing at COMMAND's own help when one was named.
+
+    A Cursor API key among the ARGUMENTS is never echoed, wherever argparse put it (an
+    unknown argument, an invalid choice of command).
+    """
+    if any(CURSOR_KEY_PREFIX in word for word in arguments):
+        return (
+            "a Cursor API key goes on no command line (other users' ps and your shell's "
+            "history see it): login --add --api-key reads it from a prompt or standard "
+            f"input (see {PROG} login --help)"
+        )
     if command is None:
         return str(refused)
     if command == "serve" and any(word.split("=", 1)[0] == "--api-key" for word in refused.unknown):

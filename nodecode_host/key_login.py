@@ -25,7 +25,7 @@ from .terminal_text import visible
 if TYPE_CHECKING:
     from nodecode_cursor.host import SignInState
 
-__all__ = ["cmd_login_key", "key_in_argv", "read_key"]
+__all__ = ["cmd_login_key", "read_key"]
 
 PROMPT = "Cursor API key (crsr_…; not shown): "
 NO_KEY = (
@@ -45,15 +45,6 @@ def read_key() -> str | None:
     else:
         typed = sys.stdin.readline()
     return typed.strip() or None
-
-
-def key_in_argv() -> str:
-    """Return the usage error for a Cursor API key typed among the arguments (never echoed)."""
-    return (
-        "a Cursor API key goes on no command line (other users' ps and your shell's history "
-        "see it): login --add --api-key reads it from a prompt or standard input "
-        "(see nodecode-cursor login --help)"
-    )
 
 
 def _adding(args: argparse.Namespace, state: SignInState) -> bool:

@@ -230,6 +230,14 @@ def test_a_key_on_the_command_line_is_refused_unechoed(sim: Simulator, one: Path
     assert (one / "auth.json").read_bytes() == before and sim.auth.exchanges == 0
 
 
+def test_a_key_typed_where_the_command_goes_is_refused_unechoed(home: Path) -> None:
+    # argparse's own words would quote it as an invalid choice of command.
+    done = run_main(KEY, env=cli_env(home, signed_out=True))
+    assert done.returncode == 2
+    assert "a Cursor API key goes on no command line" in done.stderr
+    assert KEY not in done.stdout + done.stderr
+
+
 def test_nothing_piped_takes_the_key_from_the_environment(sim: Simulator, one: Path) -> None:
     env = cli_env(one, signed_out=True, CURSOR_API_KEY=KEY)
     done = run_main(
