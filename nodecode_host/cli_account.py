@@ -60,7 +60,7 @@ def _shell_status(line: str) -> str:
     chat = f"{PROVIDER}: {contract.NOT_SIGNED_IN}"
     if line.startswith(chat):
         line = f"{PROVIDER}: {NOT_SIGNED_IN_SHELL}" + line.removeprefix(chat)
-    return for_shell(line, contract.SIGN_IN_HINT)
+    return _shell_words(line)
 
 
 def cmd_logout(args: argparse.Namespace) -> int:

@@ -162,6 +162,9 @@ def test_failover_moves_to_the_key_account_and_accounts_and_status_say_so(
     assert "failover on (cursor.failover)" in several
     assert "past 95% of its included usage (cursor.account_threshold)" in several
     assert f"refused lately: {ONE} refused at " in several and "(usage or rate limit)" in several
+    # A shell names its own commands, not a chat's verbs.
+    assert "/cursor " not in status.stdout
+    assert several.endswith("(nodecode-cursor accounts lists them)")
 
 
 def test_status_says_failover_off_and_a_corrupt_table_refuses_nobody(
